@@ -1,0 +1,260 @@
+import { randomUUID } from 'node:crypto';
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Config } from './config.js';
+import { registerAuth } from './core/auth.js';
+import { type Clock, type IdSource, randomIds, systemClock } from './core/clock.js';
+import type { Core } from './core/context.js';
+import { registerErrorHandling } from './core/error-handler.js';
+import { createMetrics, type Metrics } from './core/metrics.js';
+import { registerRateLimit } from './core/rate-limit.js';
+import { sharedSchemas } from './core/schemas.js';
+import { createValidatorCompiler } from './core/validation.js';
+import type { Database } from './db/database.js';
+import { alignmentRoutes } from './modules/alignments/alignments.routes.js';
+import { alignmentSchemas } from './modules/alignments/alignments.schemas.js';
+import { auditRoutes, auditSchemas } from './modules/audit/audit.routes.js';
+import { credentialRoutes } from './modules/credentials/credentials.routes.js';
+import { credentialSchemas } from './modules/credentials/credentials.schemas.js';
+import { definitionRoutes, definitionSchemas } from './modules/definitions/definitions.routes.js';
+import { documentRoutes } from './modules/documents/documents.routes.js';
+import { documentSchemas } from './modules/documents/documents.schemas.js';
+import { endorsementRoutes } from './modules/endorsements/endorsements.routes.js';
+import { endorsementSchemas } from './modules/endorsements/endorsements.schemas.js';
+import { gdprRoutes } from './modules/gdpr/gdpr.routes.js';
+import { gdprSchemas } from './modules/gdpr/gdpr.schemas.js';
+import { ingestRoutes, ingestSchemas } from './modules/ingest/ingest.routes.js';
+import { issuerRoutes } from './modules/issuers/issuers.routes.js';
+import { IssuerSchema } from './modules/issuers/issuers.schemas.js';
+import { opsRoutes } from './modules/ops/ops.routes.js';
+import { pathwayRoutes } from './modules/pathways/pathways.routes.js';
+import { pathwaySchemas } from './modules/pathways/pathways.schemas.js';
+import { reportRoutes } from './modules/reports/reports.routes.js';
+import { reportSchemas } from './modules/reports/reports.schemas.js';
+import { trustRoutes } from './modules/trust/trust.routes.js';
+import { trustSchemas } from './modules/trust/trust.schemas.js';
+import { usageRoutes, usageSchemas } from './modules/usage/usage.routes.js';
+import { pageRoutes } from './modules/verification/page.routes.js';
+import { profileRoutes } from './modules/verification/profiles.routes.js';
+import { verificationRoutes } from './modules/verification/verification.routes.js';
+import { verificationSchemas } from './modules/verification/verification.schemas.js';
+import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
+import { webhookSchemas } from './modules/webhooks/webhooks.schemas.js';
+import { createServices, type Services } from './services.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    core: Core;
+    services: Services;
+  }
+}
+
+export interface AppDeps {
+  config: Readonly<Config>;
+  database: Database;
+  clock?: Clock;
+  ids?: IdSource;
+  metrics?: Metrics;
+  redis?: Redis | null;
+  /** Pino options or `false`; defaults to JSON logs at config.logLevel with secrets redacted. */
+  logger?: FastifyServerOptions['logger'];
+  https?: { key: Buffer; cert: Buffer } | null;
+}
+
+export const API_VERSION = '1.1.0';
+const JSON_BODY_LIMIT = 1024 * 1024;
+
+/** Paths every origin may call without credentials (public verification, documents, embed). */
+const OPEN_CORS = [/^\/api\/v1\/verify(\/bulk)?(\?|$)/, /^\/v1\//, /^\/embed\/v1\.js/];
+
+/** Log redaction: keys and every email-bearing field, wherever pino meets them. */
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'recipientEmail',
+  'email',
+  '*.recipientEmail',
+  '*.email',
+  '*.*.recipientEmail',
+  '*.*.email',
+];
+
+/**
+ * A query parameter with a default is optional to the client: ajv fills the default in. TypeBox
+ * lists it as required (so handlers see a number), which the document would repeat as `required`.
+ */
+function defaultsOptional(schema: unknown): unknown {
+  const object = schema as { properties?: Record<string, { default?: unknown }>; required?: string[] };
+  if (!object.properties || !object.required) return schema;
+  const properties = object.properties;
+  return { ...object, required: object.required.filter((name) => properties[name]?.default === undefined) };
+}
+
+/** Builds the whole service without listening: server.ts listens, tests inject. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, database } = deps;
+  const app = Fastify({
+    logger: deps.logger ?? { level: config.logLevel, redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
+    bodyLimit: JSON_BODY_LIMIT,
+    trustProxy: config.trustProxy,
+    requestIdHeader: false,
+    genReqId: () => randomUUID(),
+    ...(deps.https ? { https: { ...deps.https, minVersion: 'TLSv1.2' as const } } : {}),
+    ajv: { customOptions: { strict: false } },
+    // Node refuses a request line over its 16 KiB header limit; every parameter under that reaches
+    // its route, whose own schema and lookup answer for it (a list under an unknown id is empty).
+    routerOptions: { maxParamLength: 16_384 },
+    // Errors the router raises before any route runs still answer with the Error body: an
+    // undecodable URL is a bad request, and an over-long path parameter names nothing that exists.
+    frameworkErrors: (error, request, frameworkReply) => {
+      const reply = frameworkReply as FastifyReply;
+      reply.header('x-request-id', request.id);
+      if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        return reply.status(404).send({ error: 'not_found', message: 'Resource not found.' });
+      }
+      return reply
+        .status(400)
+        .send({ error: 'validation_failed', message: 'The request URL is malformed.', issues: [] });
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const core: Core = {
+    config,
+    database,
+    db: database.db,
+    dialect: database.dialect,
+    clock: deps.clock ?? systemClock,
+    ids: deps.ids ?? randomIds,
+    metrics: deps.metrics ?? createMetrics(),
+    log: app.log,
+  };
+  const services = createServices(core);
+  app.decorate('core', core);
+  app.decorate('services', services);
+
+  for (const schema of [
+    ...sharedSchemas,
+    IssuerSchema,
+    ...auditSchemas,
+    ...usageSchemas,
+    ...definitionSchemas,
+    ...credentialSchemas,
+    ...ingestSchemas,
+    ...alignmentSchemas,
+    ...endorsementSchemas,
+    ...documentSchemas,
+    ...webhookSchemas,
+    ...verificationSchemas,
+    ...pathwaySchemas,
+    ...gdprSchemas,
+    ...trustSchemas,
+    ...reportSchemas,
+  ]) {
+    app.addSchema(schema);
+  }
+  app.setValidatorCompiler(createValidatorCompiler(() => app.getSchemas()));
+  // An empty JSON body is "no body" (revoke and reissue take an optional one), not a parse error.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    return parseJson(request, text, done);
+  });
+  registerErrorHandling(app);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const labels = {
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status: String(reply.statusCode),
+    };
+    core.metrics.httpRequests.inc(labels);
+    core.metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+  });
+
+  await app.register(helmet, {
+    contentSecurityPolicy: false,
+    hsts: config.tls !== null || config.publicBaseUrl.startsWith('https://'),
+    crossOriginResourcePolicy: { policy: 'cross-origin' },
+  });
+  await app.register(cors, {
+    delegator: (request, callback) => {
+      const open = OPEN_CORS.some((pattern) => pattern.test(request.url ?? ''));
+      callback(null, open ? { origin: '*', methods: ['GET', 'POST', 'OPTIONS'], maxAge: 86_400 } : { origin: false });
+    },
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'Accolade: Open Badges 2.0 credentials service',
+        version: API_VERSION,
+        description:
+          'Issue, manage and verify Open Badges 2.0 credentials. Partner calls carry the issuer API key; verification and the hosted documents are open.',
+      },
+      servers: [{ url: config.publicBaseUrl }],
+      components: {
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' },
+          apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        },
+      },
+    },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: true }, staticCSP: true });
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/docs')) route.config = { ...route.config, rateLimitExempt: true };
+    if (route.config?.auth === 'key' && route.schema) {
+      route.schema = { ...route.schema, security: [{ bearerAuth: [] }, { apiKeyHeader: [] }] };
+    }
+    if (route.schema?.querystring) {
+      route.schema = { ...route.schema, querystring: defaultsOptional(route.schema.querystring) };
+    }
+  });
+
+  registerAuth(app, (key) => services.issuers.authenticate(key));
+  await registerRateLimit(app, { openPerMinute: config.openRateLimitPerMinute, redis: deps.redis ?? null });
+
+  app.get('/openapi.json', { schema: { hide: true }, config: { rateLimitExempt: true } }, async () => app.swagger());
+
+  await app.register(opsRoutes);
+  await app.register(issuerRoutes);
+  await app.register(auditRoutes);
+  await app.register(usageRoutes);
+  await app.register(definitionRoutes);
+  await app.register(credentialRoutes);
+  await app.register(ingestRoutes);
+  await app.register(alignmentRoutes);
+  await app.register(endorsementRoutes);
+  await app.register(documentRoutes);
+  await app.register(webhookRoutes);
+  await app.register(profileRoutes);
+  await app.register(verificationRoutes);
+  await app.register(pageRoutes);
+  await app.register(pathwayRoutes);
+  await app.register(gdprRoutes);
+  await app.register(trustRoutes);
+  await app.register(reportRoutes);
+
+  app.addHook('onReady', async () => {
+    for (const job of services.jobs) job.start();
+  });
+  app.addHook('onClose', async () => {
+    for (const job of services.jobs) await job.stop();
+  });
+
+  return app;
+}

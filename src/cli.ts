@@ -1,0 +1,92 @@
+import { pathToFileURL } from 'node:url';
+import pino from 'pino';
+import { backupCommand } from './cli/backup.commands.js';
+import { benchSeedCommand } from './cli/bench-seed.commands.js';
+import { type CliCommand, type CliContext, UsageError } from './cli/context.js';
+import { auditCommand, issuersCommand, keysCommand, plansCommand } from './cli/issuers.commands.js';
+import { webhooksCommand, workerCommand } from './cli/webhooks.commands.js';
+import { randomIds, systemClock } from './core/clock.js';
+import type { Core } from './core/context.js';
+import { AppError } from './core/errors.js';
+import { createMetrics } from './core/metrics.js';
+import { configOrExit, openDatabase } from './runtime.js';
+import { createServices } from './services.js';
+
+const commands: Record<string, CliCommand> = {
+  issuers: issuersCommand,
+  keys: keysCommand,
+  plans: plansCommand,
+  audit: auditCommand,
+  backup: backupCommand,
+  'bench-seed': benchSeedCommand,
+  webhooks: webhooksCommand,
+  worker: workerCommand,
+  migrate: async (_args, ctx) => {
+    ctx.out('Schema is up to date.');
+    return 0;
+  },
+};
+
+const HELP = `accolade: the Accolade operator console
+
+  issuers create --name N --slug S --email E --url U [--plan free|starter|growth|enterprise]
+  issuers list
+  keys create|list|revoke|rotate --issuer <slug> [--key <id|prefix>] [--grace <seconds>]
+  plans list
+  plans set --issuer <slug> --plan <code>
+  plans set --plan <code> [--quota N|unlimited] [--premium true|false] [--rpm N]
+  audit verify [--issuer <slug>]
+  backup <file>          online copy of the SQLite database (PostgreSQL: prints the pg_dump way, exit 2)
+  bench-seed --issuer <slug> --credentials N --verifications N [--engagements N] [--definitions 20]
+  webhooks add --issuer <slug> --url <https url> --events credential.issued,credential.revoked
+  webhooks list --issuer <slug>
+  webhooks remove --issuer <slug> --id <id>
+  worker                 deliver webhooks and announce expiries until SIGTERM/SIGINT
+  migrate
+
+Reads the same environment as the server (DATABASE_URL, PUBLIC_BASE_URL, ...).`;
+
+/** Runs one console command against the configured database; returns the exit code. */
+export async function runCli(argv: string[], out: (line: string) => void = (l) => process.stdout.write(`${l}\n`)) {
+  const [name, ...args] = argv;
+  const command = name ? commands[name] : undefined;
+  if (!command) {
+    out(HELP);
+    return name === undefined || name === 'help' || name === '--help' ? 0 : 64;
+  }
+  const config = configOrExit();
+  const log = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel });
+  const database = await openDatabase(config, log);
+  const core: Core = {
+    config,
+    database,
+    db: database.db,
+    dialect: database.dialect,
+    clock: systemClock,
+    ids: randomIds,
+    metrics: createMetrics(),
+    log,
+  };
+  const ctx: CliContext = { config, database, core, services: createServices(core), out };
+  try {
+    return await command(args, ctx);
+  } catch (err) {
+    if (err instanceof UsageError || err instanceof AppError || (err instanceof TypeError && 'code' in err)) {
+      process.stderr.write(`error: ${err.message}\n`);
+      return err instanceof UsageError || err instanceof TypeError ? 64 : 1;
+    }
+    throw err;
+  } finally {
+    await database.close();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href || process.argv[1]?.endsWith('bin/accolade.js')) {
+  runCli(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err) => {
+      process.stderr.write(`accolade: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

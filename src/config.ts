@@ -1,0 +1,121 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+const Bool = Type.Union([Type.Literal('true'), Type.Literal('false')]);
+const Port = Type.String({ pattern: '^[0-9]{1,5}$' });
+const PositiveInt = Type.String({ pattern: '^[1-9][0-9]*$' });
+
+/** The environment the service reads; every variable is optional and has a default below. */
+const EnvSchema = Type.Object({
+  PORT: Type.Optional(Port),
+  HOST: Type.Optional(Type.String({ minLength: 1 })),
+  PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^/?#]+$' })),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^(sqlite:.+|postgres(ql)?://.+)$' })),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://.+' })),
+  LOG_LEVEL: Type.Optional(
+    Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
+  ),
+  SQLITE_SYNCHRONOUS: Type.Optional(Type.Union([Type.Literal('FULL'), Type.Literal('NORMAL')])),
+  BOOTSTRAP_ISSUER: Type.Optional(Bool),
+  OPEN_RATE_LIMIT_PER_MINUTE: Type.Optional(PositiveInt),
+  WEBHOOK_ALLOW_PRIVATE: Type.Optional(Bool),
+  WEBHOOK_BACKOFF_UNIT_MS: Type.Optional(PositiveInt),
+  WEBHOOK_DISPATCH: Type.Optional(Type.Union([Type.Literal('inline'), Type.Literal('off')])),
+  EXPIRY_SWEEP_INTERVAL_MS: Type.Optional(PositiveInt),
+  GEO_COUNTRY_HEADER: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9-]+$' })),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  TLS_CERT_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  TRUST_PROXY: Type.Optional(Bool),
+  TRUST_SUBPROCESSORS_FILE: Type.Optional(Type.String({ minLength: 1 })),
+  DATA_RESIDENCY: Type.Optional(Type.String({ minLength: 1 })),
+});
+
+export type Env = Static<typeof EnvSchema>;
+
+export type DatabaseConfig =
+  | { dialect: 'sqlite'; path: string; synchronous: 'FULL' | 'NORMAL' }
+  | { dialect: 'postgres'; url: string };
+
+export interface Config {
+  port: number;
+  host: string;
+  publicBaseUrl: string;
+  database: DatabaseConfig;
+  redisUrl: string | null;
+  logLevel: string;
+  bootstrapIssuer: boolean;
+  openRateLimitPerMinute: number;
+  webhookAllowPrivate: boolean;
+  webhookBackoffUnitMs: number;
+  webhookDispatch: 'inline' | 'off';
+  expirySweepIntervalMs: number;
+  geoCountryHeader: string | null;
+  metricsToken: string | null;
+  tls: { certFile: string; keyFile: string } | null;
+  trustProxy: boolean;
+  trustSubprocessorsFile: string | null;
+  dataResidency: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const ENV_KEYS = Object.keys(EnvSchema.properties) as (keyof Env)[];
+
+/**
+ * Parses the environment once. Unknown variables are ignored (the process environment holds many);
+ * a known variable with a bad value is an error naming the variable.
+ */
+export function loadConfig(source: Record<string, string | undefined> = process.env): Readonly<Config> {
+  const env: Record<string, string> = {};
+  for (const key of ENV_KEYS) {
+    const value = source[key];
+    if (value !== undefined && value !== '') env[key] = value;
+  }
+  const problems = [...Value.Errors(EnvSchema, env)].map(
+    (e) => `${e.path.replace(/^\//, '') || 'environment'}: ${e.message} (got ${JSON.stringify(e.value)})`,
+  );
+  const tlsCert = env.TLS_CERT_FILE;
+  const tlsKey = env.TLS_KEY_FILE;
+  if ((tlsCert === undefined) !== (tlsKey === undefined)) {
+    problems.push('TLS_CERT_FILE and TLS_KEY_FILE must be set together');
+  }
+  const port = Number(env.PORT ?? '3000');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT: must be 0..65535`);
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const e = env as Env;
+  return Object.freeze({
+    port,
+    host: e.HOST ?? '127.0.0.1',
+    publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${port}`,
+    database: parseDatabaseUrl(e.DATABASE_URL ?? 'sqlite:./data/accolade.db', e.SQLITE_SYNCHRONOUS ?? 'FULL'),
+    redisUrl: e.REDIS_URL ?? null,
+    logLevel: e.LOG_LEVEL ?? 'info',
+    bootstrapIssuer: (e.BOOTSTRAP_ISSUER ?? 'true') === 'true',
+    openRateLimitPerMinute: Number(e.OPEN_RATE_LIMIT_PER_MINUTE ?? '300'),
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true',
+    webhookBackoffUnitMs: Number(e.WEBHOOK_BACKOFF_UNIT_MS ?? '60000'),
+    webhookDispatch: e.WEBHOOK_DISPATCH ?? 'inline',
+    expirySweepIntervalMs: Number(e.EXPIRY_SWEEP_INTERVAL_MS ?? '60000'),
+    geoCountryHeader: e.GEO_COUNTRY_HEADER?.toLowerCase() ?? null,
+    metricsToken: e.METRICS_TOKEN ?? null,
+    tls: tlsCert && tlsKey ? { certFile: tlsCert, keyFile: tlsKey } : null,
+    trustProxy: e.TRUST_PROXY === 'true',
+    trustSubprocessorsFile: e.TRUST_SUBPROCESSORS_FILE ?? null,
+    dataResidency: e.DATA_RESIDENCY ?? 'Australia, single region',
+  });
+}
+
+function parseDatabaseUrl(url: string, synchronous: 'FULL' | 'NORMAL'): DatabaseConfig {
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    return { dialect: 'sqlite', path, synchronous };
+  }
+  return { dialect: 'postgres', url };
+}

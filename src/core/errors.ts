@@ -1,0 +1,67 @@
+/** Machine-readable error codes (interface §Errors, design.md §4 Errors) and their HTTP status. */
+export const ErrorCodes = {
+  unauthorized: 401,
+  validation_failed: 400,
+  not_found: 404,
+  slug_taken: 409,
+  stage_exists: 409,
+  quota_exceeded: 402,
+  premium_not_included: 402,
+  rate_limited: 429,
+  invalid_csv: 422,
+  ingest_failed: 422,
+  unknown_provider: 404,
+  payload_too_large: 413,
+  definition_archived: 400,
+  unsupported_media_type: 415,
+  service_unavailable: 503,
+  internal_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ErrorCodes;
+
+export interface ValidationIssue {
+  path: string;
+  message: string;
+  code: string;
+}
+
+/** The one error type services throw; the error handler renders it as the Error body. */
+export class AppError extends Error {
+  readonly statusCode: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.statusCode = ErrorCodes[code];
+  }
+}
+
+export const errors = {
+  unauthorized: (message = 'A valid API key is required (Authorization: Bearer <key> or X-API-Key).') =>
+    new AppError('unauthorized', message),
+  notFound: (what = 'Resource') => new AppError('not_found', `${what} not found.`),
+  validation: (message: string, issues: ValidationIssue[] = []) =>
+    new AppError('validation_failed', message, { issues }),
+  slugTaken: (slug: string) => new AppError('slug_taken', `The slug "${slug}" is already taken.`),
+  stageExists: () => new AppError('stage_exists', 'This definition is already a stage of the pathway.'),
+  quotaExceeded: (plan: string, quota: number | null, used: number) =>
+    new AppError('quota_exceeded', `The ${plan} plan's issuance quota for this month is used up.`, {
+      plan,
+      quota,
+      used,
+    }),
+  premiumNotIncluded: (plan: string) =>
+    new AppError('premium_not_included', `The ${plan} plan does not include premium verification.`),
+  invalidCsv: (message: string) => new AppError('invalid_csv', message),
+  ingestFailed: (message: string) => new AppError('ingest_failed', message),
+  unknownProvider: (provider: string) => new AppError('unknown_provider', `Unknown connector provider "${provider}".`),
+  payloadTooLarge: (message = 'The request body is too large.') => new AppError('payload_too_large', message),
+  definitionArchived: () =>
+    new AppError('definition_archived', 'The credential definition is archived; it cannot issue credentials.'),
+  unavailable: (message = 'The service is temporarily unavailable; retry shortly.') =>
+    new AppError('service_unavailable', message),
+};

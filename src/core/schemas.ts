@@ -1,0 +1,95 @@
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+
+/**
+ * OpenAPI 3.0.3 has no `type: null`; a nullable value is `nullable: true`, which ajv and
+ * fast-json-stringify both understand.
+ */
+export function Nullable<T extends TSchema>(schema: T) {
+  return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
+}
+
+export const Uuid = Type.String({ format: 'uuid' });
+export const Email = Type.String({ format: 'email', maxLength: 254 });
+export const Uri = Type.String({ format: 'uri', maxLength: 2048 });
+/** An http(s) URL a browser can open; other schemes (javascript:, data:) are refused. */
+export const WebUrl = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 });
+export const DateTime = Type.String({ format: 'date-time' });
+/**
+ * A list offset. Above 2^53 a number is no longer an exact integer and the databases refuse it as a
+ * row count, so the bound keeps such a request a 400 rather than a failed query.
+ */
+export const PageOffset = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 });
+/** Path id: any string; a malformed id is one that does not exist. */
+export const IdParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
+
+export const Text = (maxLength = 500) => Type.String({ minLength: 1, maxLength });
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'Machine-readable error code.' }),
+    message: Type.Optional(Type.String()),
+  },
+  { $id: 'Error', description: 'Error body' },
+);
+
+export const ValidationErrorBody = Type.Object(
+  {
+    error: Type.String(),
+    message: Type.Optional(Type.String()),
+    issues: Type.Array(
+      Type.Object({
+        path: Type.String({ description: 'JSON pointer of the offending value ("/recipientEmail").' }),
+        message: Type.String(),
+        code: Type.String({ description: 'The schema keyword that failed.' }),
+      }),
+    ),
+  },
+  { $id: 'ValidationError', description: 'Request validation failed' },
+);
+
+export const QuotaErrorBody = Type.Object(
+  {
+    error: Type.Literal('quota_exceeded'),
+    message: Type.String(),
+    plan: Type.String(),
+    quota: Nullable(Type.Integer()),
+    used: Type.Integer(),
+  },
+  { $id: 'QuotaExceeded', description: 'Issuance quota exhausted' },
+);
+
+export const sharedSchemas = [ErrorBody, ValidationErrorBody, QuotaErrorBody];
+
+const ErrorRef = Type.Ref(ErrorBody);
+const ValidationRef = Type.Ref(ValidationErrorBody);
+
+const descriptions: Record<number, string> = {
+  400: 'Invalid request',
+  401: 'Missing or invalid API key',
+  402: 'Payment required',
+  404: 'Not found',
+  409: 'Conflict',
+  413: 'Payload too large',
+  415: 'Unsupported media type',
+  422: 'Unprocessable',
+  429: 'Rate limit exceeded',
+  503: 'Temporarily unavailable',
+};
+
+/** Response schemas for error statuses, using the shared Error components. */
+export function errorResponses<S extends number>(...statuses: S[]): { [K in S]: TSchema } {
+  const out = {} as { [K in S]: TSchema };
+  for (const status of statuses) {
+    const schema = status === 400 ? ValidationRef : ErrorRef;
+    out[status] = { ...schema, description: descriptions[status] ?? 'Error' };
+  }
+  return out;
+}
+
+/** The 402 of routes that issue credentials: the quota body of interface §Errors 3. */
+export const quotaExceededResponse = { 402: { ...Type.Ref(QuotaErrorBody), description: 'Issuance quota exhausted' } };
+
+/** The error responses of every keyed route. */
+export const keyedErrors = [401, 429] as const;
+/** The error responses of every open route. */
+export const openErrors = [429] as const;

@@ -1,0 +1,137 @@
+import { Ajv, type AnySchema, type ErrorObject, type ValidateFunction } from 'ajv';
+import formats from 'ajv-formats';
+
+// ajv-formats is CommonJS with a default export; under NodeNext it arrives as the module object.
+const addFormats = formats as unknown as typeof formats.default;
+
+import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
+
+type JsonObject = Record<string, unknown>;
+
+const OPTIONAL_BODY = 'x-optional-body';
+const NUL_CHECKED_BY_HANDLER = 'x-nul-checked-by-handler';
+
+/**
+ * Marks a body whose handler looks for U+0000 itself, per item: connector calls must turn a bad
+ * record into a record error instead of failing the whole batch.
+ */
+export function nulCheckedByHandler<T extends object>(schema: T): T {
+  return { ...schema, [NUL_CHECKED_BY_HANDLER]: true };
+}
+
+/** Marks a body schema whose body may be left out entirely (revoke, reissue). */
+export function optionalBody<T extends object>(schema: T): T {
+  return { ...schema, [OPTIONAL_BODY]: true };
+}
+
+/**
+ * Request bodies are closed: an object schema that lists properties and says nothing about
+ * additionalProperties refuses unknown ones (400), rather than silently dropping them. Schemas that
+ * really are free-form say `additionalProperties: true` (or use a record type).
+ */
+export function closeObjects(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(closeObjects);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(schema as JsonObject)) {
+    out[key] =
+      key === 'properties' || key === 'patternProperties' ? mapValues(value, closeObjects) : closeObjects(value);
+  }
+  if (out.type === 'object' && out.properties !== undefined && out.additionalProperties === undefined) {
+    out.additionalProperties = false;
+  }
+  return out;
+}
+
+function mapValues(value: unknown, fn: (v: unknown) => unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value as JsonObject).map(([k, v]) => [k, fn(v)]));
+}
+
+type Validator = ((data: unknown) => boolean) & { errors?: ValidateFunction['errors'] };
+
+/** JSON pointer of the first string (or key) holding U+0000, or null when there is none. */
+export function nulCharacterAt(data: unknown): string | null {
+  const pending: [unknown, string][] = [[data, '']];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [value, path] = next;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return path;
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, child] of Object.entries(value)) {
+        if (key.includes('\u0000')) return `${path}/${key}`;
+        pending.push([child, `${path}/${key}`]);
+      }
+    }
+  }
+  return null;
+}
+
+/**
+ * Refuses U+0000 in any string after the schema's own checks: no id, name or email contains it, and
+ * PostgreSQL text cannot hold it (the query would fail with a 500 instead of this 400).
+ */
+function refusingNul(inner: Validator): Validator {
+  const validate: Validator = (data) => {
+    if (!inner(data)) {
+      validate.errors = inner.errors;
+      return false;
+    }
+    const at = nulCharacterAt(data);
+    const issue: ErrorObject = {
+      instancePath: at ?? '',
+      schemaPath: '#',
+      keyword: 'nul',
+      params: {},
+      message: 'must not contain the NUL character (U+0000)',
+    };
+    validate.errors = at === null ? null : [issue];
+    return at === null;
+  };
+  validate.errors = null;
+  return validate;
+}
+
+function createAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+    removeAdditional: false,
+    allErrors: true,
+    strict: false,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+/**
+ * Bodies are validated strictly (no type coercion, unknown properties refused); query strings and
+ * path parameters are coerced from text, as they can only be text.
+ */
+export function createValidatorCompiler(
+  sharedSchemas: () => Record<string, unknown>,
+): FastifySchemaCompiler<FastifySchema> {
+  const strict = createAjv(false);
+  const coercing = createAjv(true);
+  const ensureShared = (ajv: Ajv) => {
+    for (const [id, schema] of Object.entries(sharedSchemas())) {
+      if (!ajv.getSchema(id)) ajv.addSchema(closeObjects(schema) as AnySchema, id);
+    }
+  };
+  return ({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? strict : coercing;
+    ensureShared(ajv);
+    if (httpPart !== 'body') return refusingNul(ajv.compile(schema as AnySchema));
+    const compiled: ValidateFunction = ajv.compile(closeObjects(schema) as AnySchema);
+    if ((schema as JsonObject)[NUL_CHECKED_BY_HANDLER] === true) return compiled;
+    if ((schema as JsonObject)[OPTIONAL_BODY] !== true) return refusingNul(compiled);
+    const validate = (data: unknown) => {
+      if (data === undefined || data === null) return true;
+      const ok = compiled(data);
+      validate.errors = compiled.errors;
+      return ok;
+    };
+    validate.errors = null as ValidateFunction['errors'];
+    return refusingNul(validate);
+  };
+}

@@ -1,0 +1,134 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import {
+  Kysely,
+  type Migration,
+  type MigrationProvider,
+  Migrator,
+  PostgresDialect,
+  sql,
+  type Transaction,
+} from 'kysely';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config.js';
+import { poolRetiringTimedOutClients, SqliteDialectKeepingErrors } from './dialect.js';
+import { initialMigration } from './migrations/0001_initial.js';
+import { webhooksMigration } from './migrations/0006_webhooks.js';
+import { reportsMigration } from './migrations/0008_reports.js';
+import type { DB } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+export type Db = Kysely<DB>;
+export type Tx = Transaction<DB>;
+/** Either the root handle or an open transaction: repositories accept both. */
+export type Executor = Kysely<DB>;
+
+export interface Database {
+  db: Db;
+  dialect: Dialect;
+  /** Cheap round trip used by readiness. */
+  ping(): Promise<void>;
+  /**
+   * After personal data was erased: SQLite zeroes freed space itself (secure_delete), and a
+   * truncating checkpoint drops the old page images from the WAL. PostgreSQL's autovacuum reclaims
+   * dead row versions on its own schedule, so there it does nothing.
+   */
+  reclaimErased(): Promise<void>;
+  close(): Promise<void>;
+}
+
+interface Logger {
+  error(obj: unknown, msg?: string): void;
+}
+
+// pg returns bigint (int8) and numeric as strings; counts here are far below 2^53.
+pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
+
+export function createDatabase(config: DatabaseConfig, log?: Logger): Database {
+  if (config.dialect === 'sqlite') {
+    if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
+    const handle = new SQLite(config.path);
+    handle.pragma('journal_mode = WAL');
+    handle.pragma(`synchronous = ${config.synchronous}`);
+    handle.pragma('busy_timeout = 5000');
+    handle.pragma('foreign_keys = ON');
+    handle.pragma('recursive_triggers = ON');
+    handle.pragma('secure_delete = ON');
+    handle.pragma('wal_autocheckpoint = 1000');
+    handle.pragma('journal_size_limit = 67108864');
+    // 64 MiB of page cache (default 2 MiB): index inserts slow down once the credentials table
+    // outgrows the cache, as large imports do.
+    handle.pragma('cache_size = -65536');
+    const db = new Kysely<DB>({ dialect: new SqliteDialectKeepingErrors(handle) });
+    return {
+      db,
+      dialect: 'sqlite',
+      async ping() {
+        handle.prepare('select 1').get();
+      },
+      async reclaimErased() {
+        handle.pragma('wal_checkpoint(TRUNCATE)');
+      },
+      async close() {
+        await db.destroy();
+      },
+    };
+  }
+
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    max: 10,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: 15_000,
+    query_timeout: 20_000,
+  });
+  // Without a listener an idle client's error (e.g. the server restarting) crashes the process.
+  pool.on('error', (err) => log?.error({ err }, 'postgres pool client error'));
+  // A checked-out client (a transaction between statements) reports a dropped connection on itself.
+  pool.on('connect', (client) => client.on('error', (err) => log?.error({ err }, 'postgres connection lost')));
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: poolRetiringTimedOutClients(pool) }) });
+  return {
+    db,
+    dialect: 'postgres',
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async reclaimErased() {},
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+function migrationsFor(dialect: Dialect): Record<string, Migration> {
+  return {
+    '0001_initial': initialMigration(dialect),
+    '0006_webhooks': webhooksMigration(),
+    '0008_reports': reportsMigration(),
+  };
+}
+
+/** Applies every pending forward-only migration; a no-op when the schema is current. */
+export async function migrateToLatest(database: Database): Promise<void> {
+  const provider: MigrationProvider = {
+    getMigrations: async () => migrationsFor(database.dialect),
+  };
+  // Kysely looks for its bookkeeping tables in every schema unless told which one; name the
+  // current schema so databases that share a server (one schema per tenant or test) stay apart.
+  const migrationTableSchema =
+    database.dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema
+      : undefined;
+  const migrator = new Migrator({
+    db: database.db,
+    provider,
+    ...(migrationTableSchema ? { migrationTableSchema } : {}),
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error });
+  }
+}

@@ -1,0 +1,156 @@
+import type SQLite from 'better-sqlite3';
+import {
+  type DatabaseConnection,
+  type PostgresPool,
+  type PostgresPoolClient,
+  type SelectQueryBuilder,
+  type SqliteDatabase,
+  SqliteDialect,
+  SqliteDriver,
+  sql,
+} from 'kysely';
+import type pg from 'pg';
+import type { Dialect, Executor } from './database.js';
+
+/*
+ * The only place where SQLite and PostgreSQL differ for services and repositories.
+ * SQLite serialises every transaction on its single connection, so row locks are unnecessary there.
+ */
+
+/** Adds FOR UPDATE on PostgreSQL; SQLite's single writer already serialises the transaction. */
+export function forUpdate<DB, TB extends keyof DB, O>(
+  dialect: Dialect,
+  query: SelectQueryBuilder<DB, TB, O>,
+): SelectQueryBuilder<DB, TB, O> {
+  return dialect === 'postgres' ? query.forUpdate() : query;
+}
+
+/** Claims rows for a worker: FOR UPDATE SKIP LOCKED on PostgreSQL so several workers never share a row. */
+export function forUpdateSkipLocked<DB, TB extends keyof DB, O>(
+  dialect: Dialect,
+  query: SelectQueryBuilder<DB, TB, O>,
+): SelectQueryBuilder<DB, TB, O> {
+  return dialect === 'postgres' ? query.forUpdate().skipLocked() : query;
+}
+
+/**
+ * Lets the surrounding PostgreSQL transaction commit without waiting for its WAL flush. Only for
+ * data already accepted with a bounded loss window (the buffered verification events): a crash
+ * may lose the last few hundred milliseconds, never corrupt. SQLite keeps its connection setting.
+ */
+export async function relaxCommitDurability(dialect: Dialect, trx: Executor): Promise<void> {
+  if (dialect === 'postgres') await sql`set local synchronous_commit = off`.execute(trx);
+}
+
+/** True when the error is a unique-constraint violation on either engine. */
+export function isUniqueViolation(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { code?: unknown };
+  return e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** True when the database refused a statement because the table is append-only. */
+export function isAppendOnlyRefusal(err: unknown): boolean {
+  return err instanceof Error && /is append-only/.test(err.message);
+}
+
+/** True for errors meaning the database cannot be reached or is unavailable right now. */
+export function isUnavailable(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { code?: unknown; message?: unknown; statusCode?: unknown };
+  // HTTP-level errors (a client aborting its request: ECONNRESET with a status) are not the database.
+  if (typeof e.statusCode === 'number') return false;
+  const code = typeof e.code === 'string' ? e.code : '';
+  const message = typeof e.message === 'string' ? e.message : '';
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '57P03', '08006', '08001', '08003'].includes(
+      code,
+    ) ||
+    code === 'SQLITE_BUSY' ||
+    code === 'SQLITE_FULL' ||
+    code.startsWith('SQLITE_IOERR') ||
+    /timeout exceeded when trying to connect|Connection terminated|Query read timeout|database is locked/i.test(message)
+  );
+}
+
+/**
+ * SQLite rolls a transaction back by itself after some errors (SQLITE_FULL, IOERR, NOMEM); a second
+ * ROLLBACK then fails with "no transaction is active" and would replace the real error (a 500 where
+ * a full disk should answer 503). Roll back only what is still open.
+ */
+class SqliteDriverKeepingErrors extends SqliteDriver {
+  constructor(private readonly handle: SQLite.Database) {
+    super({ database: withStatementCache(handle) });
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.handle.inTransaction) await super.rollbackTransaction(connection);
+  }
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query anew; compiling SQL is a measurable share of a request's CPU. The
+ * same SQL text reuses its prepared statement (better-sqlite3 statements are reusable once a call
+ * returns, and Kysely never streams here). Oldest statements leave first when the cache is full.
+ */
+function withStatementCache(handle: SQLite.Database): SqliteDatabase {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => handle.close(),
+    prepare(text: string) {
+      let statement = cache.get(text);
+      if (!statement) {
+        statement = handle.prepare(text);
+        if (cache.size >= STATEMENT_CACHE_SIZE) {
+          const oldest = cache.keys().next().value;
+          if (oldest !== undefined) cache.delete(oldest);
+        }
+        cache.set(text, statement);
+      }
+      return statement;
+    },
+  };
+}
+
+/** Kysely's SQLite dialect on `handle`, keeping the error that ended a transaction. */
+export class SqliteDialectKeepingErrors extends SqliteDialect {
+  constructor(private readonly handle: SQLite.Database) {
+    super({ database: handle });
+  }
+
+  override createDriver(): SqliteDriver {
+    return new SqliteDriverKeepingErrors(this.handle);
+  }
+}
+
+/**
+ * The pg pool as Kysely uses it, retiring a connection whose query timed out. pg leaves a timed-out
+ * query running on its connection and takes the client back as healthy, so every later query on it
+ * waited behind the stuck one: a stalled database held requests past the timeouts. After a timeout
+ * the client fails further queries at once (a transaction's ROLLBACK too) and is destroyed on release.
+ */
+export function poolRetiringTimedOutClients(pool: pg.Pool): PostgresPool {
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect();
+      let timedOut: Error | null = null;
+      const query = async (text: string, values: readonly unknown[]) => {
+        if (timedOut) throw timedOut;
+        try {
+          return await client.query(text, [...values]);
+        } catch (err) {
+          if (err instanceof Error && err.message === 'Query read timeout') timedOut = err;
+          throw err;
+        }
+      };
+      return {
+        // Kysely calls the cursor form only when a cursor class is configured; none is.
+        query: query as unknown as PostgresPoolClient['query'],
+        release: () => client.release(timedOut ?? undefined),
+      };
+    },
+    end: () => pool.end(),
+  };
+}

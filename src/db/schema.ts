@@ -1,0 +1,237 @@
+import type { Generated } from 'kysely';
+
+/*
+ * Table types shared by both dialects. Timestamps are ISO 8601 UTC strings with milliseconds
+ * ("2026-11-21T10:00:00.000Z") on both engines: they sort as text, and a UTC day is substr(ts, 1, 10).
+ * Booleans are integers 0/1 and JSON columns are text, so rows look the same on SQLite and PostgreSQL.
+ */
+
+export interface PlansTable {
+  code: string;
+  name: string;
+  issuance_quota: number | null;
+  premium_verification: number;
+  requests_per_minute: number;
+}
+
+export interface IssuersTable {
+  id: string;
+  slug: string;
+  name: string;
+  url: string;
+  email: string;
+  description: string | null;
+  image_url: string | null;
+  brand_primary_color: string | null;
+  brand_logo_url: string | null;
+  plan_code: string;
+  recipient_salt: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  issuer_id: string;
+  key_hash: string;
+  prefix: string;
+  label: string | null;
+  created_at: string;
+  /** Set when revoked; a time in the future is a rotation grace period. */
+  revoked_at: string | null;
+}
+
+export interface DefinitionsTable {
+  id: string;
+  issuer_id: string;
+  slug: string;
+  name: string;
+  description: string;
+  criteria_narrative: string | null;
+  criteria_url: string | null;
+  image_url: string | null;
+  tags: string;
+  skills: string;
+  expires_after_days: number | null;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CredentialsTable {
+  id: string;
+  issuer_id: string;
+  definition_id: string;
+  recipient_hash: string;
+  display_name: string | null;
+  completion_key: string;
+  issued_on: string;
+  expires_on: string | null;
+  revoked_at: string | null;
+  revoked_reason: string | null;
+  evidence_url: string | null;
+  reissued_from: string | null;
+  source: string;
+  expiry_announced_at: string | null;
+  created_at: string;
+}
+
+export interface UsageCountersTable {
+  issuer_id: string;
+  period: string;
+  /** Unlimited plans spread their count over stripes so concurrent issuance never queues on one row. */
+  stripe: number;
+  issuance: number;
+  premium_verification: number;
+}
+
+export interface ImportBatchesTable {
+  id: string;
+  issuer_id: string;
+  source: string;
+  filename: string | null;
+  total: number;
+  issued: number;
+  skipped: number;
+  errored: number;
+  created_at: string;
+}
+
+export interface AuditLogTable {
+  id: string;
+  issuer_id: string;
+  /** Which of the issuer's hash chains the record belongs to (chosen by target id). */
+  stripe: number;
+  seq: number;
+  occurred_at: string;
+  actor: string;
+  action: string;
+  target_type: string;
+  target_id: string;
+  details: string;
+  prev_hash: string;
+  hash: string;
+}
+
+export interface AuditHeadsTable {
+  issuer_id: string;
+  stripe: number;
+  seq: number;
+  hash: string;
+}
+
+export interface VerificationEventsTable {
+  id: Generated<number>;
+  issuer_id: string;
+  credential_id: string;
+  channel: string;
+  country: string;
+  occurred_at: string;
+}
+
+export interface EngagementEventsTable {
+  id: Generated<number>;
+  issuer_id: string;
+  credential_id: string;
+  action: string;
+  country: string;
+  occurred_at: string;
+}
+
+export interface ProfilesTable {
+  id: string;
+  issuer_id: string;
+  recipient_hash: string;
+  created_at: string;
+}
+
+export interface PathwaysTable {
+  id: string;
+  issuer_id: string;
+  slug: string;
+  name: string;
+  description: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PathwayStagesTable {
+  id: string;
+  issuer_id: string;
+  pathway_id: string;
+  definition_id: string;
+  step_order: number;
+  required: number;
+  created_at: string;
+}
+
+export interface EndorsementsTable {
+  id: string;
+  issuer_id: string;
+  target_type: string;
+  target_id: string;
+  endorser_name: string;
+  endorser_url: string | null;
+  claim: string;
+  created_at: string;
+}
+
+export interface AlignmentsTable {
+  id: string;
+  issuer_id: string;
+  definition_id: string;
+  target_name: string;
+  target_url: string;
+  target_framework: string | null;
+  target_code: string | null;
+  target_description: string | null;
+  created_at: string;
+}
+
+export interface WebhookSubscriptionsTable {
+  id: string;
+  issuer_id: string;
+  url: string;
+  events: string;
+  secret: string;
+  created_at: string;
+  deleted_at: string | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  issuer_id: string;
+  subscription_id: string;
+  event: string;
+  payload: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string;
+  locked_until: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+export interface DB {
+  plans: PlansTable;
+  issuers: IssuersTable;
+  api_keys: ApiKeysTable;
+  definitions: DefinitionsTable;
+  credentials: CredentialsTable;
+  usage_counters: UsageCountersTable;
+  import_batches: ImportBatchesTable;
+  audit_log: AuditLogTable;
+  audit_heads: AuditHeadsTable;
+  verification_events: VerificationEventsTable;
+  engagement_events: EngagementEventsTable;
+  profiles: ProfilesTable;
+  pathways: PathwaysTable;
+  pathway_stages: PathwayStagesTable;
+  endorsements: EndorsementsTable;
+  alignments: AlignmentsTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+}

@@ -1,0 +1,28 @@
+import { Redis } from 'ioredis';
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { createDatabase, type Database, migrateToLatest } from './db/database.js';
+
+/** Loads configuration or exits 1 with the reasons: shared by the server and the CLI. */
+export function configOrExit(): Readonly<Config> {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+/** Opens the configured database and brings its schema up to date. */
+export async function openDatabase(config: Readonly<Config>, log?: { error(o: unknown, m?: string): void }) {
+  const database: Database = createDatabase(config.database, log);
+  await migrateToLatest(database);
+  return database;
+}
+
+export function openRedis(config: Readonly<Config>): Redis | null {
+  if (!config.redisUrl) return null;
+  return new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
+}

@@ -1,0 +1,81 @@
+import type { Core } from './core/context.js';
+import { createAlignmentService } from './modules/alignments/alignments.service.js';
+import { createAuditService } from './modules/audit/audit.service.js';
+import { createCredentialService } from './modules/credentials/credentials.service.js';
+import { createBatchIssuance } from './modules/credentials/issuance.batch.js';
+import { createIssuanceService } from './modules/credentials/issuance.service.js';
+import { createDefinitionService } from './modules/definitions/definitions.service.js';
+import { createDocumentService } from './modules/documents/documents.service.js';
+import { createEndorsementService } from './modules/endorsements/endorsements.service.js';
+import { createGdprService } from './modules/gdpr/gdpr.service.js';
+import { createIngestModule } from './modules/ingest/index.js';
+import { createIssuerService } from './modules/issuers/issuers.service.js';
+import { createPathwayService } from './modules/pathways/pathways.service.js';
+import { createReportsModule } from './modules/reports/index.js';
+import { createTrustService } from './modules/trust/trust.service.js';
+import { createUsageService } from './modules/usage/usage.service.js';
+import { createVerificationModule } from './modules/verification/index.js';
+import { createProfileService } from './modules/verification/profiles.service.js';
+import { createWebhookModule } from './modules/webhooks/index.js';
+import { createOutboxService } from './modules/webhooks/outbox.service.js';
+
+/** Background work a service runs while the app is up (dispatchers, sweepers, buffers). */
+export interface Job {
+  name: string;
+  start(): void;
+  /** Finishes or flushes in-flight work; called on shutdown. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds every service once, in dependency order. A module reaches another through the service
+ * passed here, never through its repository.
+ */
+export function createServices(core: Core) {
+  const issuers = createIssuerService(core);
+  const audit = createAuditService(core);
+  const outbox = createOutboxService(core);
+  const usage = createUsageService(core, { issuers });
+  const definitions = createDefinitionService(core);
+  const issuance = createIssuanceService(core, { issuers, definitions, usage, audit, outbox });
+  const credentials = createCredentialService(core, { issuance, audit, outbox });
+  const batchIssuance = createBatchIssuance(core, { issuers, issuance, usage, audit, outbox });
+  const ingest = createIngestModule(core, { issuers, definitions, issuance, batchIssuance });
+  const alignments = createAlignmentService(core, { definitions, audit });
+  const endorsements = createEndorsementService(core, { definitions, credentials, audit });
+  const documents = createDocumentService(core, { issuers, definitions, credentials, alignments, endorsements });
+  const profiles = createProfileService(core, { issuance });
+  const verification = createVerificationModule(core, { outbox, usage });
+  const pathways = createPathwayService(core, { audit, definitions, issuance });
+  const gdpr = createGdprService(core, { issuance, audit, outbox, profiles });
+  const trust = createTrustService(core);
+  const reports = createReportsModule(core);
+  const webhooks = createWebhookModule(core, { outbox });
+  const jobs: Job[] = [];
+  if (core.config.webhookDispatch === 'inline') jobs.push(...webhooks.jobs);
+  jobs.push(...verification.jobs);
+  return {
+    issuers,
+    audit,
+    outbox,
+    usage,
+    definitions,
+    issuance,
+    credentials,
+    batchIssuance,
+    ingest,
+    alignments,
+    endorsements,
+    documents,
+    webhooks,
+    profiles,
+    verification,
+    pathways,
+    gdpr,
+    trust,
+    reports,
+    jobs,
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;
