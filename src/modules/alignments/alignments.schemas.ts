@@ -1,0 +1,30 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { DateTime, Nullable, Text, WebUrl } from '../../core/schemas.js';
+
+export const AlignmentSchema = Type.Object(
+  {
+    id: Type.String(),
+    issuerId: Type.String(),
+    definitionId: Type.String(),
+    targetName: Type.String(),
+    targetUrl: Type.String({ format: 'uri' }),
+    targetFramework: Type.Optional(Nullable(Type.String())),
+    targetCode: Type.Optional(Nullable(Type.String())),
+    targetDescription: Type.Optional(Nullable(Type.String())),
+    createdAt: DateTime,
+  },
+  { $id: 'Alignment', description: 'A framework alignment of a definition (Open Badges AlignmentObject)' },
+);
+export type Alignment = Static<typeof AlignmentSchema>;
+
+/** targetUrl must be http(s): the Open Badges validator requires a URL there, not any URI. */
+export const CreateAlignmentBody = Type.Object({
+  targetName: Text(300),
+  targetUrl: WebUrl,
+  targetFramework: Type.Optional(Text(300)),
+  targetCode: Type.Optional(Text(100)),
+  targetDescription: Type.Optional(Text(2000)),
+});
+export type CreateAlignmentInput = Static<typeof CreateAlignmentBody>;
+
+export const alignmentSchemas = [AlignmentSchema];

@@ -1,0 +1,163 @@
+import { isoNow } from '../../core/clock.js';
+import type { Core } from '../../core/context.js';
+import { canonicalJson, sha256Hex } from '../../core/hashing.js';
+import type { Executor } from '../../db/database.js';
+import { type AuditRow, createAuditRepository } from './audit.repository.js';
+
+export interface AuditEntry {
+  issuerId: string;
+  /** API key id, `cli` or `system`. */
+  actor: string;
+  action: string;
+  targetType: string;
+  targetId: string;
+  /** Counts and ids only: never personal data. */
+  details?: Record<string, unknown>;
+}
+
+export interface ChainReport {
+  issuerId: string;
+  records: number;
+  ok: boolean;
+  /** The first record that does not fit its chain, when broken. */
+  brokenAt?: { stripe: number; seq: number; id: string; reason: string };
+}
+
+/**
+ * Each issuer's log is kept as AUDIT_STRIPES independent hash chains; a record joins the chain its
+ * target id falls in, so one credential's whole history is one chain. Appending locks only that
+ * chain's head, so concurrent issuance for one issuer does not queue on a single row.
+ */
+export const AUDIT_STRIPES = 8;
+
+export function auditStripe(targetId: string): number {
+  return Number.parseInt(sha256Hex(targetId).slice(0, 8), 16) % AUDIT_STRIPES;
+}
+
+function recordHash(row: Omit<AuditRow, 'hash'>): string {
+  return sha256Hex(
+    row.prev_hash +
+      canonicalJson({
+        id: row.id,
+        issuerId: row.issuer_id,
+        stripe: row.stripe,
+        seq: row.seq,
+        occurredAt: row.occurred_at,
+        actor: row.actor,
+        action: row.action,
+        targetType: row.target_type,
+        targetId: row.target_id,
+        details: row.details,
+      }),
+  );
+}
+
+/**
+ * The append-only audit log with SHA-256 chains per issuer: each record hashes its content with the
+ * previous record's hash, so a record altered or removed outside the application breaks its chain.
+ */
+export function createAuditService(core: Pick<Core, 'db' | 'clock' | 'ids'>) {
+  return {
+    /** Appends a record inside the caller's transaction (`trx`), so it commits with the change. */
+    async append(trx: Executor, entry: AuditEntry): Promise<void> {
+      await this.appendMany(trx, entry.issuerId, [entry]);
+    },
+
+    /**
+     * Appends several records of one issuer in order. Chain heads are locked in ascending stripe
+     * order (so concurrent batches never deadlock) and rows go in as multi-row inserts.
+     */
+    async appendMany(trx: Executor, issuerId: string, entries: AuditEntry[]): Promise<void> {
+      if (entries.length === 0) return;
+      const repo = createAuditRepository(trx);
+      const byStripe = new Map<number, AuditEntry[]>();
+      for (const entry of entries) {
+        const stripe = auditStripe(entry.targetId);
+        byStripe.set(stripe, [...(byStripe.get(stripe) ?? []), entry]);
+      }
+      const occurredAt = isoNow(core.clock);
+      const rows: AuditRow[] = [];
+      const heads: { stripe: number; seq: number; hash: string }[] = [];
+      for (const stripe of [...byStripe.keys()].sort((a, b) => a - b)) {
+        let prev = await repo.lockHead(issuerId, stripe);
+        for (const entry of byStripe.get(stripe) ?? []) {
+          const base: Omit<AuditRow, 'hash'> = {
+            id: core.ids.uuid(),
+            issuer_id: issuerId,
+            stripe,
+            seq: prev.seq + 1,
+            occurred_at: occurredAt,
+            actor: entry.actor,
+            action: entry.action,
+            target_type: entry.targetType,
+            target_id: entry.targetId,
+            details: canonicalJson(entry.details ?? {}),
+            prev_hash: prev.hash,
+          };
+          const row: AuditRow = { ...base, hash: recordHash(base) };
+          rows.push(row);
+          prev = { seq: row.seq, hash: row.hash };
+        }
+        heads.push({ stripe, ...prev });
+      }
+      await repo.insertMany(rows);
+      for (const head of heads) await repo.moveHead(issuerId, head.stripe, head.seq, head.hash);
+    },
+
+    async list(issuerId: string, limit: number, offset: number) {
+      const { total, rows } = await createAuditRepository(core.db).list(issuerId, limit, offset);
+      return {
+        total,
+        limit,
+        offset,
+        items: rows.map((r) => ({
+          id: r.id,
+          seq: r.seq,
+          occurredAt: r.occurred_at,
+          actor: r.actor,
+          action: r.action,
+          targetType: r.target_type,
+          targetId: r.target_id,
+          details: JSON.parse(r.details) as Record<string, unknown>,
+          hash: r.hash,
+        })),
+      };
+    },
+
+    /** Recomputes every chain of every issuer (or of one) from its first record. */
+    async verify(issuerId?: string): Promise<ChainReport[]> {
+      const repo = createAuditRepository(core.db);
+      const reports = new Map<string, ChainReport>();
+      for (const chain of await repo.chains(issuerId)) {
+        const report = reports.get(chain.issuer_id) ?? { issuerId: chain.issuer_id, records: 0, ok: true };
+        reports.set(chain.issuer_id, report);
+        let prevHash = '';
+        let expectedSeq = 1;
+        for (;;) {
+          const page = await repo.chainPage(chain.issuer_id, chain.stripe, expectedSeq - 1, 1000);
+          for (const row of page) {
+            report.records++;
+            const reason =
+              row.seq !== expectedSeq
+                ? `expected seq ${expectedSeq}, found ${row.seq} (a record is missing)`
+                : row.prev_hash !== prevHash
+                  ? 'prev_hash does not match the previous record'
+                  : recordHash(row) !== row.hash
+                    ? 'content does not match its hash (the record was altered)'
+                    : null;
+            if (reason && report.ok) {
+              report.ok = false;
+              report.brokenAt = { stripe: chain.stripe, seq: row.seq, id: row.id, reason };
+            }
+            prevHash = row.hash;
+            expectedSeq = row.seq + 1;
+          }
+          if (page.length < 1000) break;
+        }
+      }
+      return [...reports.values()];
+    },
+  };
+}
+
+export type AuditService = ReturnType<typeof createAuditService>;

@@ -1,0 +1,115 @@
+import type { ExpressionBuilder, Selectable } from 'kysely';
+import type { Dialect, Executor } from '../../db/database.js';
+import { forUpdate } from '../../db/dialect.js';
+import type { CredentialsTable, DB } from '../../db/schema.js';
+import type { CredentialStatus } from './credentials.schemas.js';
+
+export type CredentialRow = Selectable<CredentialsTable>;
+/** A credential with the slugs its public URLs are built from. */
+export type CredentialWithSlugs = CredentialRow & { issuer_slug: string; definition_slug: string };
+
+type Eb = ExpressionBuilder<DB, 'credentials'>;
+
+/** The SQL form of effective status (revoked, else expired when expiresOn has passed, else valid). */
+export function statusCondition(eb: Eb, status: CredentialStatus, now: string) {
+  if (status === 'revoked') return eb('credentials.revoked_at', 'is not', null);
+  if (status === 'expired') {
+    return eb.and([eb('credentials.revoked_at', 'is', null), eb('credentials.expires_on', '<=', now)]);
+  }
+  return eb.and([
+    eb('credentials.revoked_at', 'is', null),
+    eb.or([eb('credentials.expires_on', 'is', null), eb('credentials.expires_on', '>', now)]),
+  ]);
+}
+
+export function createCredentialRepository(db: Executor, dialect: Dialect) {
+  const withSlugs = () =>
+    db
+      .selectFrom('credentials')
+      .innerJoin('definitions', 'definitions.id', 'credentials.definition_id')
+      .innerJoin('issuers', 'issuers.id', 'credentials.issuer_id')
+      .selectAll('credentials')
+      .select(['issuers.slug as issuer_slug', 'definitions.slug as definition_slug']);
+
+  return {
+    /** Inserts unless the completion key exists; true when this call created the row. */
+    async insertIfNew(row: CredentialRow): Promise<boolean> {
+      const inserted = await db
+        .insertInto('credentials')
+        .values(row)
+        .onConflict((oc) => oc.columns(['issuer_id', 'completion_key']).doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      return inserted !== undefined;
+    },
+    async getByCompletionKey(issuerId: string, completionKey: string): Promise<CredentialWithSlugs | undefined> {
+      return withSlugs()
+        .where('credentials.issuer_id', '=', issuerId)
+        .where('credentials.completion_key', '=', completionKey)
+        .executeTakeFirst();
+    },
+    async getById(issuerId: string, id: string): Promise<CredentialWithSlugs | undefined> {
+      return withSlugs()
+        .where('credentials.issuer_id', '=', issuerId)
+        .where('credentials.id', '=', id)
+        .executeTakeFirst();
+    },
+    /** Locks the row (PostgreSQL) for a lifecycle change in the surrounding transaction. */
+    async lockById(issuerId: string, id: string): Promise<CredentialRow | undefined> {
+      return forUpdate(
+        dialect,
+        db.selectFrom('credentials').selectAll().where('issuer_id', '=', issuerId).where('id', '=', id),
+      ).executeTakeFirst();
+    },
+    async revoke(issuerId: string, id: string, at: string, reason: string | null): Promise<void> {
+      await db
+        .updateTable('credentials')
+        .set({ revoked_at: at, revoked_reason: reason })
+        .where('issuer_id', '=', issuerId)
+        .where('id', '=', id)
+        .execute();
+    },
+    async countReissues(issuerId: string, originalId: string): Promise<number> {
+      const row = await db
+        .selectFrom('credentials')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('issuer_id', '=', issuerId)
+        .where('reissued_from', '=', originalId)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    async page(
+      issuerId: string,
+      filter: { status?: CredentialStatus; definitionId?: string; now: string },
+      limit: number,
+      offset: number,
+    ): Promise<{ total: number; rows: CredentialWithSlugs[] }> {
+      let count = db
+        .selectFrom('credentials')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('credentials.issuer_id', '=', issuerId);
+      let rows = withSlugs().where('credentials.issuer_id', '=', issuerId);
+      if (filter.definitionId !== undefined) {
+        count = count.where('credentials.definition_id', '=', filter.definitionId);
+        rows = rows.where('credentials.definition_id', '=', filter.definitionId);
+      }
+      if (filter.status !== undefined) {
+        const status = filter.status;
+        count = count.where((eb) => statusCondition(eb, status, filter.now));
+        rows = rows.where((eb) => statusCondition(eb as unknown as Eb, status, filter.now));
+      }
+      const [total, page] = await Promise.all([
+        count.executeTakeFirstOrThrow(),
+        rows
+          .orderBy('credentials.created_at', 'desc')
+          .orderBy('credentials.id', 'desc')
+          .limit(limit)
+          .offset(offset)
+          .execute(),
+      ]);
+      return { total: Number(total.n), rows: page };
+    },
+  };
+}
+
+export type CredentialRepository = ReturnType<typeof createCredentialRepository>;

@@ -1,0 +1,122 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { errorResponses, IdParams, keyedErrors, quotaExceededResponse } from '../../core/schemas.js';
+import { optionalBody } from '../../core/validation.js';
+import {
+  CredentialDetailSchema,
+  CredentialPageSchema,
+  IssueCredentialBody,
+  IssuedCredentialSchema,
+  ListCredentialsQuery,
+  ReissueBody,
+  RevokeBody,
+  RevokeResultSchema,
+} from './credentials.schemas.js';
+
+const Issued = Type.Ref(IssuedCredentialSchema);
+
+export const credentialRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { issuance, credentials } = app.services;
+  const tags = ['Credentials'];
+
+  app.post(
+    '/api/v1/credentials',
+    {
+      config: { auth: 'key' },
+      schema: {
+        operationId: 'issueCredential',
+        tags,
+        summary: 'Issue a credential (idempotent on completionKey)',
+        description:
+          'recipientEmail is hashed with the issuer salt at once and never stored. Re-sending a known completionKey answers 200 with the existing credential and created=false.',
+        body: IssueCredentialBody,
+        response: {
+          201: { ...Issued, description: 'Issued' },
+          200: { ...Issued, description: 'Replay: the existing credential' },
+          ...errorResponses(400, 404, ...keyedErrors),
+          ...quotaExceededResponse,
+        },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await issuance.issue(request.issuerId(), request.actor(), { ...request.body, source: 'api' });
+      return reply.status(outcome.created ? 201 : 200).send(issuance.toIssued(outcome));
+    },
+  );
+
+  app.get(
+    '/api/v1/credentials',
+    {
+      config: { auth: 'key' },
+      schema: {
+        operationId: 'listCredentials',
+        tags,
+        summary: "The issuer's credentials, newest first",
+        querystring: ListCredentialsQuery,
+        response: { 200: Type.Ref(CredentialPageSchema), ...errorResponses(400, ...keyedErrors) },
+      },
+    },
+    async (request) => credentials.list(request.issuerId(), request.query),
+  );
+
+  app.get(
+    '/api/v1/credentials/:id',
+    {
+      config: { auth: 'key' },
+      schema: {
+        operationId: 'getCredential',
+        tags,
+        summary: 'One credential with its effective status',
+        params: IdParams,
+        response: { 200: Type.Ref(CredentialDetailSchema), ...errorResponses(404, ...keyedErrors) },
+      },
+    },
+    async (request) => credentials.get(request.issuerId(), request.params.id),
+  );
+
+  app.post(
+    '/api/v1/credentials/:id/revoke',
+    {
+      config: { auth: 'key' },
+      schema: {
+        operationId: 'revokeCredential',
+        tags,
+        summary: 'Revoke a credential (repeating it changes nothing)',
+        params: IdParams,
+        body: optionalBody(RevokeBody),
+        response: { 200: Type.Ref(RevokeResultSchema), ...errorResponses(400, 404, ...keyedErrors) },
+      },
+    },
+    async (request) =>
+      credentials.revoke(request.issuerId(), request.actor(), request.params.id, request.body?.reason ?? null),
+  );
+
+  app.post(
+    '/api/v1/credentials/:id/reissue',
+    {
+      config: { auth: 'key' },
+      schema: {
+        operationId: 'reissueCredential',
+        tags,
+        summary: 'Issue a fresh credential replacing this one (the original is revoked as "reissued")',
+        params: IdParams,
+        body: optionalBody(ReissueBody),
+        response: {
+          201: { ...Issued, description: 'Reissued' },
+          200: { ...Issued, description: 'Replay of a known completionKey' },
+          ...errorResponses(400, 404, ...keyedErrors),
+          ...quotaExceededResponse,
+        },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await credentials.reissue(
+        request.issuerId(),
+        request.actor(),
+        request.params.id,
+        request.body ?? {},
+      );
+      return reply.status(outcome.created ? 201 : 200).send(credentials.toIssued(outcome));
+    },
+  );
+};

@@ -1,0 +1,159 @@
+import { isoNow } from '../../core/clock.js';
+import type { Core } from '../../core/context.js';
+import { errors } from '../../core/errors.js';
+import type { AuditService } from '../audit/audit.service.js';
+import type { OutboxService } from '../webhooks/outbox.service.js';
+import { credentialEventData } from '../webhooks/webhooks.events.js';
+import { type CredentialWithSlugs, createCredentialRepository } from './credentials.repository.js';
+import type { CredentialStatus } from './credentials.schemas.js';
+import { toDetail, toIssued, toSummary } from './credentials.views.js';
+import type { IssuanceService, IssueOutcome } from './issuance.service.js';
+
+export const REISSUED_REASON = 'reissued';
+
+/** Reading, revoking and reissuing an issuer's credentials. */
+export function createCredentialService(
+  core: Pick<Core, 'db' | 'dialect' | 'clock' | 'ids' | 'metrics'>,
+  deps: {
+    issuance: IssuanceService;
+    audit: Pick<AuditService, 'append'>;
+    outbox: Pick<OutboxService, 'enqueue'>;
+  },
+) {
+  const repo = createCredentialRepository(core.db, core.dialect);
+  const urls = deps.issuance.urls;
+
+  async function requireRow(issuerId: string, id: string): Promise<CredentialWithSlugs> {
+    const row = await repo.getById(issuerId, id);
+    if (!row) throw errors.notFound('Credential');
+    return row;
+  }
+
+  return {
+    async list(
+      issuerId: string,
+      query: { limit: number; offset: number; status?: CredentialStatus; definitionId?: string },
+    ) {
+      const now = core.clock.now();
+      const { total, rows } = await repo.page(
+        issuerId,
+        { status: query.status, definitionId: query.definitionId, now: now.toISOString() },
+        query.limit,
+        query.offset,
+      );
+      return { total, limit: query.limit, offset: query.offset, items: rows.map((r) => toSummary(urls, r, now)) };
+    },
+
+    async get(issuerId: string, id: string) {
+      return toDetail(urls, await requireRow(issuerId, id), core.clock.now());
+    },
+
+    /** The stored row with its slugs, or undefined (another issuer's credential is undefined too). */
+    async findRow(issuerId: string, id: string): Promise<CredentialWithSlugs | undefined> {
+      return repo.getById(issuerId, id);
+    },
+
+    /** Revokes once; revoking again answers with the original time and reason and changes nothing. */
+    async revoke(issuerId: string, actor: string, id: string, reason: string | null) {
+      const row = await core.db.transaction().execute(async (trx) => {
+        const txRepo = createCredentialRepository(trx, core.dialect);
+        const locked = await txRepo.lockById(issuerId, id);
+        if (!locked) throw errors.notFound('Credential');
+        if (locked.revoked_at === null) {
+          await txRepo.revoke(issuerId, id, isoNow(core.clock), reason);
+          const revoked = await txRepo.getById(issuerId, id);
+          if (!revoked) throw errors.notFound('Credential');
+          await deps.audit.append(trx, {
+            issuerId,
+            actor,
+            action: 'credential.revoked',
+            targetType: 'credential',
+            targetId: id,
+            details: { reason },
+          });
+          await deps.outbox.enqueue(
+            trx,
+            issuerId,
+            'credential.revoked',
+            credentialEventData(urls, revoked, core.clock.now()),
+          );
+          return revoked;
+        }
+        return txRepo.getById(issuerId, id);
+      });
+      if (!row?.revoked_at) throw errors.notFound('Credential');
+      return {
+        credentialId: row.id,
+        status: 'revoked' as const,
+        revokedAt: row.revoked_at,
+        revokedReason: row.revoked_reason,
+      };
+    },
+
+    /**
+     * Issues a fresh credential (new id and assertion) for the same recipient and definition and
+     * revokes the original with reason `reissued`. Replays when the completion key already exists.
+     */
+    async reissue(
+      issuerId: string,
+      actor: string,
+      id: string,
+      input: { completionKey?: string; evidenceUrl?: string },
+    ): Promise<IssueOutcome> {
+      const original = await requireRow(issuerId, id);
+      if (input.completionKey) {
+        const existing = await repo.getByCompletionKey(issuerId, input.completionKey);
+        if (existing) return { row: existing, created: false };
+      }
+      const definition = await deps.issuance.definitionFor(issuerId, original.definition_id);
+      const outcome = await core.db.transaction().execute(async (trx) => {
+        const txRepo = createCredentialRepository(trx, core.dialect);
+        const locked = await txRepo.lockById(issuerId, id);
+        if (!locked) throw errors.notFound('Credential');
+        const completionKey =
+          input.completionKey ?? `${locked.completion_key}#reissue-${(await txRepo.countReissues(issuerId, id)) + 1}`;
+        const row = {
+          ...deps.issuance.buildRow(issuerId, definition, {
+            recipientHash: locked.recipient_hash,
+            recipientName: locked.display_name,
+            completionKey,
+            evidenceUrl: input.evidenceUrl ?? locked.evidence_url,
+            source: 'reissue',
+          }),
+          reissued_from: locked.id,
+        };
+        const slugs = { issuer: original.issuer_slug, definition: definition.slug };
+        const result = await deps.issuance.insertInTransaction(trx, actor, row, slugs, {
+          action: 'credential.reissued',
+          details: { originalCredentialId: locked.id, completionKey },
+        });
+        if (!result.created) return result;
+        if (locked.revoked_at === null) {
+          await txRepo.revoke(issuerId, locked.id, isoNow(core.clock), REISSUED_REASON);
+          const revoked = await txRepo.getById(issuerId, locked.id);
+          if (revoked) {
+            await deps.outbox.enqueue(
+              trx,
+              issuerId,
+              'credential.revoked',
+              credentialEventData(urls, revoked, core.clock.now()),
+            );
+          }
+        }
+        await deps.outbox.enqueue(
+          trx,
+          issuerId,
+          'credential.reissued',
+          credentialEventData(urls, result.row, core.clock.now()),
+        );
+        return result;
+      });
+      if (outcome.created) core.metrics.credentialsIssued.inc();
+      return outcome;
+    },
+
+    toIssued: (outcome: IssueOutcome) => toIssued(urls, outcome.row, outcome.created, core.clock.now()),
+  };
+}
+
+export type CredentialService = ReturnType<typeof createCredentialService>;

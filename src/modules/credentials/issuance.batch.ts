@@ -1,0 +1,341 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Core } from '../../core/context.js';
+import { AppError } from '../../core/errors.js';
+import { sha256Hex } from '../../core/hashing.js';
+import type { Executor } from '../../db/database.js';
+import type { AuditService } from '../audit/audit.service.js';
+import type { DefinitionRow } from '../definitions/definitions.repository.js';
+import type { IssuerIdentity, IssuerService } from '../issuers/issuers.service.js';
+import type { UsageService } from '../usage/usage.service.js';
+import type { OutboxService } from '../webhooks/outbox.service.js';
+import { credentialEventData } from '../webhooks/webhooks.events.js';
+import type { CredentialRow } from './credentials.repository.js';
+import type { IssuanceService } from './issuance.service.js';
+
+/** Rows in the first chunk, and the bounds chunks are sized within. */
+const FIRST_CHUNK = 200;
+const MIN_CHUNK = 100;
+/** 1,000 rows of 15 columns stay far below either engine's bound-parameter limit. */
+const MAX_CHUNK = 1_000;
+/** How long one chunk may keep the event loop busy (design.md §4 Storage performance). */
+const BLOCK_BUDGET_MS = 20;
+
+/**
+ * Sizes chunks by how long the last one kept the event loop busy. On SQLite the whole transaction
+ * runs on the loop, so chunks settle near the budget (about 100-250 rows); on PostgreSQL the loop
+ * mostly waits for the server, so chunks grow and a batch needs fewer round trips. Growth is at
+ * most twofold per chunk so one quick chunk cannot overshoot.
+ */
+function chunkSizer() {
+  let size = FIRST_CHUNK;
+  return {
+    next: () => size,
+    async measure<T>(work: () => Promise<T>): Promise<T> {
+      const start = performance.eventLoopUtilization();
+      const result = await work();
+      const busyMs = Math.max(1, performance.eventLoopUtilization(start).active);
+      size = Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, Math.round(size * Math.min(2, BLOCK_BUDGET_MS / busyMs))));
+      return result;
+    },
+  };
+}
+
+/** One credential to issue, already validated: definition resolved, email hashed, key chosen. */
+export interface BatchItem {
+  definition: DefinitionRow;
+  recipientHash: string;
+  completionKey: string;
+  recipientName: string | null;
+  evidenceUrl: string | null;
+  /** ISO date-time, not in the future; null means now. */
+  issuedOn: string | null;
+}
+
+/**
+ * What happened to an item (or, in a preview, what would): `new` is issued, `duplicate` repeats an
+ * earlier item's completion key, `already_issued` names a key that exists, `error` could not issue.
+ */
+export type BatchClass = 'new' | 'duplicate' | 'already_issued' | 'error';
+export type BatchError = 'quota_exceeded' | 'definition_archived';
+
+export interface BatchOutcome {
+  class: BatchClass;
+  /** The new or existing credential; null in a preview of a new item and for errors. */
+  credentialId: string | null;
+  /** For duplicates: the index of the first item with the same completion key. */
+  duplicateOf: number | null;
+  error: BatchError | null;
+}
+
+export interface BatchRun {
+  actor: string;
+  /** Channel recorded on each credential: csv, connector:<provider>. */
+  source: string;
+  /** The import batch the credentials belong to, named in their audit records. */
+  batchId: string;
+}
+
+/** Work to commit with the last chunk (the import batch record), given every outcome. */
+export type BatchFinish = (trx: Executor, outcomes: BatchOutcome[]) => Promise<void>;
+
+/**
+ * The default completion key when a caller gives none: the same person earning the same definition
+ * twice without a key is one credential, whatever the channel. It never contains the email.
+ */
+export function autoCompletionKey(definitionId: string, recipientHash: string): string {
+  return `auto:${sha256Hex(`${definitionId}:${recipientHash}`).slice(0, 32)}`;
+}
+
+const outcome = (cls: BatchClass, fields: Partial<BatchOutcome> = {}): BatchOutcome => ({
+  class: cls,
+  credentialId: null,
+  duplicateOf: null,
+  error: null,
+  ...fields,
+});
+
+/** The quota room left when `err` is the quota refusal; undefined for any other error. */
+function quotaRoom(err: unknown): number | undefined {
+  if (!(err instanceof AppError) || err.code !== 'quota_exceeded') return undefined;
+  const { quota, used } = err.extra as { quota: number | null; used: number };
+  return quota === null ? undefined : Math.max(0, quota - used);
+}
+
+/**
+ * An item's outcome when it cannot be inserted: its key exists, its definition is archived, or the
+ * quota has no room; null when it is to be issued. A known key wins, as in single issuance.
+ */
+function precheck(item: BatchItem, existingId: string | undefined, hasRoom: boolean): BatchOutcome | null {
+  if (existingId !== undefined) return outcome('already_issued', { credentialId: existingId });
+  if (item.definition.status === 'archived') return outcome('error', { error: 'definition_archived' });
+  if (!hasRoom) return outcome('error', { error: 'quota_exceeded' });
+  return null;
+}
+
+/** Marks repeated completion keys as duplicates of their first item; returns the first items. */
+function firstOccurrences(items: BatchItem[], outcomes: BatchOutcome[]): number[] {
+  const seen = new Map<string, number>();
+  const unique: number[] = [];
+  items.forEach((item, index) => {
+    const first = seen.get(item.completionKey);
+    if (first === undefined) {
+      seen.set(item.completionKey, index);
+      unique.push(index);
+    } else {
+      outcomes[index] = outcome('duplicate', { duplicateOf: first });
+    }
+  });
+  return unique;
+}
+
+/** A duplicate points at the credential its first item issued or found. */
+function settleDuplicates(outcomes: BatchOutcome[]): void {
+  for (const result of outcomes) {
+    if (result.duplicateOf === null) continue;
+    const first = outcomes[result.duplicateOf];
+    result.credentialId = first?.credentialId ?? null;
+  }
+}
+
+async function existingIds(db: Executor, issuerId: string, keys: string[]): Promise<Map<string, string>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('credentials')
+    .select(['id', 'completion_key'])
+    .where('issuer_id', '=', issuerId)
+    .where('completion_key', 'in', keys)
+    .execute();
+  return new Map(rows.map((r) => [r.completion_key, r.id]));
+}
+
+/** Ids of the rows actually inserted: a key another request inserted meanwhile is skipped. */
+async function insertNew(db: Executor, rows: CredentialRow[]): Promise<Set<string>> {
+  const inserted = await db
+    .insertInto('credentials')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['issuer_id', 'completion_key']).doNothing())
+    .returning('id')
+    .execute();
+  return new Set(inserted.map((r) => r.id));
+}
+
+export type BatchIssuanceDeps = {
+  issuers: Pick<IssuerService, 'identity'>;
+  issuance: Pick<IssuanceService, 'buildRow' | 'urls'>;
+  usage: Pick<UsageService, 'consumeIssuance' | 'remainingIssuance'>;
+  audit: Pick<AuditService, 'appendMany'>;
+  outbox: Pick<OutboxService, 'enqueueMany'>;
+};
+
+/**
+ * Set-based issuance for imports and connectors: a few statements per chunk of rows instead of a
+ * round trip per row, with the same guarantees as single issuance (idempotent completion keys,
+ * atomic quota, audit and webhooks in the chunk's transaction).
+ */
+export function createBatchIssuance(core: Pick<Core, 'db' | 'clock' | 'metrics'>, deps: BatchIssuanceDeps) {
+  /**
+   * Issues the chunk's items inside `trx`. `cap` is the quota room once a chunk has run into the
+   * quota (null: not known to be short); items beyond it are quota errors. Returns how many issued.
+   */
+  async function issueChunk(
+    trx: Executor,
+    issuerId: string,
+    identity: IssuerIdentity,
+    run: BatchRun,
+    items: BatchItem[],
+    chunk: number[],
+    outcomes: BatchOutcome[],
+    cap: number | null,
+  ): Promise<number> {
+    const keyOf = (index: number) => (items[index] as BatchItem).completionKey;
+    const existing = await existingIds(trx, issuerId, chunk.map(keyOf));
+    const candidates: number[] = [];
+    for (const index of chunk) {
+      const item = items[index] as BatchItem;
+      const verdict = precheck(item, existing.get(item.completionKey), cap === null || candidates.length < cap);
+      if (verdict) outcomes[index] = verdict;
+      else candidates.push(index);
+    }
+    if (candidates.length === 0) return 0;
+
+    const rows = candidates.map((index) => {
+      const item = items[index] as BatchItem;
+      return deps.issuance.buildRow(issuerId, item.definition, {
+        recipientHash: item.recipientHash,
+        recipientName: item.recipientName,
+        completionKey: item.completionKey,
+        evidenceUrl: item.evidenceUrl,
+        issuedOn: item.issuedOn,
+        source: run.source,
+      });
+    });
+    const inserted = await insertNew(trx, rows);
+    const created: { row: CredentialRow; definitionSlug: string }[] = [];
+    const raced: number[] = [];
+    candidates.forEach((index, k) => {
+      const row = rows[k] as CredentialRow;
+      if (inserted.has(row.id)) {
+        outcomes[index] = outcome('new', { credentialId: row.id });
+        created.push({ row, definitionSlug: (items[index] as BatchItem).definition.slug });
+      } else {
+        raced.push(index);
+      }
+    });
+    if (raced.length > 0) {
+      const now = await existingIds(trx, issuerId, raced.map(keyOf));
+      for (const index of raced) {
+        outcomes[index] = outcome('already_issued', { credentialId: now.get(keyOf(index)) ?? null });
+      }
+    }
+    if (created.length === 0) return 0;
+
+    await deps.usage.consumeIssuance(trx, issuerId, created.length);
+    await deps.audit.appendMany(
+      trx,
+      issuerId,
+      created.map(({ row }) => ({
+        issuerId,
+        actor: run.actor,
+        action: 'credential.issued',
+        targetType: 'credential',
+        targetId: row.id,
+        details: {
+          definitionId: row.definition_id,
+          completionKey: row.completion_key,
+          source: row.source,
+          batchId: run.batchId,
+        },
+      })),
+    );
+    const now = core.clock.now();
+    await deps.outbox.enqueueMany(
+      trx,
+      issuerId,
+      created.map(({ row, definitionSlug }) => ({
+        event: 'credential.issued' as const,
+        data: credentialEventData(
+          deps.issuance.urls,
+          { ...row, issuer_slug: identity.slug, definition_slug: definitionSlug },
+          now,
+        ),
+      })),
+    );
+    return created.length;
+  }
+
+  return {
+    /**
+     * Classifies items exactly as `issue` would, writing nothing: same duplicates, existing keys,
+     * archived definitions and quota room (read once; a concurrent issue can still take some).
+     */
+    async preview(issuerId: string, items: BatchItem[]): Promise<BatchOutcome[]> {
+      const outcomes = items.map(() => outcome('new'));
+      const unique = firstOccurrences(items, outcomes);
+      let room = (await deps.usage.remainingIssuance(issuerId)).remaining;
+      const sizer = chunkSizer();
+      for (let start = 0; start < unique.length; ) {
+        if (start > 0) await nextTurn();
+        const chunk = unique.slice(start, start + sizer.next());
+        start += chunk.length;
+        const keys = chunk.map((index) => (items[index] as BatchItem).completionKey);
+        const existing = await sizer.measure(() => existingIds(core.db, issuerId, keys));
+        for (const index of chunk) {
+          const item = items[index] as BatchItem;
+          const verdict = precheck(item, existing.get(item.completionKey), room === null || room > 0);
+          if (verdict) outcomes[index] = verdict;
+          else if (room !== null) room--;
+        }
+      }
+      settleDuplicates(outcomes);
+      return outcomes;
+    },
+
+    /**
+     * Issues items in order, a chunk per transaction, yielding to the event loop between chunks.
+     * When a chunk does not fit the quota it is rolled back and re-run with only as many new items
+     * as fit; the rest become `quota_exceeded` errors. `finish` commits with the last chunk.
+     */
+    async issue(issuerId: string, run: BatchRun, items: BatchItem[], finish?: BatchFinish): Promise<BatchOutcome[]> {
+      const identity = await deps.issuers.identity(issuerId);
+      const outcomes = items.map(() => outcome('new'));
+      const unique = firstOccurrences(items, outcomes);
+      if (unique.length === 0) {
+        settleDuplicates(outcomes);
+        if (finish) await core.db.transaction().execute((trx) => finish(trx, outcomes));
+        return outcomes;
+      }
+      const sizer = chunkSizer();
+      let cap: number | null = null;
+      for (let start = 0; start < unique.length; ) {
+        if (start > 0) await nextTurn();
+        const chunk = unique.slice(start, start + sizer.next());
+        start += chunk.length;
+        const last = start === unique.length;
+        for (;;) {
+          try {
+            const created = await sizer.measure(() =>
+              core.db.transaction().execute(async (trx) => {
+                const count = await issueChunk(trx, issuerId, identity, run, items, chunk, outcomes, cap);
+                if (last) {
+                  settleDuplicates(outcomes);
+                  if (finish) await finish(trx, outcomes);
+                }
+                return count;
+              }),
+            );
+            if (cap !== null) cap -= created;
+            core.metrics.credentialsIssued.inc(created);
+            break;
+          } catch (err) {
+            const room = quotaRoom(err);
+            if (room === undefined) throw err;
+            cap = room;
+          }
+        }
+      }
+      return outcomes;
+    },
+  };
+}
+
+export type BatchIssuance = ReturnType<typeof createBatchIssuance>;

@@ -1,0 +1,173 @@
+import { addDays, isoNow } from '../../core/clock.js';
+import type { Core } from '../../core/context.js';
+import { errors } from '../../core/errors.js';
+import { hashRecipientEmail } from '../../core/hashing.js';
+import { publicUrls } from '../../core/urls.js';
+import type { Executor } from '../../db/database.js';
+import type { AuditService } from '../audit/audit.service.js';
+import type { DefinitionRow } from '../definitions/definitions.repository.js';
+import type { DefinitionService } from '../definitions/definitions.service.js';
+import type { IssuerService } from '../issuers/issuers.service.js';
+import type { UsageService } from '../usage/usage.service.js';
+import type { OutboxService } from '../webhooks/outbox.service.js';
+import { credentialEventData } from '../webhooks/webhooks.events.js';
+import { type CredentialRow, type CredentialWithSlugs, createCredentialRepository } from './credentials.repository.js';
+import { toIssued } from './credentials.views.js';
+
+export interface IssueRequest {
+  definitionId: string;
+  /** Hashed here with the issuer's salt; never stored. */
+  recipientEmail: string;
+  completionKey: string;
+  recipientName?: string | null;
+  evidenceUrl?: string | null;
+  /** ISO date-time; defaults to now and may not lie in the future. */
+  issuedOn?: string | null;
+  /** Channel that created it: api, ingest, csv, connector:<provider>, reissue. */
+  source: string;
+}
+
+export interface IssueOutcome {
+  row: CredentialWithSlugs;
+  created: boolean;
+}
+
+export type IssuanceDeps = {
+  issuers: Pick<IssuerService, 'identity'>;
+  definitions: Pick<DefinitionService, 'findRow'>;
+  usage: Pick<UsageService, 'consumeIssuance'>;
+  audit: Pick<AuditService, 'append'>;
+  outbox: Pick<OutboxService, 'enqueue'>;
+};
+
+/** A clean error when a supplied issue date is unusable; undefined when it is fine. */
+export function issuedOnProblem(issuedOn: string, now: Date): string | undefined {
+  const at = Date.parse(issuedOn);
+  if (Number.isNaN(at)) return 'issuedOn is not a valid date-time.';
+  if (at > now.getTime()) return 'issuedOn may not be in the future.';
+  return undefined;
+}
+
+/**
+ * The one way a credential comes into being, for every channel: idempotent on the completion key,
+ * quota-counted, audited and announced in the same transaction.
+ */
+export function createIssuanceService(
+  core: Pick<Core, 'db' | 'dialect' | 'clock' | 'ids' | 'config' | 'metrics'>,
+  deps: IssuanceDeps,
+) {
+  const urls = publicUrls(core.config.publicBaseUrl);
+
+  async function definitionFor(issuerId: string, definitionId: string): Promise<DefinitionRow> {
+    const definition = await deps.definitions.findRow(issuerId, definitionId);
+    if (!definition) throw errors.notFound('Definition');
+    if (definition.status === 'archived') throw errors.definitionArchived();
+    return definition;
+  }
+
+  /**
+   * Inserts a credential row inside `trx` unless its completion key exists. When new: counts it
+   * against the quota (throws 402 and so rolls the insert back), audits and enqueues the webhook.
+   * `slugs` are the issuer's and definition's, so a new row needs no read-back.
+   */
+  async function insertInTransaction(
+    trx: Executor,
+    actor: string,
+    row: CredentialRow,
+    slugs: { issuer: string; definition: string },
+    audit: { action: string; details: Record<string, unknown> },
+  ): Promise<IssueOutcome> {
+    const repo = createCredentialRepository(trx, core.dialect);
+    if (!(await repo.insertIfNew(row))) {
+      const existing = await repo.getByCompletionKey(row.issuer_id, row.completion_key);
+      if (!existing) throw new Error('credential vanished after a conflicting insert');
+      return { row: existing, created: false };
+    }
+    const stored: CredentialWithSlugs = { ...row, issuer_slug: slugs.issuer, definition_slug: slugs.definition };
+    await deps.usage.consumeIssuance(trx, row.issuer_id);
+    await deps.audit.append(trx, {
+      issuerId: row.issuer_id,
+      actor,
+      action: audit.action,
+      targetType: 'credential',
+      targetId: row.id,
+      details: audit.details,
+    });
+    await deps.outbox.enqueue(
+      trx,
+      row.issuer_id,
+      'credential.issued',
+      credentialEventData(urls, stored, core.clock.now()),
+    );
+    return { row: stored, created: true };
+  }
+
+  return {
+    urls,
+
+    async recipientHash(issuerId: string, email: string): Promise<string> {
+      const identity = await deps.issuers.identity(issuerId);
+      return hashRecipientEmail(email, identity.salt);
+    },
+
+    definitionFor,
+    insertInTransaction,
+
+    /** The credential row a request would create (not yet stored). */
+    buildRow(
+      issuerId: string,
+      definition: DefinitionRow,
+      input: Omit<IssueRequest, 'definitionId' | 'recipientEmail'> & { recipientHash: string },
+    ): CredentialRow {
+      const now = isoNow(core.clock);
+      const issuedOn = input.issuedOn ? new Date(input.issuedOn).toISOString() : now;
+      return {
+        id: core.ids.uuid(),
+        issuer_id: issuerId,
+        definition_id: definition.id,
+        recipient_hash: input.recipientHash,
+        display_name: input.recipientName?.trim() || null,
+        completion_key: input.completionKey,
+        issued_on: issuedOn,
+        expires_on: definition.expires_after_days ? addDays(issuedOn, definition.expires_after_days) : null,
+        revoked_at: null,
+        revoked_reason: null,
+        evidence_url: input.evidenceUrl ?? null,
+        reissued_from: null,
+        source: input.source,
+        expiry_announced_at: null,
+        created_at: now,
+      };
+    },
+
+    /** Issues one credential (or returns the existing one for a known completion key). */
+    async issue(issuerId: string, actor: string, input: IssueRequest): Promise<IssueOutcome> {
+      if (input.issuedOn) {
+        const problem = issuedOnProblem(input.issuedOn, core.clock.now());
+        if (problem) throw errors.validation(problem, [{ path: '/issuedOn', message: problem, code: 'issuedOn' }]);
+      }
+      const existing = await createCredentialRepository(core.db, core.dialect).getByCompletionKey(
+        issuerId,
+        input.completionKey,
+      );
+      if (existing) return { row: existing, created: false };
+      const definition = await definitionFor(issuerId, input.definitionId);
+      const identity = await deps.issuers.identity(issuerId);
+      const recipientHash = hashRecipientEmail(input.recipientEmail, identity.salt);
+      const row = this.buildRow(issuerId, definition, { ...input, recipientHash });
+      const slugs = { issuer: identity.slug, definition: definition.slug };
+      const outcome = await core.db.transaction().execute((trx) =>
+        insertInTransaction(trx, actor, row, slugs, {
+          action: 'credential.issued',
+          details: { definitionId: definition.id, completionKey: row.completion_key, source: row.source },
+        }),
+      );
+      if (outcome.created) core.metrics.credentialsIssued.inc();
+      return outcome;
+    },
+
+    toIssued: (outcome: IssueOutcome) => toIssued(urls, outcome.row, outcome.created, core.clock.now()),
+  };
+}
+
+export type IssuanceService = ReturnType<typeof createIssuanceService>;

@@ -1,0 +1,116 @@
+import type { Updateable } from 'kysely';
+import { isoNow } from '../../core/clock.js';
+import type { Core } from '../../core/context.js';
+import { errors } from '../../core/errors.js';
+import { createWithSlug } from '../../core/slug.js';
+import type { DefinitionsTable } from '../../db/schema.js';
+import { createDefinitionRepository, type DefinitionRow } from './definitions.repository.js';
+import type { CreateDefinitionInput, Definition, UpdateDefinitionInput } from './definitions.schemas.js';
+
+export function toDefinition(row: DefinitionRow): Definition {
+  return {
+    id: row.id,
+    issuerId: row.issuer_id,
+    slug: row.slug,
+    name: row.name,
+    description: row.description,
+    criteriaNarrative: row.criteria_narrative,
+    criteriaUrl: row.criteria_url,
+    imageUrl: row.image_url,
+    tags: JSON.parse(row.tags) as string[],
+    skills: JSON.parse(row.skills) as string[],
+    expiresAfterDays: row.expires_after_days,
+    status: row.status as 'active' | 'archived',
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Credential definitions (Open Badges BadgeClasses) of one issuer. */
+export function createDefinitionService(core: Pick<Core, 'db' | 'clock' | 'ids'>) {
+  const repo = createDefinitionRepository(core.db);
+
+  return {
+    async create(issuerId: string, input: CreateDefinitionInput): Promise<Definition> {
+      const now = isoNow(core.clock);
+      return createWithSlug({
+        explicit: input.slug,
+        name: input.name,
+        taken: (base) => repo.slugsLike(issuerId, base),
+        insert: async (slug) => {
+          const row: DefinitionRow = {
+            id: core.ids.uuid(),
+            issuer_id: issuerId,
+            slug,
+            name: input.name,
+            description: input.description,
+            criteria_narrative: input.criteriaNarrative ?? null,
+            criteria_url: input.criteriaUrl ?? null,
+            image_url: input.imageUrl ?? null,
+            tags: JSON.stringify(input.tags ?? []),
+            skills: JSON.stringify(input.skills ?? []),
+            expires_after_days: input.expiresAfterDays ?? null,
+            status: 'active',
+            created_at: now,
+            updated_at: now,
+          };
+          await repo.insert(row);
+          return toDefinition(row);
+        },
+      });
+    },
+
+    async list(issuerId: string): Promise<Definition[]> {
+      return (await repo.list(issuerId)).map(toDefinition);
+    },
+
+    async get(issuerId: string, id: string): Promise<Definition> {
+      const row = await repo.getById(issuerId, id);
+      if (!row) throw errors.notFound('Definition');
+      return toDefinition(row);
+    },
+
+    /** The stored row, for services that issue against it; undefined when missing or another issuer's. */
+    async findRow(issuerId: string, id: string): Promise<DefinitionRow | undefined> {
+      return repo.getById(issuerId, id);
+    },
+
+    async findRowBySlug(issuerId: string, slug: string): Promise<DefinitionRow | undefined> {
+      return repo.getBySlug(issuerId, slug);
+    },
+
+    /** A reference by slug, else by case-insensitive name (CSV, ingest and connectors use it). */
+    async findRowByRef(issuerId: string, ref: string): Promise<DefinitionRow | undefined> {
+      const trimmed = ref.trim();
+      if (trimmed === '') return undefined;
+      return (await repo.getBySlug(issuerId, trimmed)) ?? (await repo.getByName(issuerId, trimmed));
+    },
+
+    async listRows(issuerId: string): Promise<DefinitionRow[]> {
+      return repo.list(issuerId);
+    },
+
+    async listRowsByIds(issuerId: string, ids: string[]): Promise<DefinitionRow[]> {
+      return repo.listByIds(issuerId, ids);
+    },
+
+    async update(issuerId: string, id: string, input: UpdateDefinitionInput): Promise<Definition> {
+      const existing = await repo.getById(issuerId, id);
+      if (!existing) throw errors.notFound('Definition');
+      const changes: Updateable<DefinitionsTable> = { updated_at: isoNow(core.clock) };
+      if (input.name !== undefined) changes.name = input.name;
+      if (input.description !== undefined) changes.description = input.description;
+      if (input.criteriaNarrative !== undefined) changes.criteria_narrative = input.criteriaNarrative;
+      if (input.criteriaUrl !== undefined) changes.criteria_url = input.criteriaUrl;
+      if (input.imageUrl !== undefined) changes.image_url = input.imageUrl;
+      if (input.tags !== undefined) changes.tags = JSON.stringify(input.tags);
+      if (input.skills !== undefined) changes.skills = JSON.stringify(input.skills);
+      if (input.expiresAfterDays !== undefined) changes.expires_after_days = input.expiresAfterDays;
+      if (input.status !== undefined) changes.status = input.status;
+      await repo.update(issuerId, id, changes);
+      return toDefinition({ ...existing, ...changes } as DefinitionRow);
+    },
+  };
+}
+
+export type DefinitionService = ReturnType<typeof createDefinitionService>;

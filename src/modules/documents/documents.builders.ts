@@ -1,0 +1,175 @@
+import type { PublicUrls } from '../../core/urls.js';
+import type { AlignmentRow } from '../alignments/alignments.repository.js';
+import type { CredentialWithSlugs } from '../credentials/credentials.repository.js';
+import type { DefinitionRow } from '../definitions/definitions.repository.js';
+import type { EndorsementRow } from '../endorsements/endorsements.repository.js';
+import type { IssuerRow } from '../issuers/issuers.repository.js';
+import {
+  OB_CONTEXT,
+  type ObAlignment,
+  type ObAssertion,
+  type ObBadgeClass,
+  type ObEndorsement,
+  type ObEndorserProfile,
+  type ObIssuer,
+  type ObRevokedAssertion,
+} from './documents.schemas.js';
+
+/*
+ * Pure builders of the Open Badges 2.0 documents. Every id is the exact URL the document is served
+ * from (publicUrls), and only terms of the OB v2 context are emitted, so validators neither refetch
+ * nor drop anything.
+ */
+
+export const imageUrlOf = (documentUrl: string) => `${documentUrl}/image.svg`;
+export const endorserProfileUrl = (urls: PublicUrls, issuerSlug: string, endorsementId: string) =>
+  `${urls.endorsement(issuerSlug, endorsementId)}/issuer`;
+
+export function issuerDocument(urls: PublicUrls, issuer: IssuerRow): ObIssuer {
+  const image = issuer.image_url ?? issuer.brand_logo_url;
+  return {
+    '@context': OB_CONTEXT,
+    type: 'Issuer',
+    id: urls.issuerProfile(issuer.slug),
+    name: issuer.name,
+    url: issuer.url,
+    email: issuer.email,
+    ...(issuer.description ? { description: issuer.description } : {}),
+    ...(image ? { image } : {}),
+  };
+}
+
+/** Tags then skills, trimmed, first spelling kept when two differ only in case. */
+function keywords(definition: DefinitionRow): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const word of [...(JSON.parse(definition.tags) as string[]), ...(JSON.parse(definition.skills) as string[])]) {
+    const trimmed = word.trim();
+    const key = trimmed.toLowerCase();
+    if (trimmed === '' || seen.has(key)) continue;
+    seen.add(key);
+    out.push(trimmed);
+  }
+  return out;
+}
+
+function alignmentObject(row: AlignmentRow): ObAlignment {
+  return {
+    targetName: row.target_name,
+    targetUrl: row.target_url,
+    ...(row.target_description ? { targetDescription: row.target_description } : {}),
+    ...(row.target_framework ? { targetFramework: row.target_framework } : {}),
+    ...(row.target_code ? { targetCode: row.target_code } : {}),
+  };
+}
+
+export function badgeClassDocument(
+  urls: PublicUrls,
+  issuer: IssuerRow,
+  definition: DefinitionRow,
+  alignments: AlignmentRow[],
+  endorsementIds: string[],
+): ObBadgeClass {
+  const id = urls.badgeClass(issuer.slug, definition.slug);
+  const tags = keywords(definition);
+  // The validator needs a criteria id or narrative; the description is the honest fallback.
+  const criteria =
+    definition.criteria_url || definition.criteria_narrative
+      ? {
+          ...(definition.criteria_url ? { id: definition.criteria_url } : {}),
+          ...(definition.criteria_narrative ? { narrative: definition.criteria_narrative } : {}),
+        }
+      : { narrative: definition.description };
+  return {
+    '@context': OB_CONTEXT,
+    type: 'BadgeClass',
+    id,
+    name: definition.name,
+    description: definition.description,
+    image: definition.image_url ?? imageUrlOf(id),
+    criteria,
+    issuer: urls.issuerProfile(issuer.slug),
+    ...(tags.length > 0 ? { tags } : {}),
+    ...(alignments.length > 0 ? { alignment: alignments.map(alignmentObject) } : {}),
+    ...(endorsementIds.length > 0 ? { endorsement: endorsementIds.map((e) => urls.endorsement(issuer.slug, e)) } : {}),
+  };
+}
+
+export function assertionDocument(
+  urls: PublicUrls,
+  issuer: IssuerRow,
+  credential: CredentialWithSlugs,
+  definition: DefinitionRow,
+  endorsementIds: string[],
+): ObAssertion {
+  const id = urls.assertion(issuer.slug, credential.id);
+  return {
+    '@context': OB_CONTEXT,
+    type: 'Assertion',
+    id,
+    recipient: {
+      type: 'email',
+      hashed: true,
+      salt: issuer.recipient_salt,
+      identity: `sha256$${credential.recipient_hash}`,
+    },
+    badge: urls.badgeClass(issuer.slug, credential.definition_slug),
+    verification: { type: 'hosted' },
+    issuedOn: credential.issued_on,
+    ...(credential.expires_on ? { expires: credential.expires_on } : {}),
+    ...(credential.evidence_url ? { evidence: [{ id: credential.evidence_url }] } : {}),
+    // A definition's own image is used as is; only the generated one is baked per assertion.
+    image: definition.image_url ?? imageUrlOf(id),
+    ...(credential.reissued_from ? { related: [{ id: urls.assertion(issuer.slug, credential.reissued_from) }] } : {}),
+    ...(endorsementIds.length > 0 ? { endorsement: endorsementIds.map((e) => urls.endorsement(issuer.slug, e)) } : {}),
+  };
+}
+
+/** The 410 body of a revoked hosted assertion (OB 2.0 "Revoking Hosted Assertions"). */
+export function revokedAssertionDocument(urls: PublicUrls, credential: CredentialWithSlugs): ObRevokedAssertion {
+  return {
+    '@context': OB_CONTEXT,
+    id: urls.assertion(credential.issuer_slug, credential.id),
+    type: 'Assertion',
+    revoked: true,
+    ...(credential.revoked_reason ? { revocationReason: credential.revoked_reason } : {}),
+  };
+}
+
+export function endorsementDocument(
+  urls: PublicUrls,
+  issuerSlug: string,
+  endorsement: EndorsementRow,
+  endorsedUrl: string,
+): ObEndorsement {
+  return {
+    '@context': OB_CONTEXT,
+    type: 'Endorsement',
+    id: urls.endorsement(issuerSlug, endorsement.id),
+    claim: { id: endorsedUrl, endorsementComment: endorsement.claim },
+    issuer: endorserProfileUrl(urls, issuerSlug, endorsement.id),
+    issuedOn: endorsement.created_at,
+    verification: { type: 'hosted' },
+  };
+}
+
+/**
+ * The endorser as an OB 2.0 Profile on our origin. The validator requires a url and an email on every
+ * Profile; no endorser email is collected (it would be personal data), so the issuer that recorded
+ * and hosts the endorsement is the contact, and the description says so.
+ */
+export function endorserProfileDocument(
+  urls: PublicUrls,
+  issuer: IssuerRow,
+  endorsement: EndorsementRow,
+): ObEndorserProfile {
+  return {
+    '@context': OB_CONTEXT,
+    type: 'Profile',
+    id: endorserProfileUrl(urls, issuer.slug, endorsement.id),
+    name: endorsement.endorser_name,
+    url: endorsement.endorser_url ?? issuer.url,
+    email: issuer.email,
+    description: `Endorser whose endorsement is recorded and hosted by ${issuer.name}, the contact for it.`,
+  };
+}

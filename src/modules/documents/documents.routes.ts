@@ -1,0 +1,202 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errorResponses, openErrors } from '../../core/schemas.js';
+import {
+  BadgeParams,
+  DocumentParams,
+  IssuerParams,
+  ObAssertionSchema,
+  ObBadgeClassSchema,
+  ObEndorsementSchema,
+  ObEndorserProfileSchema,
+  ObIssuerSchema,
+  ObRevokedAssertionSchema,
+} from './documents.schemas.js';
+import { contentTypes, negotiate } from './negotiation.js';
+
+/** Issuer, badge and endorsement documents change rarely; assertions must show revocation at once. */
+const SHORT_CACHE = 'public, max-age=300';
+const NO_CACHE = 'no-cache';
+/** An SVG opened directly in a browser may never run script or load anything. */
+const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'";
+
+function jsonLd(schema: TSchema, description: string) {
+  const media = { schema: Type.Ref(schema) };
+  return { description, content: { 'application/ld+json': media, 'application/json': media } };
+}
+
+const svgImage = (description: string) => ({ description, content: { 'image/svg+xml': { schema: Type.String() } } });
+
+function varyOnAccept(reply: FastifyReply): void {
+  const existing = reply.getHeader('vary');
+  const values = typeof existing === 'string' && existing !== '' ? `${existing}, Accept` : 'Accept';
+  reply.header('vary', values);
+}
+
+/** Sends a JSON-LD document as the client prefers it: application/ld+json, or plain JSON when that is all it takes. */
+function sendDocument(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  document: object,
+  cacheControl: string,
+  status = 200,
+) {
+  const format = negotiate(request.headers.accept, { html: false });
+  varyOnAccept(reply);
+  return reply
+    .status(status)
+    .header('content-type', contentTypes[format === 'json' ? 'json' : 'ld+json'])
+    .header('cache-control', cacheControl)
+    .send(document);
+}
+
+function sendSvg(reply: FastifyReply, svg: string, cacheControl: string) {
+  return reply
+    .header('content-type', 'image/svg+xml; charset=utf-8')
+    .header('cache-control', cacheControl)
+    .header('content-security-policy', SVG_CSP)
+    .send(svg);
+}
+
+/** The public Open Badges 2.0 documents (no key; CORS for any origin is configured in app.ts). */
+export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { documents } = app.services;
+  const tags = ['Open Badges documents'];
+  const notFound = errorResponses(404, ...openErrors);
+
+  app.get(
+    '/v1/issuers/:slug',
+    {
+      schema: {
+        operationId: 'getIssuerProfileDocument',
+        tags,
+        summary: 'Open Badges 2.0 Issuer Profile (JSON-LD)',
+        params: IssuerParams,
+        response: { 200: jsonLd(ObIssuerSchema, 'Issuer Profile'), ...notFound },
+      },
+    },
+    async (request, reply) =>
+      sendDocument(request, reply, await documents.issuerProfile(request.params.slug), SHORT_CACHE),
+  );
+
+  app.get(
+    '/v1/issuers/:slug/badges/:defSlug',
+    {
+      schema: {
+        operationId: 'getBadgeClassDocument',
+        tags,
+        summary: 'Open Badges 2.0 BadgeClass of a definition (JSON-LD)',
+        params: BadgeParams,
+        response: { 200: jsonLd(ObBadgeClassSchema, 'BadgeClass'), ...notFound },
+      },
+    },
+    async (request, reply) =>
+      sendDocument(
+        request,
+        reply,
+        await documents.badgeClass(request.params.slug, request.params.defSlug),
+        SHORT_CACHE,
+      ),
+  );
+
+  app.get(
+    '/v1/issuers/:slug/badges/:defSlug/image.svg',
+    {
+      schema: {
+        operationId: 'getBadgeClassImage',
+        tags,
+        summary: 'The generated badge image (SVG) of a definition',
+        params: BadgeParams,
+        response: { 200: svgImage('Badge image'), ...notFound },
+      },
+    },
+    async (request, reply) =>
+      sendSvg(reply, await documents.badgeImage(request.params.slug, request.params.defSlug), SHORT_CACHE),
+  );
+
+  app.get(
+    '/v1/issuers/:slug/assertions/:id',
+    {
+      schema: {
+        operationId: 'getAssertionDocument',
+        tags,
+        summary: 'Open Badges 2.0 Assertion (JSON-LD, hosted verification)',
+        description:
+          'Revoked: 410 with the revocation stub. A client whose top preference is text/html is redirected (303) to the verification page.',
+        params: DocumentParams,
+        response: {
+          200: jsonLd(ObAssertionSchema, 'Assertion'),
+          303: { type: 'null', description: 'Browser: see the human verification page (Location)' },
+          410: jsonLd(ObRevokedAssertionSchema, 'Revoked'),
+          ...notFound,
+        },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await documents.assertion(request.params.slug, request.params.id);
+      if (negotiate(request.headers.accept, { html: true }) === 'html') {
+        varyOnAccept(reply);
+        return reply.header('cache-control', NO_CACHE).redirect(outcome.verifyPageUrl, 303);
+      }
+      return sendDocument(request, reply, outcome.document, NO_CACHE, outcome.revoked ? 410 : 200);
+    },
+  );
+
+  app.get(
+    '/v1/issuers/:slug/assertions/:id/image.svg',
+    {
+      schema: {
+        operationId: 'getAssertionImage',
+        tags,
+        summary: 'The badge image baked with its assertion (Open Badges 2.0 SVG baking)',
+        params: DocumentParams,
+        response: {
+          200: svgImage('Baked badge image'),
+          410: jsonLd(ObRevokedAssertionSchema, 'Revoked'),
+          ...notFound,
+        },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await documents.assertionImage(request.params.slug, request.params.id);
+      if (outcome.revoked) return sendDocument(request, reply, outcome.document, NO_CACHE, 410);
+      return sendSvg(reply, outcome.svg, NO_CACHE);
+    },
+  );
+
+  app.get(
+    '/v1/issuers/:slug/endorsements/:id',
+    {
+      schema: {
+        operationId: 'getEndorsementDocument',
+        tags,
+        summary: 'Open Badges 2.0 Endorsement (JSON-LD)',
+        params: DocumentParams,
+        response: { 200: jsonLd(ObEndorsementSchema, 'Endorsement'), ...notFound },
+      },
+    },
+    async (request, reply) =>
+      sendDocument(request, reply, await documents.endorsement(request.params.slug, request.params.id), SHORT_CACHE),
+  );
+
+  app.get(
+    '/v1/issuers/:slug/endorsements/:id/issuer',
+    {
+      schema: {
+        operationId: 'getEndorserProfileDocument',
+        tags,
+        summary: "Open Badges 2.0 Profile of an endorsement's endorser (JSON-LD)",
+        params: DocumentParams,
+        response: { 200: jsonLd(ObEndorserProfileSchema, 'Endorser Profile'), ...notFound },
+      },
+    },
+    async (request, reply) =>
+      sendDocument(
+        request,
+        reply,
+        await documents.endorserProfile(request.params.slug, request.params.id),
+        SHORT_CACHE,
+      ),
+  );
+};

@@ -1,0 +1,138 @@
+import { type Static, Type } from '@sinclair/typebox';
+
+/** The Open Badges 2.0 JSON-LD context; every property a document carries is a term of it. */
+export const OB_CONTEXT = 'https://w3id.org/openbadges/v2';
+
+const Context = Type.Literal(OB_CONTEXT);
+const Url = Type.String({ format: 'uri' });
+const DateTime = Type.String({ format: 'date-time' });
+const IdRef = Type.Object({ id: Url });
+const HostedVerification = Type.Object({
+  type: Type.Literal('hosted', { description: 'Hosted verification: the document is fetched from its id' }),
+});
+
+export const ObIssuerSchema = Type.Object(
+  {
+    '@context': Context,
+    type: Type.Literal('Issuer'),
+    id: Url,
+    name: Type.String(),
+    url: Url,
+    email: Type.String(),
+    description: Type.Optional(Type.String()),
+    image: Type.Optional(Url),
+  },
+  { $id: 'ObIssuerProfile', description: 'Open Badges 2.0 Issuer Profile' },
+);
+export type ObIssuer = Static<typeof ObIssuerSchema>;
+
+export const ObAlignmentSchema = Type.Object(
+  {
+    targetName: Type.String(),
+    targetUrl: Url,
+    targetDescription: Type.Optional(Type.String()),
+    targetFramework: Type.Optional(Type.String()),
+    targetCode: Type.Optional(Type.String()),
+  },
+  { $id: 'ObAlignmentObject', description: 'Open Badges 2.0 AlignmentObject' },
+);
+export type ObAlignment = Static<typeof ObAlignmentSchema>;
+
+export const ObBadgeClassSchema = Type.Object(
+  {
+    '@context': Context,
+    type: Type.Literal('BadgeClass'),
+    id: Url,
+    name: Type.String(),
+    description: Type.String(),
+    image: Url,
+    criteria: Type.Object({ id: Type.Optional(Url), narrative: Type.Optional(Type.String()) }),
+    issuer: Url,
+    tags: Type.Optional(Type.Array(Type.String())),
+    alignment: Type.Optional(Type.Array(Type.Ref(ObAlignmentSchema))),
+    endorsement: Type.Optional(Type.Array(Url, { description: 'Hosted Endorsement URLs' })),
+  },
+  { $id: 'ObBadgeClass', description: 'Open Badges 2.0 BadgeClass' },
+);
+export type ObBadgeClass = Static<typeof ObBadgeClassSchema>;
+
+export const ObAssertionSchema = Type.Object(
+  {
+    '@context': Context,
+    type: Type.Literal('Assertion'),
+    id: Url,
+    recipient: Type.Object({
+      type: Type.Literal('email'),
+      hashed: Type.Literal(true),
+      salt: Type.String(),
+      identity: Type.String({ description: "'sha256$' + sha256(lower-cased email + salt), hex" }),
+    }),
+    badge: Url,
+    verification: HostedVerification,
+    issuedOn: DateTime,
+    expires: Type.Optional(DateTime),
+    evidence: Type.Optional(Type.Array(IdRef)),
+    image: Url,
+    related: Type.Optional(Type.Array(IdRef, { description: 'The assertion this one reissues' })),
+    endorsement: Type.Optional(Type.Array(Url, { description: 'Hosted Endorsement URLs' })),
+  },
+  { $id: 'ObAssertion', description: 'Open Badges 2.0 Assertion (hosted verification)' },
+);
+export type ObAssertion = Static<typeof ObAssertionSchema>;
+
+export const ObRevokedAssertionSchema = Type.Object(
+  {
+    '@context': Context,
+    id: Url,
+    type: Type.Literal('Assertion'),
+    revoked: Type.Literal(true),
+    revocationReason: Type.Optional(Type.String()),
+  },
+  { $id: 'ObRevokedAssertion', description: 'Served with 410 Gone for a revoked hosted assertion' },
+);
+export type ObRevokedAssertion = Static<typeof ObRevokedAssertionSchema>;
+
+export const ObEndorsementSchema = Type.Object(
+  {
+    '@context': Context,
+    type: Type.Literal('Endorsement'),
+    id: Url,
+    claim: Type.Object({ id: Url, endorsementComment: Type.String() }),
+    issuer: Url,
+    issuedOn: DateTime,
+    verification: HostedVerification,
+  },
+  { $id: 'ObEndorsement', description: 'Open Badges 2.0 Endorsement' },
+);
+export type ObEndorsement = Static<typeof ObEndorsementSchema>;
+
+export const ObEndorserProfileSchema = Type.Object(
+  {
+    '@context': Context,
+    type: Type.Literal('Profile'),
+    id: Url,
+    name: Type.String(),
+    url: Url,
+    email: Type.String(),
+    description: Type.String(),
+  },
+  { $id: 'ObEndorserProfile', description: 'Open Badges 2.0 Profile of an endorser, hosted by the endorsed issuer' },
+);
+export type ObEndorserProfile = Static<typeof ObEndorserProfileSchema>;
+
+export const documentSchemas = [
+  ObIssuerSchema,
+  ObAlignmentSchema,
+  ObBadgeClassSchema,
+  ObAssertionSchema,
+  ObRevokedAssertionSchema,
+  ObEndorsementSchema,
+  ObEndorserProfileSchema,
+];
+
+// The router refuses longer path parameters itself (414), before validation.
+const Slug = Type.String({ maxLength: 100 });
+const Id = Type.String({ maxLength: 100 });
+export const IssuerParams = Type.Object({ slug: Slug });
+export const BadgeParams = Type.Object({ slug: Slug, defSlug: Slug });
+export const DocumentParams = Type.Object({ slug: Slug, id: Id });

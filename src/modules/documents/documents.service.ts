@@ -1,0 +1,142 @@
+import type { Core } from '../../core/context.js';
+import { errors } from '../../core/errors.js';
+import { publicUrls } from '../../core/urls.js';
+import type { AlignmentService } from '../alignments/alignments.service.js';
+import type { CredentialWithSlugs } from '../credentials/credentials.repository.js';
+import type { CredentialService } from '../credentials/credentials.service.js';
+import type { DefinitionRow } from '../definitions/definitions.repository.js';
+import type { DefinitionService } from '../definitions/definitions.service.js';
+import type { EndorsementService } from '../endorsements/endorsements.service.js';
+import type { IssuerRow } from '../issuers/issuers.repository.js';
+import type { IssuerService } from '../issuers/issuers.service.js';
+import { renderBadgeSvg } from './badge-image.js';
+import {
+  assertionDocument,
+  badgeClassDocument,
+  endorsementDocument,
+  endorserProfileDocument,
+  issuerDocument,
+  revokedAssertionDocument,
+} from './documents.builders.js';
+import type { ObAssertion, ObRevokedAssertion } from './documents.schemas.js';
+
+export type AssertionOutcome =
+  | { revoked: false; document: ObAssertion; verifyPageUrl: string }
+  | { revoked: true; document: ObRevokedAssertion; verifyPageUrl: string };
+
+export type AssertionImageOutcome = { revoked: false; svg: string } | { revoked: true; document: ObRevokedAssertion };
+
+/**
+ * The public Open Badges 2.0 documents and images. Everything is looked up by the issuer slug of the
+ * URL first, so a resource of another issuer under this slug is simply not found.
+ */
+export function createDocumentService(
+  core: Pick<Core, 'config'>,
+  deps: {
+    issuers: Pick<IssuerService, 'findIssuerBySlug'>;
+    definitions: Pick<DefinitionService, 'findRow' | 'findRowBySlug'>;
+    credentials: Pick<CredentialService, 'findRow'>;
+    alignments: Pick<AlignmentService, 'listRows'>;
+    endorsements: Pick<EndorsementService, 'findRow' | 'idsFor'>;
+  },
+) {
+  const urls = publicUrls(core.config.publicBaseUrl);
+
+  async function requireIssuer(slug: string, what: string): Promise<IssuerRow> {
+    const issuer = await deps.issuers.findIssuerBySlug(slug);
+    if (!issuer) throw errors.notFound(what);
+    return issuer;
+  }
+
+  async function requireDefinition(slug: string, defSlug: string) {
+    const issuer = await requireIssuer(slug, 'BadgeClass');
+    const definition = await deps.definitions.findRowBySlug(issuer.id, defSlug);
+    if (!definition) throw errors.notFound('BadgeClass');
+    return { issuer, definition };
+  }
+
+  async function requireCredential(
+    slug: string,
+    id: string,
+  ): Promise<{ issuer: IssuerRow; credential: CredentialWithSlugs; definition: DefinitionRow }> {
+    const issuer = await requireIssuer(slug, 'Assertion');
+    const credential = await deps.credentials.findRow(issuer.id, id);
+    if (!credential) throw errors.notFound('Assertion');
+    const definition = await deps.definitions.findRow(issuer.id, credential.definition_id);
+    if (!definition) throw errors.notFound('Assertion');
+    return { issuer, credential, definition };
+  }
+
+  async function liveAssertion(issuer: IssuerRow, credential: CredentialWithSlugs, definition: DefinitionRow) {
+    const endorsementIds = await deps.endorsements.idsFor(issuer.id, 'credential', credential.id);
+    return assertionDocument(urls, issuer, credential, definition, endorsementIds);
+  }
+
+  return {
+    async issuerProfile(slug: string) {
+      return issuerDocument(urls, await requireIssuer(slug, 'Issuer'));
+    },
+
+    async badgeClass(slug: string, defSlug: string) {
+      const { issuer, definition } = await requireDefinition(slug, defSlug);
+      const [alignments, endorsementIds] = await Promise.all([
+        deps.alignments.listRows(issuer.id, definition.id),
+        deps.endorsements.idsFor(issuer.id, 'definition', definition.id),
+      ]);
+      return badgeClassDocument(urls, issuer, definition, alignments, endorsementIds);
+    },
+
+    async badgeImage(slug: string, defSlug: string): Promise<string> {
+      const { issuer, definition } = await requireDefinition(slug, defSlug);
+      return renderBadgeSvg({ name: definition.name, issuerName: issuer.name, brandColor: issuer.brand_primary_color });
+    },
+
+    /** Revoked assertions answer the OB 2.0 revocation stub; expired ones are served whole (validators judge expiry). */
+    async assertion(slug: string, id: string): Promise<AssertionOutcome> {
+      const { issuer, credential, definition } = await requireCredential(slug, id);
+      const verifyPageUrl = urls.verifyPage(issuer.slug, credential.id);
+      if (credential.revoked_at !== null) {
+        return { revoked: true, document: revokedAssertionDocument(urls, credential), verifyPageUrl };
+      }
+      return { revoked: false, document: await liveAssertion(issuer, credential, definition), verifyPageUrl };
+    },
+
+    /** The generated badge baked with the assertion (OB 2.0 SVG baking). */
+    async assertionImage(slug: string, id: string): Promise<AssertionImageOutcome> {
+      const { issuer, credential, definition } = await requireCredential(slug, id);
+      if (credential.revoked_at !== null) {
+        return { revoked: true, document: revokedAssertionDocument(urls, credential) };
+      }
+      const document = await liveAssertion(issuer, credential, definition);
+      const svg = renderBadgeSvg(
+        { name: definition.name, issuerName: issuer.name, brandColor: issuer.brand_primary_color },
+        { verifyUrl: document.id, assertionJson: JSON.stringify(document) },
+      );
+      return { revoked: false, svg };
+    },
+
+    async endorsement(slug: string, id: string) {
+      const issuer = await requireIssuer(slug, 'Endorsement');
+      const endorsement = await deps.endorsements.findRow(issuer.id, id);
+      if (!endorsement) throw errors.notFound('Endorsement');
+      let endorsedUrl: string;
+      if (endorsement.target_type === 'definition') {
+        const definition = await deps.definitions.findRow(issuer.id, endorsement.target_id);
+        if (!definition) throw errors.notFound('Endorsement');
+        endorsedUrl = urls.badgeClass(issuer.slug, definition.slug);
+      } else {
+        endorsedUrl = urls.assertion(issuer.slug, endorsement.target_id);
+      }
+      return endorsementDocument(urls, issuer.slug, endorsement, endorsedUrl);
+    },
+
+    async endorserProfile(slug: string, id: string) {
+      const issuer = await requireIssuer(slug, 'Profile');
+      const endorsement = await deps.endorsements.findRow(issuer.id, id);
+      if (!endorsement) throw errors.notFound('Profile');
+      return endorserProfileDocument(urls, issuer, endorsement);
+    },
+  };
+}
+
+export type DocumentService = ReturnType<typeof createDocumentService>;

@@ -1,0 +1,119 @@
+import { isoNow } from '../../core/clock.js';
+import type { Core } from '../../core/context.js';
+import type { AuditService } from '../audit/audit.service.js';
+import type { CredentialWithSlugs } from '../credentials/credentials.repository.js';
+import { credentialUrls, effectiveStatus } from '../credentials/credentials.views.js';
+import type { IssuanceService } from '../credentials/issuance.service.js';
+import type { ProfileService } from '../verification/profiles.service.js';
+import type { OutboxService } from '../webhooks/outbox.service.js';
+import { credentialEventData } from '../webhooks/webhooks.events.js';
+import { createGdprRepository } from './gdpr.repository.js';
+
+export const GDPR_ERASURE_REASON = 'gdpr_erasure';
+
+/** The most recently stored name among the recipient's credentials, or null. */
+function latestDisplayName(rows: CredentialWithSlugs[]): string | null {
+  for (let i = rows.length - 1; i >= 0; i--) {
+    const name = rows[i]?.display_name;
+    if (name) return name;
+  }
+  return null;
+}
+
+/**
+ * Data-subject requests of one recipient at one issuer. The email is only ever hashed with the
+ * issuer's salt; the audit records carry counts and credential ids, never the email or its hash.
+ */
+export function createGdprService(
+  core: Pick<Core, 'db' | 'database' | 'clock' | 'ids'>,
+  deps: {
+    issuance: Pick<IssuanceService, 'recipientHash' | 'urls'>;
+    audit: Pick<AuditService, 'append'>;
+    outbox: Pick<OutboxService, 'enqueueMany'>;
+    profiles: Pick<ProfileService, 'deleteForRecipient'>;
+  },
+) {
+  const urls = deps.issuance.urls;
+
+  return {
+    /** Everything held about the recipient; the access itself is audited, as it discloses personal data. */
+    async export(issuerId: string, actor: string, recipientEmail: string) {
+      const recipientHash = await deps.issuance.recipientHash(issuerId, recipientEmail);
+      const { rows, profiles } = await core.db.transaction().execute(async (trx) => {
+        const repo = createGdprRepository(trx);
+        const held = await repo.credentialsOf(issuerId, recipientHash);
+        const profileCount = await repo.profileCount(issuerId, recipientHash);
+        await deps.audit.append(trx, {
+          issuerId,
+          actor,
+          action: 'gdpr.export',
+          targetType: 'gdpr_request',
+          targetId: core.ids.uuid(),
+          details: { credentials: held.length, profiles: profileCount },
+        });
+        return { rows: held, profiles: profileCount };
+      });
+      const now = core.clock.now();
+      return {
+        found: rows.length > 0 || profiles > 0,
+        recipientHash,
+        displayName: latestDisplayName(rows),
+        credentials: rows.map((row) => ({
+          id: row.id,
+          status: effectiveStatus(row, now),
+          definitionId: row.definition_id,
+          assertionUrl: credentialUrls(urls, row).assertionUrl,
+          issuedOn: row.issued_on,
+          expiresOn: row.expires_on,
+          revokedAt: row.revoked_at,
+          completionKey: row.completion_key,
+        })),
+      };
+    },
+
+    /**
+     * In one transaction: revoke what is not yet revoked, forget every stored name, delete earner
+     * profiles, audit once and announce each revocation. The salted hash stays, so the issuer can
+     * still answer for the credentials it issued; a repeat finds the recipient and revokes nothing.
+     */
+    async erase(issuerId: string, actor: string, recipientEmail: string) {
+      const recipientHash = await deps.issuance.recipientHash(issuerId, recipientEmail);
+      const result = await core.db.transaction().execute(async (trx) => {
+        const repo = createGdprRepository(trx);
+        const revokedIds = await repo.revokeActive(issuerId, recipientHash, isoNow(core.clock), GDPR_ERASURE_REASON);
+        await repo.clearDisplayNames(issuerId, recipientHash);
+        const profilesDeleted = await deps.profiles.deleteForRecipient(trx, issuerId, recipientHash);
+        const rows = await repo.credentialsOf(issuerId, recipientHash);
+        const credentialIds = rows.map((r) => r.id);
+        await deps.audit.append(trx, {
+          issuerId,
+          actor,
+          action: 'gdpr.erase',
+          targetType: 'gdpr_request',
+          targetId: core.ids.uuid(),
+          details: {
+            credentialsRevoked: revokedIds.length,
+            credentialIds,
+            revokedCredentialIds: revokedIds,
+            profilesDeleted,
+          },
+        });
+        const revoked = new Set(revokedIds);
+        const now = core.clock.now();
+        await deps.outbox.enqueueMany(
+          trx,
+          issuerId,
+          rows
+            .filter((r) => revoked.has(r.id))
+            .map((r) => ({ event: 'credential.revoked' as const, data: credentialEventData(urls, r, now) })),
+        );
+        return { found: rows.length > 0 || profilesDeleted > 0, revoked: revokedIds.length, credentialIds };
+      });
+      // The erased names must not linger in freed pages or old page images on disk either.
+      await core.database.reclaimErased();
+      return result;
+    },
+  };
+}
+
+export type GdprService = ReturnType<typeof createGdprService>;

@@ -1,0 +1,126 @@
+import { Ajv } from 'ajv';
+import formats from 'ajv-formats';
+import type { Core } from '../../core/context.js';
+import { hashRecipientEmail } from '../../core/hashing.js';
+import { Email, WebUrl } from '../../core/schemas.js';
+import { CompletionKey } from '../credentials/credentials.schemas.js';
+import { autoCompletionKey } from '../credentials/issuance.batch.js';
+import type { DefinitionRow } from '../definitions/definitions.repository.js';
+import type { DefinitionService } from '../definitions/definitions.service.js';
+import type { IssuerService } from '../issuers/issuers.service.js';
+import { type DateFormat, type DateResult, parseDate } from './dates.js';
+import { createDefinitionResolver, type DefinitionResolver } from './definition-resolver.js';
+import type { PreparedEntry } from './import-run.js';
+
+// ajv-formats is CommonJS with a default export; under NodeNext it arrives as the module object.
+const addFormats = formats as unknown as typeof formats.default;
+const ajv = new Ajv();
+addFormats(ajv);
+/** The very checks the API schemas apply, so a row passes exactly when the same JSON field would. */
+const isEmail = ajv.compile(Email);
+const isWebUrl = ajv.compile(WebUrl);
+const EMAIL_MAX = Email.maxLength ?? 254;
+const URL_MAX = WebUrl.maxLength ?? 2048;
+const NAME_MAX = 200;
+const KEY_MAX = CompletionKey.maxLength ?? 255;
+
+/** What a request knows about the issuer while it prepares many completions. */
+export interface IngestContext {
+  resolver: DefinitionResolver;
+  salt: string;
+  now: Date;
+}
+
+export type IngestContextDeps = {
+  issuers: Pick<IssuerService, 'identity'>;
+  definitions: Pick<DefinitionService, 'listRows'>;
+};
+
+/** Reads the issuer's salt and definitions once for a whole import or connector call. */
+export async function loadIngestContext(
+  core: Pick<Core, 'clock'>,
+  deps: IngestContextDeps,
+  issuerId: string,
+): Promise<IngestContext> {
+  const [identity, definitions] = await Promise.all([
+    deps.issuers.identity(issuerId),
+    deps.definitions.listRows(issuerId),
+  ]);
+  return { resolver: createDefinitionResolver(definitions), salt: identity.salt, now: core.clock.now() };
+}
+
+/** One completion as read from a CSV row or connector record: trimmed text, '' when absent. */
+export interface CompletionFields {
+  recipientEmail: string;
+  recipientName: string;
+  /** '' means the default `auto:` key. */
+  completionKey: string;
+  /** Raw date value (text, or a number from JSON). */
+  issuedOn: unknown;
+  evidenceUrl: string;
+}
+
+export type DefinitionLookup = { definition: DefinitionRow } | { problem: string };
+
+export interface PrepareOptions {
+  /** The name the sender knows the date by (issuedOn in CSV, completedAt in connectors). */
+  dateField: string;
+  dateFormat?: DateFormat;
+}
+
+function emailProblem(email: string): string | null {
+  if (email === '') return 'recipientEmail is missing';
+  // Length first: a megabyte-long cell never reaches the format's regular expression.
+  if (email.length > EMAIL_MAX || !isEmail(email)) return 'recipientEmail is not a valid email address';
+  return null;
+}
+
+function dateProblem(result: DateResult, now: Date, options: PrepareOptions): string | null {
+  const field = options.dateField;
+  if (!result.ok) {
+    const named = options.dateFormat ?? 'DD/MM/YYYY only when mapping.dateFormat names it';
+    return `${field} is not a date we can read (ISO 8601, YYYY-MM-DD, unix time, ${named})`;
+  }
+  if (result.iso !== null && Date.parse(result.iso) > now.getTime()) return `${field} may not be in the future`;
+  return null;
+}
+
+/**
+ * Validates a completion and turns it into a batch item, or an error entry listing every problem.
+ * The email is hashed here and goes no further; no message ever quotes it.
+ */
+export function prepareCompletion(
+  ctx: IngestContext,
+  fields: CompletionFields,
+  lookup: DefinitionLookup,
+  options: PrepareOptions,
+): PreparedEntry {
+  const date = parseDate(fields.issuedOn, options.dateFormat);
+  const problems = [
+    emailProblem(fields.recipientEmail),
+    'problem' in lookup ? lookup.problem : null,
+    dateProblem(date, ctx.now, options),
+    fields.evidenceUrl !== '' && (fields.evidenceUrl.length > URL_MAX || !isWebUrl(fields.evidenceUrl))
+      ? 'evidenceUrl is not a valid http(s) URL'
+      : null,
+    fields.recipientName.length > NAME_MAX ? `recipientName is longer than ${NAME_MAX} characters` : null,
+    fields.completionKey.length > KEY_MAX ? `completionKey is longer than ${KEY_MAX} characters` : null,
+  ].filter((problem) => problem !== null);
+  const givenKey = fields.completionKey === '' || fields.completionKey.length > KEY_MAX ? null : fields.completionKey;
+  // The last two tests only narrow the types: each of them has already added a problem.
+  if (problems.length > 0 || !date.ok || 'problem' in lookup) {
+    return { kind: 'error', message: problems.join('; '), completionKey: givenKey };
+  }
+  const recipientHash = hashRecipientEmail(fields.recipientEmail, ctx.salt);
+  return {
+    kind: 'issue',
+    item: {
+      definition: lookup.definition,
+      recipientHash,
+      completionKey: givenKey ?? autoCompletionKey(lookup.definition.id, recipientHash),
+      recipientName: fields.recipientName === '' ? null : fields.recipientName,
+      evidenceUrl: fields.evidenceUrl === '' ? null : fields.evidenceUrl,
+      issuedOn: date.iso,
+    },
+  };
+}

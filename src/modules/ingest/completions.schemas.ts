@@ -1,0 +1,37 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { DateTime, Email, Nullable, Text, Uuid, WebUrl } from '../../core/schemas.js';
+import { CompletionKey, CredentialStatus } from '../credentials/credentials.schemas.js';
+
+const Uri = Type.String({ format: 'uri' });
+
+export const IngestCompletionBody = Type.Object({
+  recipientEmail: Email,
+  definitionId: Type.Optional(Uuid),
+  definitionRef: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'The credential type by slug, else by case-insensitive name; used when there is no definitionId.',
+    }),
+  ),
+  recipientName: Type.Optional(Text(200)),
+  completionKey: Type.Optional(CompletionKey),
+  issuedOn: Type.Optional(DateTime),
+  evidenceUrl: Type.Optional(WebUrl),
+});
+export type IngestCompletionBody = Static<typeof IngestCompletionBody>;
+
+export const IngestResultSchema = Type.Object(
+  {
+    credentialId: Type.String(),
+    assertionUrl: Uri,
+    badgeClassUrl: Uri,
+    created: Type.Boolean({ description: 'true when newly issued, false on idempotent replay' }),
+    verifyUrl: Type.Optional(Nullable(Uri)),
+    status: Type.Optional(CredentialStatus),
+    completionKey: Type.String({ description: 'As given, else the default auto: key.' }),
+    outcome: Type.Unsafe<'issued' | 'skipped' | 'error'>({ type: 'string', enum: ['issued', 'skipped', 'error'] }),
+  },
+  { $id: 'IngestResult' },
+);
+export type IngestResult = Static<typeof IngestResultSchema>;

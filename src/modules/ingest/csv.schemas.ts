@@ -1,0 +1,73 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { Nullable } from '../../core/schemas.js';
+import { DateFormatSchema } from './dates.js';
+
+const HeaderName = Type.String({ minLength: 1, maxLength: 200 });
+
+const CsvMapping = Type.Object(
+  {
+    recipientEmail: Type.Optional(HeaderName),
+    recipientName: Type.Optional(HeaderName),
+    completionKey: Type.Optional(HeaderName),
+    definitionId: Type.Optional(HeaderName),
+    definitionRef: Type.Optional(HeaderName),
+    issuedOn: Type.Optional(HeaderName),
+    evidenceUrl: Type.Optional(HeaderName),
+    dateFormat: Type.Optional(DateFormatSchema),
+  },
+  { description: 'Field name -> header as written in the file (case-insensitive); overrides the aliases.' },
+);
+
+export const ImportCsvBody = Type.Object({
+  csv: Type.String({
+    description: 'Raw CSV text (RFC 4180) with a header row; a leading UTF-8 byte-order mark is stripped.',
+  }),
+  filename: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+  dryRun: Type.Optional(
+    Type.Boolean({ description: 'true: classify rows new, duplicate, already_issued or error; write nothing.' }),
+  ),
+  mapping: Type.Optional(CsvMapping),
+  defaults: Type.Optional(
+    Type.Object(
+      {
+        definitionId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+        definitionRef: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+      },
+      { description: 'The definition of rows that name none themselves.' },
+    ),
+  ),
+});
+export type ImportCsvBody = Static<typeof ImportCsvBody>;
+
+export const RowOutcome = Type.Unsafe<'issued' | 'skipped' | 'error' | 'new' | 'duplicate' | 'already_issued'>({
+  type: 'string',
+  enum: ['issued', 'skipped', 'error', 'new', 'duplicate', 'already_issued'],
+  description:
+    'issued, skipped or error; a dry run holds the row class instead: new, duplicate, already_issued, error.',
+});
+
+export const ImportRowReportSchema = Type.Object(
+  {
+    rowNum: Type.Integer({ description: 'Line number where the row starts; the header is line 1.' }),
+    outcome: RowOutcome,
+    completionKey: Type.Optional(Nullable(Type.String())),
+    credentialId: Type.Optional(Nullable(Type.String())),
+    message: Type.Optional(Nullable(Type.String({ description: 'Why a row was skipped or failed; never the email.' }))),
+  },
+  { $id: 'ImportRowReport' },
+);
+
+export const ImportReportSchema = Type.Object(
+  {
+    batchId: Type.String({ description: 'The import batch; a dry run records none and this id names no batch.' }),
+    source: Type.Optional(Type.String()),
+    filename: Type.Optional(Nullable(Type.String())),
+    total: Type.Integer(),
+    issued: Type.Integer({ description: 'Issued, or in a dry run: would be issued.' }),
+    skipped: Type.Integer({ description: 'Duplicates in the file plus completion keys already issued.' }),
+    errored: Type.Integer(),
+    rows: Type.Array(Type.Ref(ImportRowReportSchema)),
+  },
+  { $id: 'ImportReport' },
+);
+export type ImportReport = Static<typeof ImportReportSchema>;

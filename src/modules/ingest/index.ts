@@ -1,0 +1,30 @@
+import type { Core } from '../../core/context.js';
+import type { BatchIssuance } from '../credentials/issuance.batch.js';
+import type { IssuanceService } from '../credentials/issuance.service.js';
+import type { DefinitionService } from '../definitions/definitions.service.js';
+import type { IssuerService } from '../issuers/issuers.service.js';
+import { createCompletionIngestService } from './completions.service.js';
+import { createConnectorService } from './connectors/connectors.service.js';
+import { createCsvImportService } from './csv.service.js';
+import { createImportRunner } from './import-run.js';
+
+/** Ingest: CSV import, single completions and the LMS/SIS connectors. */
+export function createIngestModule(
+  core: Pick<Core, 'clock' | 'ids'>,
+  deps: {
+    issuers: Pick<IssuerService, 'identity'>;
+    definitions: Pick<DefinitionService, 'findRow' | 'findRowByRef' | 'listRows'>;
+    issuance: Pick<IssuanceService, 'issue' | 'recipientHash' | 'toIssued'>;
+    batchIssuance: Pick<BatchIssuance, 'preview' | 'issue'>;
+  },
+) {
+  const runner = createImportRunner(core, deps);
+  const context = { issuers: deps.issuers, definitions: deps.definitions, runner };
+  return {
+    csv: createCsvImportService(core, context),
+    completions: createCompletionIngestService(core, deps),
+    connectors: createConnectorService(core, context),
+  };
+}
+
+export type IngestModule = ReturnType<typeof createIngestModule>;

@@ -1,0 +1,38 @@
+import type { Config } from '../../config.js';
+import type { IssuerService } from './issuers.service.js';
+
+export function curlExample(config: Pick<Config, 'publicBaseUrl'>, key: string): string {
+  return `curl -H "Authorization: Bearer ${key}" ${config.publicBaseUrl}/api/v1/issuer/me`;
+}
+
+/**
+ * On a first start against an empty embedded database, creates a demo issuer so a newcomer can call
+ * the API at once. Returns the text to show the operator (the key is shown this once), or null.
+ */
+export async function bootstrapDemoIssuer(
+  config: Pick<Config, 'bootstrapIssuer' | 'database' | 'publicBaseUrl'>,
+  issuers: Pick<IssuerService, 'countIssuers' | 'createIssuer'>,
+): Promise<string | null> {
+  if (!config.bootstrapIssuer || config.database.dialect !== 'sqlite') return null;
+  if ((await issuers.countIssuers()) > 0) return null;
+  const { issuer, key } = await issuers.createIssuer({
+    name: 'Demo Academy',
+    slug: 'demo',
+    email: 'badges@demo.example',
+    url: config.publicBaseUrl,
+    plan: 'growth',
+    description: 'A demo issuer created on first start. Create your own with `npm run cli -- issuers create`.',
+    brandPrimaryColor: '#1f5fbf',
+  });
+  return [
+    '',
+    `  Created the demo issuer "${issuer.name}" (slug ${issuer.slug}, plan growth).`,
+    `  Its API key, shown only this once:`,
+    '',
+    `    ${key.key}`,
+    '',
+    `  Try it:  ${curlExample(config, key.key)}`,
+    `  API docs: ${config.publicBaseUrl}/docs   OpenAPI: ${config.publicBaseUrl}/openapi.json`,
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,104 @@
+import type { Selectable } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { ApiKeysTable, IssuersTable, PlansTable } from '../../db/schema.js';
+
+export type IssuerRow = Selectable<IssuersTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type PlanRow = Selectable<PlansTable>;
+
+export interface KeyLookup {
+  keyId: string;
+  revokedAt: string | null;
+  issuerId: string;
+  issuerSlug: string;
+  planCode: string;
+  requestsPerMinute: number;
+}
+
+export function createIssuerRepository(db: Executor) {
+  return {
+    async findByKeyHash(keyHash: string): Promise<KeyLookup | undefined> {
+      return db
+        .selectFrom('api_keys as k')
+        .innerJoin('issuers as i', 'i.id', 'k.issuer_id')
+        .innerJoin('plans as p', 'p.code', 'i.plan_code')
+        .select([
+          'k.id as keyId',
+          'k.revoked_at as revokedAt',
+          'i.id as issuerId',
+          'i.slug as issuerSlug',
+          'i.plan_code as planCode',
+          'p.requests_per_minute as requestsPerMinute',
+        ])
+        .where('k.key_hash', '=', keyHash)
+        .executeTakeFirst();
+    },
+    async getById(issuerId: string): Promise<IssuerRow | undefined> {
+      return db.selectFrom('issuers').selectAll().where('id', '=', issuerId).executeTakeFirst();
+    },
+    async getBySlug(slug: string): Promise<IssuerRow | undefined> {
+      return db.selectFrom('issuers').selectAll().where('slug', '=', slug).executeTakeFirst();
+    },
+    async list(): Promise<IssuerRow[]> {
+      return db.selectFrom('issuers').selectAll().orderBy('created_at').execute();
+    },
+    async count(): Promise<number> {
+      const row = await db
+        .selectFrom('issuers')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    async insert(row: IssuerRow): Promise<void> {
+      await db.insertInto('issuers').values(row).execute();
+    },
+    async setPlan(issuerId: string, planCode: string, at: string): Promise<void> {
+      await db.updateTable('issuers').set({ plan_code: planCode, updated_at: at }).where('id', '=', issuerId).execute();
+    },
+    async insertKey(row: ApiKeyRow): Promise<void> {
+      await db.insertInto('api_keys').values(row).execute();
+    },
+    async listKeys(issuerId: string): Promise<ApiKeyRow[]> {
+      return db.selectFrom('api_keys').selectAll().where('issuer_id', '=', issuerId).orderBy('created_at').execute();
+    },
+    async revokeKey(issuerId: string, keyIdOrPrefix: string, at: string): Promise<number> {
+      const result = await db
+        .updateTable('api_keys')
+        .set({ revoked_at: at })
+        .where('issuer_id', '=', issuerId)
+        .where((eb) => eb.or([eb('id', '=', keyIdOrPrefix), eb('prefix', '=', keyIdOrPrefix)]))
+        .where((eb) => eb.or([eb('revoked_at', 'is', null), eb('revoked_at', '>', at)]))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+    async revokeAllKeys(issuerId: string, at: string): Promise<number> {
+      const result = await db
+        .updateTable('api_keys')
+        .set({ revoked_at: at })
+        .where('issuer_id', '=', issuerId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+    async planOfIssuer(issuerId: string): Promise<PlanRow | undefined> {
+      return db
+        .selectFrom('plans as p')
+        .innerJoin('issuers as i', 'i.plan_code', 'p.code')
+        .selectAll('p')
+        .where('i.id', '=', issuerId)
+        .executeTakeFirst();
+    },
+    async getPlan(code: string): Promise<PlanRow | undefined> {
+      return db.selectFrom('plans').selectAll().where('code', '=', code).executeTakeFirst();
+    },
+    async listPlans(): Promise<PlanRow[]> {
+      return db.selectFrom('plans').selectAll().orderBy('requests_per_minute').execute();
+    },
+    async updatePlan(code: string, changes: Partial<Omit<PlanRow, 'code'>>): Promise<number> {
+      const result = await db.updateTable('plans').set(changes).where('code', '=', code).executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+  };
+}
+
+export type IssuerRepository = ReturnType<typeof createIssuerRepository>;

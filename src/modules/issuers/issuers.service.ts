@@ -1,0 +1,228 @@
+import { isoNow } from '../../core/clock.js';
+import type { AuthContext, Core } from '../../core/context.js';
+import { AppError, errors } from '../../core/errors.js';
+import { sha256Hex } from '../../core/hashing.js';
+import { SLUG_PATTERN } from '../../core/slug.js';
+import { createIssuerRepository, type IssuerRow, type PlanRow } from './issuers.repository.js';
+
+export const API_KEY_PREFIX = 'acc_';
+const KEY_BODY_LENGTH = 40;
+
+export interface NewIssuer {
+  name: string;
+  slug: string;
+  email: string;
+  url: string;
+  plan?: string;
+  description?: string | null;
+  imageUrl?: string | null;
+  brandPrimaryColor?: string | null;
+  brandLogoUrl?: string | null;
+}
+
+export interface CreatedKey {
+  id: string;
+  key: string;
+  prefix: string;
+}
+
+/** The parts of an issuer that never change after creation, cached per process. */
+export interface IssuerIdentity {
+  id: string;
+  slug: string;
+  salt: string;
+}
+
+export function hashApiKey(key: string): string {
+  return sha256Hex(key);
+}
+
+/** Issuers, their API keys and their plans: the tenancy root. */
+export function createIssuerService(core: Pick<Core, 'db' | 'clock' | 'ids' | 'config'>) {
+  const repo = createIssuerRepository(core.db);
+  const identities = new Map<string, IssuerIdentity>();
+
+  function profileUrl(slug: string): string {
+    return `${core.config.publicBaseUrl}/v1/issuers/${slug}`;
+  }
+
+  async function newKey(issuerId: string, label: string | null): Promise<CreatedKey> {
+    const key = API_KEY_PREFIX + core.ids.token(KEY_BODY_LENGTH);
+    const id = core.ids.uuid();
+    const prefix = key.slice(0, 8);
+    await repo.insertKey({
+      id,
+      issuer_id: issuerId,
+      key_hash: hashApiKey(key),
+      prefix,
+      label,
+      created_at: isoNow(core.clock),
+      revoked_at: null,
+    });
+    return { id, key, prefix };
+  }
+
+  async function requireIssuerBySlug(slug: string): Promise<IssuerRow> {
+    const issuer = await repo.getBySlug(slug);
+    if (!issuer) throw errors.notFound(`Issuer "${slug}"`);
+    return issuer;
+  }
+
+  async function requirePlan(code: string): Promise<PlanRow> {
+    const plan = await repo.getPlan(code);
+    if (!plan) throw errors.validation(`Unknown plan "${code}".`);
+    return plan;
+  }
+
+  return {
+    profileUrl,
+
+    /** Resolves a presented key to its issuer; revoked, unknown or malformed keys resolve to null. */
+    async authenticate(presented: string): Promise<AuthContext | null> {
+      if (!presented.startsWith(API_KEY_PREFIX) || presented.length > 200) return null;
+      const found = await repo.findByKeyHash(hashApiKey(presented));
+      if (!found) return null;
+      if (found.revokedAt !== null && found.revokedAt <= isoNow(core.clock)) return null;
+      return {
+        issuerId: found.issuerId,
+        issuerSlug: found.issuerSlug,
+        apiKeyId: found.keyId,
+        planCode: found.planCode,
+        requestsPerMinute: found.requestsPerMinute,
+      };
+    },
+
+    /** Slug and recipient salt: immutable, so cached after the first read. */
+    async identity(issuerId: string): Promise<IssuerIdentity> {
+      const cached = identities.get(issuerId);
+      if (cached) return cached;
+      const issuer = await repo.getById(issuerId);
+      if (!issuer) throw errors.notFound('Issuer');
+      const identity = { id: issuer.id, slug: issuer.slug, salt: issuer.recipient_salt };
+      identities.set(issuerId, identity);
+      return identity;
+    },
+
+    /** The issuer's plan, read fresh (the console can change it at any time). */
+    async planOf(issuerId: string): Promise<PlanRow> {
+      const plan = await repo.planOfIssuer(issuerId);
+      if (!plan) throw errors.notFound('Issuer');
+      return plan;
+    },
+
+    async getIssuer(issuerId: string): Promise<IssuerRow> {
+      const issuer = await repo.getById(issuerId);
+      if (!issuer) throw errors.notFound('Issuer');
+      return issuer;
+    },
+
+    getIssuerBySlug: requireIssuerBySlug,
+
+    async findIssuerBySlug(slug: string): Promise<IssuerRow | undefined> {
+      return repo.getBySlug(slug);
+    },
+
+    async getPlan(code: string): Promise<PlanRow> {
+      return requirePlan(code);
+    },
+
+    async listIssuers(): Promise<IssuerRow[]> {
+      return repo.list();
+    },
+
+    async countIssuers(): Promise<number> {
+      return repo.count();
+    },
+
+    /** Creates an issuer with a fresh recipient salt and its first API key (shown once). */
+    async createIssuer(input: NewIssuer): Promise<{ issuer: IssuerRow; key: CreatedKey }> {
+      if (!new RegExp(SLUG_PATTERN).test(input.slug) || input.slug.length > 64) {
+        throw errors.validation(`Slug "${input.slug}" must be lower-case kebab case (a-z, 0-9, single dashes).`);
+      }
+      if (!/^https?:\/\/[^\s]+$/.test(input.url)) throw errors.validation('The issuer url must be an http(s) URL.');
+      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.email)) throw errors.validation('The issuer email is invalid.');
+      await requirePlan(input.plan ?? 'free');
+      if (await repo.getBySlug(input.slug)) throw errors.slugTaken(input.slug);
+      const now = isoNow(core.clock);
+      const issuer: IssuerRow = {
+        id: core.ids.uuid(),
+        slug: input.slug,
+        name: input.name,
+        url: input.url,
+        email: input.email,
+        description: input.description ?? null,
+        image_url: input.imageUrl ?? null,
+        brand_primary_color: input.brandPrimaryColor ?? null,
+        brand_logo_url: input.brandLogoUrl ?? null,
+        plan_code: input.plan ?? 'free',
+        recipient_salt: core.ids.hex(16),
+        created_at: now,
+        updated_at: now,
+      };
+      await repo.insert(issuer);
+      const key = await newKey(issuer.id, 'initial');
+      return { issuer, key };
+    },
+
+    async createKey(slug: string, label: string | null = null): Promise<CreatedKey> {
+      const issuer = await requireIssuerBySlug(slug);
+      return newKey(issuer.id, label);
+    },
+
+    async listKeys(slug: string) {
+      const issuer = await requireIssuerBySlug(slug);
+      const now = isoNow(core.clock);
+      return (await repo.listKeys(issuer.id)).map((k) => ({
+        id: k.id,
+        prefix: k.prefix,
+        label: k.label,
+        createdAt: k.created_at,
+        revokedAt: k.revoked_at,
+        active: k.revoked_at === null || k.revoked_at > now,
+      }));
+    },
+
+    async revokeKey(slug: string, keyIdOrPrefix: string): Promise<void> {
+      const issuer = await requireIssuerBySlug(slug);
+      const revoked = await repo.revokeKey(issuer.id, keyIdOrPrefix, isoNow(core.clock));
+      if (revoked === 0) throw errors.notFound(`Active key "${keyIdOrPrefix}"`);
+    },
+
+    /** Issues a new key now; every other active key stops working after the grace period. */
+    async rotateKeys(slug: string, graceSeconds: number): Promise<CreatedKey> {
+      const issuer = await requireIssuerBySlug(slug);
+      const until = new Date(core.clock.now().getTime() + graceSeconds * 1000).toISOString();
+      await repo.revokeAllKeys(issuer.id, until);
+      return newKey(issuer.id, 'rotated');
+    },
+
+    async listPlans(): Promise<PlanRow[]> {
+      return repo.listPlans();
+    },
+
+    async setIssuerPlan(slug: string, planCode: string): Promise<void> {
+      const issuer = await requireIssuerBySlug(slug);
+      await requirePlan(planCode);
+      await repo.setPlan(issuer.id, planCode, isoNow(core.clock));
+    },
+
+    async updatePlan(
+      code: string,
+      changes: { issuanceQuota?: number | null; premiumVerification?: boolean; requestsPerMinute?: number },
+    ): Promise<void> {
+      await requirePlan(code);
+      if (changes.requestsPerMinute !== undefined && !(changes.requestsPerMinute > 0)) {
+        throw new AppError('validation_failed', 'requestsPerMinute must be a positive integer.');
+      }
+      await repo.updatePlan(code, {
+        ...(changes.issuanceQuota !== undefined ? { issuance_quota: changes.issuanceQuota } : {}),
+        ...(changes.premiumVerification !== undefined
+          ? { premium_verification: changes.premiumVerification ? 1 : 0 }
+          : {}),
+        ...(changes.requestsPerMinute !== undefined ? { requests_per_minute: changes.requestsPerMinute } : {}),
+      });
+    },
+  };
+}
+
+export type IssuerService = ReturnType<typeof createIssuerService>;

@@ -1,0 +1,144 @@
+import type { Kysely } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { DB } from '../../db/schema.js';
+import { dayEnd, dayStart } from './window.js';
+
+/** The reports module's own tables (migration 0008): closed UTC days rolled up per issuer. */
+export type ReportTables = {
+  report_rolled_days: { issuer_id: string; day: string; rolled_at: string };
+  report_verification_days: { issuer_id: string; day: string; definition_id: string; channel: string; events: number };
+  report_verification_countries: { issuer_id: string; day: string; country: string; events: number };
+  report_engagement_days: { issuer_id: string; day: string; definition_id: string; action: string; events: number };
+};
+
+export type ReportDb = Kysely<DB & ReportTables>;
+
+export function reportDb(db: Executor): ReportDb {
+  return db.withTables<ReportTables>();
+}
+
+const ROLLUP_TABLES = [
+  'report_verification_days',
+  'report_verification_countries',
+  'report_engagement_days',
+  'report_rolled_days',
+] as const;
+
+export function createRollupRepository(executor: Executor) {
+  const db = reportDb(executor);
+
+  /** An issuer's verifications on one UTC day, with the definition of the credential each concerns. */
+  const verificationsOn = (issuerId: string, day: string) =>
+    db
+      .selectFrom('verification_events as e')
+      .innerJoin('credentials as c', (join) =>
+        join.onRef('c.id', '=', 'e.credential_id').onRef('c.issuer_id', '=', 'e.issuer_id'),
+      )
+      .where('e.issuer_id', '=', issuerId)
+      .where('e.occurred_at', '>=', dayStart(day))
+      .where('e.occurred_at', '<', dayEnd(day));
+
+  return {
+    /** The days in [fromDay, toDay] already rolled up for the issuer. */
+    async rolledDays(issuerId: string, fromDay: string, toDay: string): Promise<Set<string>> {
+      const rows = await db
+        .selectFrom('report_rolled_days')
+        .select('day')
+        .where('issuer_id', '=', issuerId)
+        .where('day', '>=', fromDay)
+        .where('day', '<=', toDay)
+        .execute();
+      return new Set(rows.map((r) => r.day));
+    },
+
+    /** The UTC day of the issuer's first verification or engagement event; null without events. */
+    async earliestEventDay(issuerId: string): Promise<string | null> {
+      const firsts: string[] = [];
+      for (const table of ['verification_events', 'engagement_events'] as const) {
+        const row = await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.min('occurred_at').as('first'))
+          .where('issuer_id', '=', issuerId)
+          .executeTakeFirst();
+        if (typeof row?.first === 'string') firsts.push(row.first);
+      }
+      return firsts.sort()[0]?.slice(0, 10) ?? null;
+    },
+
+    /**
+     * Inside a transaction: claims the day (a concurrent request that claimed it first makes this a
+     * no-op) and stores its per-definition channel, per-country and per-definition action counts.
+     */
+    async rollUpDay(issuerId: string, day: string, rolledAt: string): Promise<void> {
+      const claimed = await db
+        .insertInto('report_rolled_days')
+        .values({ issuer_id: issuerId, day, rolled_at: rolledAt })
+        .onConflict((oc) => oc.columns(['issuer_id', 'day']).doNothing())
+        .returning('day')
+        .executeTakeFirst();
+      if (!claimed) return;
+      await db
+        .insertInto('report_verification_days')
+        .columns(['issuer_id', 'day', 'definition_id', 'channel', 'events'])
+        .expression(
+          verificationsOn(issuerId, day)
+            .select((eb) => [
+              eb.val(issuerId).as('issuer_id'),
+              eb.val(day).as('day'),
+              'c.definition_id',
+              'e.channel',
+              eb.fn.countAll<number>().as('events'),
+            ])
+            .groupBy(['c.definition_id', 'e.channel']),
+        )
+        .execute();
+      await db
+        .insertInto('report_verification_countries')
+        .columns(['issuer_id', 'day', 'country', 'events'])
+        .expression(
+          db
+            .selectFrom('verification_events as e')
+            .where('e.issuer_id', '=', issuerId)
+            .where('e.occurred_at', '>=', dayStart(day))
+            .where('e.occurred_at', '<', dayEnd(day))
+            .select((eb) => [
+              eb.val(issuerId).as('issuer_id'),
+              eb.val(day).as('day'),
+              'e.country',
+              eb.fn.countAll<number>().as('events'),
+            ])
+            .groupBy('e.country'),
+        )
+        .execute();
+      await db
+        .insertInto('report_engagement_days')
+        .columns(['issuer_id', 'day', 'definition_id', 'action', 'events'])
+        .expression(
+          db
+            .selectFrom('engagement_events as e')
+            .innerJoin('credentials as c', (join) =>
+              join.onRef('c.id', '=', 'e.credential_id').onRef('c.issuer_id', '=', 'e.issuer_id'),
+            )
+            .where('e.issuer_id', '=', issuerId)
+            .where('e.occurred_at', '>=', dayStart(day))
+            .where('e.occurred_at', '<', dayEnd(day))
+            .select((eb) => [
+              eb.val(issuerId).as('issuer_id'),
+              eb.val(day).as('day'),
+              'c.definition_id',
+              'e.action',
+              eb.fn.countAll<number>().as('events'),
+            ])
+            .groupBy(['c.definition_id', 'e.action']),
+        )
+        .execute();
+    },
+
+    /** Forgets the issuer's rolled-up days, for a writer that added events to days already over. */
+    async reset(issuerId: string): Promise<void> {
+      for (const table of ROLLUP_TABLES) {
+        await db.deleteFrom(table).where('issuer_id', '=', issuerId).execute();
+      }
+    },
+  };
+}

@@ -1,0 +1,151 @@
+import { sha256Hex } from '../../core/hashing.js';
+
+/*
+ * The embed script (`/embed/v1.js`): plain ES2017, no dependencies. It renders live-verified cards
+ * into shadow roots for `div[data-service-credential]` (an assertion URL) and
+ * `div[data-service-profile]` (an earner profile URL), calling the verify API of the origin it was
+ * loaded from with no key, no cookies and no referrer. Text goes in through textContent only, and
+ * only http(s) URLs reach src/href.
+ */
+const SOURCE = `(function () {
+  'use strict';
+  var me = document.currentScript;
+  var origin = me && me.src ? new URL(me.src).origin : location.origin;
+  var C = 'data-service-credential';
+  var P = 'data-service-profile';
+  var seen = new WeakSet();
+  var LABEL = { valid: 'Verified', expired: 'Expired', revoked: 'Revoked', unknown: 'Not verified' };
+  var CSS = ':host{display:block;font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;color:#1b1f24}' +
+    '.box{display:grid;gap:8px;max-width:440px}' +
+    '.card{display:flex;gap:12px;align-items:center;padding:12px;border:1px solid #d8dde4;border-left:4px solid #8a94a3;border-radius:8px;background:#fff}' +
+    'img{width:64px;height:64px;object-fit:contain;flex:none}' +
+    '.st{font-weight:700;text-transform:uppercase;font-size:12px;letter-spacing:.04em}' +
+    '.nm{font-weight:600;font-size:15px}.is,.rc,.wait,.fail{color:#4a5361}.lk{color:#0b4fa8}.hd{font-weight:700}' +
+    '.s-valid{border-left-color:#0f5c2a}.s-valid .st{color:#0f5c2a}' +
+    '.s-expired{border-left-color:#6b4100}.s-expired .st{color:#6b4100}' +
+    '.s-revoked,.s-unknown{border-left-color:#9b1111}.s-revoked .st,.s-unknown .st{color:#9b1111}';
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text != null) e.textContent = text;
+    return e;
+  }
+  function web(u, base) {
+    try {
+      var p = new URL(u, base);
+      return p.protocol === 'https:' || p.protocol === 'http:' ? p.href : null;
+    } catch (e) {
+      return null;
+    }
+  }
+  function json(r) {
+    if (!r.ok) throw new Error('HTTP ' + r.status);
+    return r.json();
+  }
+  function opts(extra) {
+    var o = { mode: 'cors', credentials: 'omit', referrerPolicy: 'no-referrer' };
+    for (var k in extra) o[k] = extra[k];
+    return o;
+  }
+  function post(path, body) {
+    return fetch(origin + path, opts({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).then(json);
+  }
+  function mount(host) {
+    var root = host.shadowRoot || host.attachShadow({ mode: 'open' });
+    while (root.firstChild) root.removeChild(root.firstChild);
+    root.appendChild(el('style', null, CSS));
+    var box = el('div', 'box');
+    box.setAttribute('aria-live', 'polite');
+    root.appendChild(box);
+    return box;
+  }
+  function note(box, cls, text) {
+    box.textContent = '';
+    box.appendChild(el('div', 'card ' + cls, text));
+  }
+  function card(v) {
+    var s = v && v.authentic && LABEL[v.status] ? v.status : 'unknown';
+    var c = el('div', 'card s-' + s);
+    var img = v.credential && web(v.credential.imageUrl);
+    if (img) {
+      var i = el('img');
+      i.src = img;
+      i.alt = v.credential.name + ' badge';
+      c.appendChild(i);
+    }
+    var b = el('div', 'body');
+    b.appendChild(el('div', 'st', LABEL[s]));
+    if (s === 'unknown') b.appendChild(el('div', 'is', 'No credential matches this link.'));
+    if (v.credential) b.appendChild(el('div', 'nm', v.credential.name));
+    if (v.issuer) b.appendChild(el('div', 'is', 'Issued by ' + v.issuer.name));
+    if (v.recipientName) b.appendChild(el('div', 'rc', 'Awarded to ' + v.recipientName));
+    var page = web(v.verifyPageUrl);
+    if (page && page.indexOf(origin + '/verify/') === 0) {
+      var a = el('a', 'lk', 'View verification');
+      a.href = page;
+      a.target = '_blank';
+      a.rel = 'noopener';
+      b.appendChild(a);
+    }
+    c.appendChild(b);
+    return c;
+  }
+  function credential(host) {
+    var box = mount(host);
+    note(box, 'wait', 'Verifying...');
+    post('/api/v1/verify', { id: host.getAttribute(C) }).then(function (v) {
+      box.textContent = '';
+      box.appendChild(card(v));
+    }, function () {
+      note(box, 'fail', 'Could not verify this credential right now.');
+    });
+  }
+  function profile(host) {
+    var box = mount(host);
+    note(box, 'wait', 'Verifying...');
+    var url = web(host.getAttribute(P) || '', location.href);
+    if (!url || url.indexOf(origin + '/v1/profiles/') !== 0) return note(box, 'fail', 'Could not verify these credentials.');
+    fetch(url, opts({})).then(json).then(function (p) {
+      return post('/api/v1/verify/bulk', { ids: p.credentials }).then(function (r) {
+        box.textContent = '';
+        box.appendChild(el('div', 'hd', p.name ? 'Credentials of ' + p.name : 'Credentials'));
+        if (!r.results.length) box.appendChild(el('div', 'card', 'No credentials to show.'));
+        r.results.forEach(function (v) { box.appendChild(card(v)); });
+      });
+    }).catch(function () {
+      note(box, 'fail', 'Could not verify these credentials right now.');
+    });
+  }
+  function scan(node) {
+    if (!node || node.nodeType !== 1) return;
+    var found = [node].concat([].slice.call(node.querySelectorAll('div[' + C + '],div[' + P + ']')));
+    found.forEach(function (n) {
+      if (n.tagName !== 'DIV' || seen.has(n)) return;
+      if (n.hasAttribute(C)) {
+        seen.add(n);
+        credential(n);
+      } else if (n.hasAttribute(P)) {
+        seen.add(n);
+        profile(n);
+      }
+    });
+  }
+  function start() {
+    scan(document.body);
+    new MutationObserver(function (records) {
+      records.forEach(function (r) { [].forEach.call(r.addedNodes, scan); });
+    }).observe(document.documentElement, { childList: true, subtree: true });
+  }
+  if (document.body) start();
+  else document.addEventListener('DOMContentLoaded', start);
+})();
+`;
+
+/** Built once at start-up: indentation stripped (every statement ends in `;` or a brace, so lines stay lines). */
+export const EMBED_SCRIPT = SOURCE.split('\n')
+  .map((line) => line.trim())
+  .filter(Boolean)
+  .join('\n');
+
+export const EMBED_ETAG = `"${sha256Hex(EMBED_SCRIPT).slice(0, 32)}"`;

@@ -1,0 +1,190 @@
+import type { Core } from '../../core/context.js';
+import { publicUrls } from '../../core/urls.js';
+import type { Executor } from '../../db/database.js';
+import { relaxCommitDurability } from '../../db/dialect.js';
+import type { Job } from '../../services.js';
+import type { OutboxService } from '../webhooks/outbox.service.js';
+import { type VerificationChannel, verifiedEventData } from '../webhooks/webhooks.events.js';
+import type { VerifiableRow } from './verification.repository.js';
+
+export type { VerificationChannel };
+
+export const ENGAGEMENT_ACTIONS = ['linkedin', 'share_link', 'wallet_apple', 'wallet_google'] as const;
+export type EngagementAction = (typeof ENGAGEMENT_ACTIONS)[number];
+
+/** How often buffered events are written. */
+const FLUSH_INTERVAL_MS = 100;
+/**
+ * Events per write transaction, and the count that starts a write before the timer. Big enough to
+ * amortise the commit; small enough that the synchronous SQLite driver never blocks the event loop
+ * for more than ~20 ms (each event dirties an index page of its own).
+ */
+const BATCH = 250;
+/** While the database refuses writes, at most this many events wait; the oldest go first beyond it. */
+const MAX_PENDING = 50_000;
+
+/** The ISO country code a trusted proxy put in the configured header, else `ZZ` (unknown). */
+export function countryFrom(value: string | string[] | undefined): string {
+  const code = (Array.isArray(value) ? value[0] : value)?.trim().toUpperCase();
+  return code !== undefined && /^[A-Z]{2}$/.test(code) ? code : 'ZZ';
+}
+
+interface PendingVerification {
+  row: VerifiableRow;
+  channel: VerificationChannel;
+  country: string;
+  occurredAt: Date;
+}
+
+interface PendingEngagement {
+  issuerId: string;
+  credentialId: string;
+  action: EngagementAction;
+  country: string;
+  occurredAt: string;
+}
+
+export interface EventRecorder extends Job {
+  /** Buffers one verification per row (an unknown id is never recorded) and counts them. */
+  recordVerifications(rows: readonly VerifiableRow[], channel: VerificationChannel, country: string): void;
+  recordEngagement(event: Omit<PendingEngagement, 'occurredAt'>): void;
+  /** Writes everything recorded before the call; resolves once it is committed (or has failed and been kept). */
+  flush(): Promise<void>;
+}
+
+/**
+ * Verification and engagement events are the hot write (every verify answers one), so they are
+ * buffered in memory and written together every ~100 ms (sooner once 250 wait), in transactions of
+ * up to 250 events that hold the event rows and their `credential.verified` outbox rows. The cost
+ * is a bounded loss window: a crash loses what was recorded since the last write (about 100 ms, or
+ * more while the database refuses writes); a graceful shutdown flushes everything.
+ */
+export function createEventRecorder(
+  core: Pick<Core, 'db' | 'dialect' | 'clock' | 'config' | 'metrics' | 'log'>,
+  deps: { outbox: Pick<OutboxService, 'enqueueMany'> },
+): EventRecorder {
+  const urls = publicUrls(core.config.publicBaseUrl);
+  let verifications: PendingVerification[] = [];
+  let engagements: PendingEngagement[] = [];
+  let writing: Promise<void> | null = null;
+  let timer: NodeJS.Timeout | null = null;
+
+  const pending = () => verifications.length + engagements.length;
+
+  async function write(trx: Executor, v: PendingVerification[], e: PendingEngagement[]): Promise<void> {
+    // These events are buffered already (a crash loses the last interval), so their commit need not
+    // wait for the disk either; on SQLite this keeps the connection's setting.
+    await relaxCommitDurability(core.dialect, trx);
+    if (v.length > 0) {
+      await trx
+        .insertInto('verification_events')
+        .values(
+          v.map((event) => ({
+            issuer_id: event.row.issuer_id,
+            credential_id: event.row.id,
+            channel: event.channel,
+            country: event.country,
+            occurred_at: event.occurredAt.toISOString(),
+          })),
+        )
+        .execute();
+    }
+    if (e.length > 0) {
+      await trx
+        .insertInto('engagement_events')
+        .values(
+          e.map((event) => ({
+            issuer_id: event.issuerId,
+            credential_id: event.credentialId,
+            action: event.action,
+            country: event.country,
+            occurred_at: event.occurredAt,
+          })),
+        )
+        .execute();
+    }
+    const byIssuer = new Map<string, PendingVerification[]>();
+    for (const event of v) {
+      const list = byIssuer.get(event.row.issuer_id);
+      if (list) list.push(event);
+      else byIssuer.set(event.row.issuer_id, [event]);
+    }
+    for (const [issuerId, events] of byIssuer) {
+      await deps.outbox.enqueueMany(
+        trx,
+        issuerId,
+        events.map((event) => ({
+          event: 'credential.verified' as const,
+          data: verifiedEventData(urls, event.row, event.occurredAt, event.channel),
+        })),
+      );
+    }
+  }
+
+  /** Writes the oldest batch; on failure puts it back and answers false. */
+  async function writeBatch(): Promise<boolean> {
+    const v = verifications.splice(0, BATCH);
+    const e = engagements.splice(0, BATCH - v.length);
+    try {
+      await core.db.transaction().execute((trx) => write(trx, v, e));
+      return true;
+    } catch (err) {
+      // Kept for the next flush, newest first to survive: a database that is down must not grow memory forever.
+      verifications = [...v, ...verifications].slice(-MAX_PENDING);
+      engagements = [...e, ...engagements].slice(-MAX_PENDING);
+      core.log.warn({ err, pending: pending() }, 'verification events not written; retrying at the next flush');
+      return false;
+    }
+  }
+
+  /** Batch after batch until the buffer is empty or the database refuses, letting requests run in between. */
+  async function drain(): Promise<void> {
+    while (pending() > 0 && (await writeBatch())) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  async function flush(): Promise<void> {
+    while (writing) await writing;
+    if (pending() === 0) return;
+    writing = drain().finally(() => {
+      writing = null;
+    });
+    await writing;
+  }
+
+  function flushEarlyWhenFull(): void {
+    if (pending() >= BATCH && !writing) void flush();
+  }
+
+  return {
+    name: 'verification-events',
+
+    recordVerifications(rows, channel, country) {
+      if (rows.length === 0) return;
+      const occurredAt = core.clock.now();
+      for (const row of rows) verifications.push({ row, channel, country, occurredAt });
+      core.metrics.verifications.inc({ channel }, rows.length);
+      flushEarlyWhenFull();
+    },
+
+    recordEngagement(event) {
+      engagements.push({ ...event, occurredAt: core.clock.now().toISOString() });
+      flushEarlyWhenFull();
+    },
+
+    flush,
+
+    start() {
+      if (timer) return;
+      timer = setInterval(() => void flush(), FLUSH_INTERVAL_MS);
+      timer.unref();
+    },
+
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await flush();
+    },
+  };
+}

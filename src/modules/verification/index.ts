@@ -1,0 +1,29 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Core } from '../../core/context.js';
+import type { UsageService } from '../usage/usage.service.js';
+import type { OutboxService } from '../webhooks/outbox.service.js';
+import { countryFrom, createEventRecorder } from './events.js';
+import { createPageService } from './page.service.js';
+import { createVerifyService } from './verify.service.js';
+
+/**
+ * Verification: the open API (single, bulk), premium, the human page with its share redirects, and
+ * the buffered event recorder they all write through (flushed by its job, or `events.flush()`).
+ */
+export function createVerificationModule(
+  core: Core,
+  deps: { outbox: Pick<OutboxService, 'enqueueMany'>; usage: Pick<UsageService, 'meterPremiumVerification'> },
+) {
+  const events = createEventRecorder(core, { outbox: deps.outbox });
+  const header = core.config.geoCountryHeader;
+  return {
+    events,
+    verify: createVerifyService(core, { events, usage: deps.usage }),
+    page: createPageService(core, { events }),
+    /** The verifier's country from the trusted proxy header (GEO_COUNTRY_HEADER), else `ZZ`. */
+    country: (headers: IncomingHttpHeaders) => countryFrom(header ? headers[header] : undefined),
+    jobs: [events],
+  };
+}
+
+export type VerificationModule = ReturnType<typeof createVerificationModule>;

@@ -1,0 +1,85 @@
+import { sha256Hex } from '../../core/hashing.js';
+
+/*
+ * The verification page's stylesheet and script, served as static files so the page's
+ * Content-Security-Policy needs no 'unsafe-inline': the only inline element is a nonce'd <style>
+ * carrying the issuer's validated brand colour.
+ */
+
+export const PAGE_CSS = `
+:root{--brand:#1f3a5f;--on-brand:#fff;--ink:#1b1f24;--muted:#4a5361;--line:#d8dde4;--bg:#f5f7fa;--card:#fff;
+--ok:#0f5c2a;--ok-bg:#e3f3e8;--warn:#6b4100;--warn-bg:#fff1d6;--bad:#9b1111;--bad-bg:#fde8e8;
+font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--ink);background:var(--bg)}
+*{box-sizing:border-box}
+body{margin:0;line-height:1.5}
+a{color:#0b4fa8}
+a:focus-visible,.button:focus-visible{outline:3px solid #0b4fa8;outline-offset:2px}
+.skip{position:absolute;left:-999px}
+.skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem;z-index:1}
+.issuer-bar{background:var(--brand);color:var(--on-brand)}
+.issuer-bar .inner{max-width:60rem;margin:0 auto;padding:.9rem 1.25rem;display:flex;align-items:center;gap:.75rem}
+.issuer-bar img{height:2.5rem;width:auto;max-width:10rem;background:#fff;border-radius:.25rem;padding:.15rem}
+.issuer-bar .issuer-name{font-weight:600;font-size:1.1rem;color:inherit;text-decoration:none}
+main{max-width:60rem;margin:0 auto;padding:1.25rem}
+.status{border-radius:.5rem;padding:1rem 1.25rem;margin:0 0 1.25rem;border:1px solid}
+.status p{margin:0}
+.status .label{font-weight:700;font-size:1.15rem}
+.status-valid{background:var(--ok-bg);color:var(--ok);border-color:var(--ok)}
+.status-expired{background:var(--warn-bg);color:var(--warn);border-color:var(--warn)}
+.status-revoked,.status-unknown{background:var(--bad-bg);color:var(--bad);border-color:var(--bad)}
+.layout{display:grid;grid-template-columns:minmax(0,1fr) 16rem;gap:1.25rem}
+.card{background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:1.25rem}
+.card+.card{margin-top:1.25rem}
+.card>h2:first-child{margin-top:0}
+.credential{display:flex;gap:1.25rem;align-items:flex-start}
+.credential>div{min-width:0}
+.badge{width:8.5rem;height:8.5rem;object-fit:contain;flex:none}
+h1{font-size:1.6rem;line-height:1.25;margin:0 0 .35rem}
+h1,h2,p,li,.issuer-name{overflow-wrap:anywhere}
+h2{font-size:1.05rem;margin:1.25rem 0 .4rem}
+.lead{margin:.1rem 0;color:var(--muted)}
+.lead strong{color:var(--ink)}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:1rem 0 0}
+dl.facts dt{color:var(--muted)}
+dl.facts dd{margin:0;overflow-wrap:anywhere}
+.prose{white-space:pre-line;margin:0}
+.chips{list-style:none;padding:0;margin:0;display:flex;flex-wrap:wrap;gap:.4rem}
+.chips li{border:1px solid var(--line);border-radius:1rem;padding:.1rem .7rem;background:var(--bg)}
+.share h2{margin-top:0}
+.button{display:block;text-align:center;padding:.6rem .9rem;margin:0 0 .6rem;border-radius:.4rem;font-weight:600;
+text-decoration:none;border:2px solid var(--brand);color:var(--ink);background:#fff}
+.button.primary{background:#0a66c2;border-color:#0a66c2;color:#fff}
+.copy-status{min-height:1.5em;margin:0 0 .5rem;color:var(--muted)}
+.qr{margin:1rem 0 0;text-align:center}
+.qr svg{width:11rem;height:11rem;max-width:100%}
+.qr figcaption{color:var(--muted);font-size:.9rem}
+.page-url{overflow-wrap:anywhere;font-size:.85rem;color:var(--muted)}
+footer{max-width:60rem;margin:0 auto;padding:0 1.25rem 2rem;color:var(--muted);font-size:.9rem}
+@media (max-width:44rem){.layout{grid-template-columns:1fr}.credential{flex-direction:column;align-items:center;text-align:center}
+dl.facts{text-align:left}}
+@media print{:root{background:#fff}.issuer-bar{background:#fff;color:#000;border-bottom:2px solid #000}
+.issuer-bar img{padding:0}.button,.copy-status,.skip{display:none}.card{border:none;padding:0}
+.layout{grid-template-columns:1fr 12rem}.status{border-width:2px}a{color:#000;text-decoration:none}
+main,footer{max-width:none}}
+`.trim();
+
+/** Copy link: copies the page URL and records a share_link through the same redirect the no-script link uses. */
+export const PAGE_JS = `
+document.addEventListener('click', function (event) {
+  var link = event.target instanceof Element ? event.target.closest('a[data-copy]') : null;
+  if (!link) return;
+  event.preventDefault();
+  var url = link.getAttribute('data-copy');
+  var status = document.getElementById('copy-status');
+  var say = function (text) { if (status) status.textContent = text; };
+  fetch(link.href, { credentials: 'omit', redirect: 'manual', keepalive: true }).catch(function () {});
+  if (navigator.clipboard && navigator.clipboard.writeText) {
+    navigator.clipboard.writeText(url).then(function () { say('Link copied.'); }, function () { say('Copy this link: ' + url); });
+  } else {
+    say('Copy this link: ' + url);
+  }
+});
+`.trim();
+
+/** Changes whenever either file does, so the page can let browsers cache them for a year. */
+export const PAGE_ASSETS_VERSION = sha256Hex(PAGE_CSS + PAGE_JS).slice(0, 12);

@@ -1,0 +1,121 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { ErrorBody, errorResponses, openErrors } from '../../core/schemas.js';
+import { EMBED_ETAG, EMBED_SCRIPT } from './embed.js';
+import { PAGE_CSS, PAGE_JS } from './page.assets.js';
+import { PAGE_CSS_PATH, PAGE_JS_PATH, pageCsp, renderNotFoundPage, renderVerificationPage } from './page.js';
+
+const CSP_NONCE_LENGTH = 24;
+const HTML = 'text/html; charset=utf-8';
+const htmlResponse = (description: string) => ({
+  description,
+  content: { 'text/html': { schema: Type.String() } },
+});
+/** The HTML 404 page; a path too long to be routed at all gets the JSON Error body instead. */
+const notFoundResponse = (description: string) => ({
+  description,
+  content: { 'text/html': { schema: Type.String() }, 'application/json': { schema: Type.Ref(ErrorBody) } },
+});
+
+const PageParams = Type.Object({ slug: Type.String(), id: Type.String() });
+const ShareParams = Type.Object({ slug: Type.String(), id: Type.String(), action: Type.String() });
+
+/** The browser-facing side of verification: the page, its share redirects, its assets and the embed. */
+export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { page, country } = app.services.verification;
+  const { ids } = app.core;
+  const tags = ['Verification'];
+
+  app.get(
+    '/verify/:slug/:id',
+    {
+      schema: {
+        operationId: 'getVerificationPage',
+        tags,
+        summary: 'Human verification page with QR code (HTML)',
+        description: 'Unknown ids, and ids that are not the named issuer’s, answer a 404 page.',
+        params: PageParams,
+        response: {
+          200: htmlResponse('The verification page'),
+          404: notFoundResponse('No such credential at this issuer'),
+          ...errorResponses(...openErrors),
+        },
+      },
+    },
+    async (request, reply) => {
+      const nonce = ids.token(CSP_NONCE_LENGTH);
+      const view = await page.view(
+        request.params.slug,
+        request.params.id,
+        country(request.headers),
+        request.method === 'GET',
+      );
+      reply.header('content-type', HTML).header('content-security-policy', pageCsp(nonce));
+      // Revocation and expiry must show at once, so nothing may serve a stored copy.
+      reply.header('cache-control', 'no-cache');
+      if (!view) return reply.status(404).send(renderNotFoundPage(nonce));
+      return reply.send(await renderVerificationPage(view, nonce));
+    },
+  );
+
+  app.get(
+    '/verify/:slug/:id/share/:action',
+    {
+      schema: {
+        operationId: 'shareCredential',
+        tags,
+        summary: 'Record a share action and redirect to its target',
+        description:
+          'action is linkedin (LinkedIn add-to-profile), share_link, wallet_apple or wallet_google (the verification page). The target is always built by the server.',
+        params: ShareParams,
+        response: {
+          302: Type.Null({ description: 'Redirect to the share target (Location)' }),
+          404: notFoundResponse('Unknown action, or no such credential at this issuer'),
+          ...errorResponses(...openErrors),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { slug, id, action } = request.params;
+      const target = await page.share(slug, id, action, country(request.headers), request.method === 'GET');
+      reply.header('cache-control', 'no-store');
+      if (target) return reply.redirect(target, 302);
+      const nonce = ids.token(CSP_NONCE_LENGTH);
+      reply.header('content-type', HTML).header('content-security-policy', pageCsp(nonce));
+      return reply.status(404).send(renderNotFoundPage(nonce));
+    },
+  );
+
+  for (const [path, body, type] of [
+    [PAGE_CSS_PATH, PAGE_CSS, 'text/css; charset=utf-8'],
+    [PAGE_JS_PATH, PAGE_JS, 'application/javascript; charset=utf-8'],
+  ] as const) {
+    app.get(path, { schema: { hide: true } }, async (_request, reply) =>
+      // The page links these with a content-hash query, so a new version is a new URL.
+      reply.header('content-type', type).header('cache-control', 'public, max-age=31536000, immutable').send(body),
+    );
+  }
+
+  app.get(
+    '/embed/v1.js',
+    {
+      schema: {
+        operationId: 'getEmbedScript',
+        tags,
+        summary: 'Script that renders live-verified badges and earner wallets',
+        description:
+          'Add <div data-service-credential="ASSERTION_URL"></div> or <div data-service-profile="PROFILE_URL"></div> and <script src="/embed/v1.js" async></script>.',
+        response: {
+          200: { description: 'The script', content: { 'application/javascript': { schema: Type.String() } } },
+          304: Type.Null({ description: 'Not modified' }),
+          ...errorResponses(...openErrors),
+        },
+      },
+    },
+    async (request, reply) => {
+      reply.header('cache-control', 'public, max-age=3600').header('etag', EMBED_ETAG);
+      if (request.headers['if-none-match'] === EMBED_ETAG) return reply.status(304).send(null);
+      return reply.header('content-type', 'application/javascript; charset=utf-8').send(EMBED_SCRIPT);
+    },
+  );
+};

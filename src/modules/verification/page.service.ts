@@ -1,0 +1,89 @@
+import type { Core } from '../../core/context.js';
+import { publicUrls } from '../../core/urls.js';
+import type { EventRecorder } from './events.js';
+import { isShareAction, shareTarget } from './share.js';
+import { createVerificationRepository, type PageRow } from './verification.repository.js';
+import { type AuthenticResult, toResult } from './verification.views.js';
+
+/** Everything the human verification page shows: the API result plus the BadgeClass details. */
+export interface PageView {
+  result: AuthenticResult;
+  credentialId: string;
+  assertionUrl: string;
+  /** The issuer's own website, where the issuer's name links to. */
+  issuerUrl: string;
+  description: string;
+  criteriaNarrative: string | null;
+  criteriaUrl: string | null;
+  skills: string[];
+  tags: string[];
+}
+
+/** The verification page (`/verify/{slug}/{id}`) and its share redirects. */
+export function createPageService(
+  core: Pick<Core, 'db' | 'clock' | 'config'>,
+  deps: { events: Pick<EventRecorder, 'recordVerifications' | 'recordEngagement'> },
+) {
+  const urls = publicUrls(core.config.publicBaseUrl);
+  const repo = createVerificationRepository(core.db);
+
+  /** The credential, only when it is the named issuer's: any other combination is not found. */
+  async function find(issuerSlug: string, id: string): Promise<PageRow | undefined> {
+    const row = await repo.findForPage(id);
+    return row?.issuer_slug === issuerSlug ? row : undefined;
+  }
+
+  return {
+    /**
+     * The page's content, recording a `page` verification when `record` (a GET, not a HEAD from a
+     * link checker); null when there is nothing to show.
+     */
+    async view(issuerSlug: string, id: string, country: string, record: boolean): Promise<PageView | null> {
+      const row = await find(issuerSlug, id);
+      if (!row) return null;
+      if (record) deps.events.recordVerifications([row], 'page', country);
+      const assertionUrl = urls.assertion(row.issuer_slug, row.id);
+      return {
+        result: toResult(urls, assertionUrl, row, core.clock.now()),
+        credentialId: row.id,
+        assertionUrl,
+        issuerUrl: row.issuer_url,
+        description: row.description,
+        criteriaNarrative: row.criteria_narrative,
+        criteriaUrl: row.criteria_url,
+        skills: JSON.parse(row.skills) as string[],
+        tags: JSON.parse(row.tags) as string[],
+      };
+    },
+
+    /**
+     * Where a share action redirects, recording the engagement; null for an unknown action or
+     * credential. A revoked credential is not shareable: it goes back to its page, unrecorded. Only a
+     * GET (`record`) counts: a HEAD from a link checker does not.
+     */
+    async share(
+      issuerSlug: string,
+      id: string,
+      action: string,
+      country: string,
+      record: boolean,
+    ): Promise<string | null> {
+      if (!isShareAction(action)) return null;
+      const row = await find(issuerSlug, id);
+      if (!row) return null;
+      const verifyPageUrl = urls.verifyPage(row.issuer_slug, row.id);
+      if (row.revoked_at !== null) return verifyPageUrl;
+      if (record) deps.events.recordEngagement({ issuerId: row.issuer_id, credentialId: row.id, action, country });
+      return shareTarget(action, {
+        credentialId: row.id,
+        badgeName: row.definition_name,
+        issuerName: row.issuer_name,
+        issuedOn: row.issued_on,
+        expiresOn: row.expires_on,
+        verifyPageUrl,
+      });
+    },
+  };
+}
+
+export type PageService = ReturnType<typeof createPageService>;

@@ -1,0 +1,201 @@
+import QRCode from 'qrcode';
+import { html, Markup, safeHexColor, safeUrl, textColorOn } from './html.js';
+import { PAGE_ASSETS_VERSION } from './page.assets.js';
+import type { PageView } from './page.service.js';
+import { PAGE_SHARE_BUTTONS } from './share.js';
+
+export const PAGE_CSS_PATH = '/verify/assets/page.css';
+export const PAGE_JS_PATH = '/verify/assets/page.js';
+
+/**
+ * The page's policy: scripts and styles only from this origin (plus the one nonce'd brand-colour
+ * style), images from here or any https host (issuer logos, badge images), nothing else.
+ */
+export function pageCsp(nonce: string): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    `style-src 'self' 'nonce-${nonce}'`,
+    "img-src 'self' https: data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+/** QR codes by page URL: encoding one costs 1-2 ms, and a shared link is viewed again and again. */
+const QR_CACHE_SIZE = 1000;
+const qrCache = new Map<string, Markup>();
+
+async function qrCode(url: string): Promise<Markup> {
+  const cached = qrCache.get(url);
+  if (cached) return cached;
+  const svg = new Markup(await QRCode.toString(url, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }));
+  const oldest = qrCache.keys().next();
+  if (qrCache.size >= QR_CACHE_SIZE && !oldest.done) qrCache.delete(oldest.value);
+  qrCache.set(url, svg);
+  return svg;
+}
+
+const dateFormat = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'UTC' });
+
+function date(iso: string): Markup {
+  return html`<time datetime="${iso}">${dateFormat.format(new Date(iso))}</time>`;
+}
+
+function brandStyle(nonce: string, color: string | null | undefined): Markup {
+  const brand = safeHexColor(color);
+  if (!brand) return html``;
+  return html`<style nonce="${nonce}">:root{--brand:${brand};--on-brand:${textColorOn(brand)}}</style>`;
+}
+
+function htmlDocument(options: {
+  nonce: string;
+  title: string;
+  head?: Markup;
+  brandColor?: string | null;
+  body: Markup;
+}): string {
+  return `<!doctype html>${html`<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${options.title}</title>
+${options.head}
+<link rel="stylesheet" href="${PAGE_CSS_PATH}?v=${PAGE_ASSETS_VERSION}">
+${brandStyle(options.nonce, options.brandColor)}
+<script src="${PAGE_JS_PATH}?v=${PAGE_ASSETS_VERSION}" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+${options.body}
+</body>
+</html>`}`;
+}
+
+function statusBanner(view: PageView): Markup {
+  const { result } = view;
+  const issuer = result.issuer.name;
+  switch (result.status) {
+    case 'valid':
+      return html`<section class="status status-valid" aria-label="Verification status">
+<p class="label">✓ Verified</p><p>This credential is authentic and valid. It was issued by ${issuer}.</p></section>`;
+    case 'expired':
+      return html`<section class="status status-expired" aria-label="Verification status">
+<p class="label">Expired</p><p>This credential was issued by ${issuer} and expired on ${
+        result.expiresOn ? date(result.expiresOn) : 'an earlier date'
+      }.</p></section>`;
+    default:
+      return html`<section class="status status-revoked" aria-label="Verification status">
+<p class="label">Revoked</p><p>${issuer} has revoked this credential.${
+        result.revokedReason ? html` Reason: ${result.revokedReason}` : ''
+      }</p></section>`;
+  }
+}
+
+function chips(title: string, items: readonly string[]): Markup {
+  if (items.length === 0) return html``;
+  return html`<h2>${title}</h2><ul class="chips">${items.map((item) => html`<li>${item}</li>`)}</ul>`;
+}
+
+function shareLinks(view: PageView): Markup {
+  if (view.result.status === 'revoked') return html``;
+  const base = new URL(view.result.verifyPageUrl).pathname;
+  return html`${PAGE_SHARE_BUTTONS.map(({ action, label }) =>
+    action === 'share_link'
+      ? html`<a class="button" href="${base}/share/${action}" data-copy="${view.result.verifyPageUrl}">${label}</a>`
+      : html`<a class="button primary" href="${base}/share/${action}" target="_blank" rel="noopener">${label}</a>`,
+  )}<p id="copy-status" class="copy-status" role="status" aria-live="polite"></p>`;
+}
+
+/** The human verification page: server-rendered, every user-supplied value escaped. */
+export async function renderVerificationPage(view: PageView, nonce: string): Promise<string> {
+  const { result } = view;
+  const { issuer, credential } = result;
+  const imageUrl = safeUrl(credential.imageUrl);
+  const logoUrl = safeUrl(issuer.brandLogoUrl);
+  const criteriaUrl = safeUrl(view.criteriaUrl);
+  const issuerUrl = safeUrl(view.issuerUrl) ?? issuer.profileUrl;
+  const qr = await qrCode(result.verifyPageUrl);
+  const statusWord = { valid: 'Verified', expired: 'Expired', revoked: 'Revoked', unknown: 'Unknown' }[result.status];
+  const issuedTo = `${credential.name}, issued by ${issuer.name}${result.recipientName ? ` to ${result.recipientName}` : ''}`;
+  // A partial name already ends in a full stop ("Grace H.").
+  const summary = `${issuedTo}${issuedTo.endsWith('.') ? '' : '.'} Status: ${statusWord}.`;
+
+  const head = html`<meta name="description" content="${summary}">
+<meta property="og:type" content="website">
+<meta property="og:site_name" content="${issuer.name}">
+<meta property="og:title" content="${credential.name} · ${issuer.name}">
+<meta property="og:description" content="${summary}">
+<meta property="og:url" content="${result.verifyPageUrl}">
+${imageUrl ? html`<meta property="og:image" content="${imageUrl}"><meta property="og:image:alt" content="${credential.name} badge">` : ''}
+<meta name="twitter:card" content="summary">
+<link rel="canonical" href="${result.verifyPageUrl}">
+<link rel="alternate" type="application/ld+json" href="${view.assertionUrl}">`;
+
+  const body = html`<header class="issuer-bar"><div class="inner">
+${logoUrl ? html`<img src="${logoUrl}" alt="${issuer.name} logo">` : ''}
+<a class="issuer-name" href="${issuerUrl}">${issuer.name}</a>
+</div></header>
+<main id="main">
+${statusBanner(view)}
+<div class="layout">
+<div>
+<article class="card credential" aria-labelledby="badge-name">
+${imageUrl ? html`<img class="badge" src="${imageUrl}" alt="${credential.name} badge" width="136" height="136">` : ''}
+<div>
+<h1 id="badge-name">${credential.name}</h1>
+${result.recipientName ? html`<p class="lead">Awarded to <strong>${result.recipientName}</strong></p>` : ''}
+<p class="lead">Issued by <strong>${issuer.name}</strong></p>
+<dl class="facts">
+<dt>Issued on</dt><dd>${date(view.result.issuedOn)}</dd>
+<dt>${result.status === 'expired' ? 'Expired on' : 'Expires'}</dt><dd>${result.expiresOn ? date(result.expiresOn) : 'Does not expire'}</dd>
+<dt>Credential ID</dt><dd>${view.credentialId}</dd>
+</dl>
+</div>
+</article>
+<section class="card" aria-labelledby="about">
+<h2 id="about">About this credential</h2>
+<p class="prose">${view.description}</p>
+${view.criteriaNarrative || criteriaUrl ? html`<h2>Criteria</h2>` : ''}
+${view.criteriaNarrative ? html`<p class="prose">${view.criteriaNarrative}</p>` : ''}
+${criteriaUrl ? html`<p><a href="${criteriaUrl}">Full criteria</a></p>` : ''}
+${chips('Skills', view.skills)}
+${chips('Tags', view.tags)}
+</section>
+</div>
+<aside class="card share" aria-labelledby="share-heading">
+<h2 id="share-heading">Share and verify</h2>
+${shareLinks(view)}
+<figure class="qr"><div role="img" aria-label="QR code linking to this verification page">${qr}</div>
+<figcaption>Scan to verify this credential</figcaption></figure>
+<p class="page-url">${result.verifyPageUrl}</p>
+</aside>
+</div>
+</main>
+<footer>Hosted verification of an <a href="${view.assertionUrl}">Open Badges 2.0 assertion</a>. Checked live: revocation and expiry show at once.</footer>`;
+
+  return htmlDocument({
+    nonce,
+    title: `${credential.name} · ${issuer.name} · ${statusWord} credential`,
+    head,
+    brandColor: issuer.brandPrimaryColor,
+    body,
+  });
+}
+
+/** The page for an id that is unknown here, malformed, or not the named issuer's. */
+export function renderNotFoundPage(nonce: string): string {
+  return htmlDocument({
+    nonce,
+    title: 'Credential not found',
+    body: html`<main id="main">
+<section class="status status-unknown" aria-label="Verification status">
+<p class="label">Credential not found</p>
+<p>No credential matches this address. Check that the link is complete, or ask the person who shared it for a new one.</p>
+</section>
+</main>`,
+  });
+}

@@ -1,0 +1,87 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { DateTime, Email, Nullable } from '../../core/schemas.js';
+
+const Uri = Type.String({ format: 'uri' });
+
+/** The most ids one bulk verification takes (design.md §4 size limits). */
+export const MAX_BULK_IDS = 1000;
+
+export const VerificationStatus = Type.Union([
+  Type.Literal('valid'),
+  Type.Literal('expired'),
+  Type.Literal('revoked'),
+  Type.Literal('unknown'),
+]);
+
+export const VerificationResultSchema = Type.Object(
+  {
+    id: Type.String({ description: 'The id as it was given: an assertion URL or a bare credential id.' }),
+    authentic: Type.Boolean({ description: 'true when the id resolves to an assertion this service hosts' }),
+    status: VerificationStatus,
+    valid: Type.Boolean(),
+    issuer: Type.Optional(
+      Type.Object({
+        name: Type.String(),
+        slug: Type.String(),
+        profileUrl: Uri,
+        brandPrimaryColor: Nullable(Type.String()),
+        brandLogoUrl: Nullable(Type.String()),
+      }),
+    ),
+    credential: Type.Optional(
+      Type.Object({
+        name: Type.String(),
+        badgeClassUrl: Uri,
+        imageUrl: Type.Optional(Uri),
+      }),
+    ),
+    recipientName: Type.Optional(
+      Type.String({ description: 'Partial only: first name plus last initial ("Grace H.").' }),
+    ),
+    issuedOn: Type.Optional(DateTime),
+    expiresOn: Type.Optional(Nullable(DateTime)),
+    revokedReason: Type.Optional(Nullable(Type.String())),
+    verifyPageUrl: Type.Optional(Uri),
+  },
+  { $id: 'VerificationResult' },
+);
+export type VerificationResult = Static<typeof VerificationResultSchema>;
+
+export const BulkVerifyResultSchema = Type.Object(
+  {
+    count: Type.Integer(),
+    results: Type.Array(Type.Ref(VerificationResultSchema), { description: 'In the order of the request ids.' }),
+  },
+  { $id: 'BulkVerifyResult' },
+);
+
+const AssertionId = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  description: 'The assertion id: its resolvable URL, or the bare credential id.',
+});
+
+export const VerifyBody = Type.Object({ id: AssertionId });
+export const BulkVerifyBody = Type.Object({ ids: Type.Array(AssertionId, { maxItems: MAX_BULK_IDS }) });
+
+export const EarnerProfileSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.Optional(Type.String({ description: 'Partial only: first name plus last initial.' })),
+    credentials: Type.Array(Uri, {
+      description: "Assertion URLs of the recipient's non-revoked credentials at the issuer, newest first.",
+    }),
+  },
+  { $id: 'EarnerProfile' },
+);
+
+export const ProfileCreatedSchema = Type.Object({ id: Type.String(), profileUrl: Uri }, { $id: 'ProfileCreated' });
+
+export const CreateProfileBody = Type.Object({ recipientEmail: Email });
+
+export const verificationSchemas = [
+  VerificationResultSchema,
+  BulkVerifyResultSchema,
+  EarnerProfileSchema,
+  ProfileCreatedSchema,
+];

@@ -1,0 +1,61 @@
+import type { Core } from '../../core/context.js';
+import { publicUrls } from '../../core/urls.js';
+import { createExpiryRepository } from './expiry.repository.js';
+import type { OutboxService } from './outbox.service.js';
+import { createPollingJob, type PollingJob } from './polling-job.js';
+import { credentialEventData } from './webhooks.events.js';
+
+export interface ExpirySweeper extends PollingJob {
+  /** Announces every credential that has expired and was not announced yet; returns how many. */
+  runOnce(): Promise<number>;
+}
+
+/**
+ * Emits exactly one credential.expired per credential once its expiresOn has passed (never for a
+ * revoked one). The announcement mark and the outbox rows commit in one transaction, so a crash
+ * either announces a batch completely or not at all.
+ */
+export function createExpirySweeper(
+  core: Pick<Core, 'db' | 'dialect' | 'clock' | 'config' | 'log'>,
+  deps: { outbox: Pick<OutboxService, 'enqueueMany'> },
+  options: { batchSize?: number; intervalMs?: number } = {},
+): ExpirySweeper {
+  const batchSize = options.batchSize ?? 500;
+  const links = publicUrls(core.config.publicBaseUrl);
+
+  async function sweepBatch(): Promise<number> {
+    return core.db.transaction().execute(async (trx) => {
+      const now = core.clock.now();
+      const expired = await createExpiryRepository(trx, core.dialect).claimExpired(now.toISOString(), batchSize);
+      const byIssuer = new Map<string, { event: 'credential.expired'; data: Record<string, unknown> }[]>();
+      for (const row of expired) {
+        const events = byIssuer.get(row.issuer_id) ?? [];
+        events.push({ event: 'credential.expired', data: credentialEventData(links, row, now) });
+        byIssuer.set(row.issuer_id, events);
+      }
+      for (const [issuerId, events] of byIssuer) await deps.outbox.enqueueMany(trx, issuerId, events);
+      return expired.length;
+    });
+  }
+
+  async function runOnce(): Promise<number> {
+    let total = 0;
+    let swept: number;
+    do {
+      swept = await sweepBatch();
+      total += swept;
+    } while (swept === batchSize);
+    return total;
+  }
+
+  const job = createPollingJob({
+    name: 'expiry-sweeper',
+    intervalMs: options.intervalMs ?? core.config.expirySweepIntervalMs,
+    log: core.log,
+    pass: async () => {
+      await runOnce();
+    },
+  });
+
+  return { ...job, runOnce };
+}

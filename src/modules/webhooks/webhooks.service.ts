@@ -1,0 +1,147 @@
+import { isoNow } from '../../core/clock.js';
+import type { Core } from '../../core/context.js';
+import { errors } from '../../core/errors.js';
+import { WEBHOOK_EVENTS, type WebhookEvent } from './outbox.service.js';
+import { type LookupFn, parseTargetUrl, resolveTarget, UnsafeTargetError } from './ssrf.js';
+import { SECRET_PREFIX, SECRET_RANDOM_LENGTH } from './webhooks.constants.js';
+import { createWebhookRepository, type DeliveryRow, type SubscriptionRow } from './webhooks.repository.js';
+
+export interface NewSubscription {
+  url: string;
+  events: string[];
+}
+
+export interface SubscriptionView {
+  id: string;
+  url: string;
+  events: WebhookEvent[];
+  createdAt: string;
+}
+
+export interface DeliveryView {
+  id: string;
+  event: string;
+  status: string;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+}
+
+function subscriptionView(row: SubscriptionRow): SubscriptionView {
+  return { id: row.id, url: row.url, events: JSON.parse(row.events) as WebhookEvent[], createdAt: row.created_at };
+}
+
+function deliveryView(row: DeliveryRow): DeliveryView {
+  const open = row.status === 'pending' || row.status === 'delivering';
+  return {
+    id: row.id,
+    event: row.event,
+    status: row.status,
+    attempts: row.attempts,
+    lastStatusCode: row.last_status_code,
+    lastError: row.last_error,
+    nextAttemptAt: open ? row.next_attempt_at : null,
+    createdAt: row.created_at,
+    deliveredAt: row.delivered_at,
+  };
+}
+
+function checkedEvents(events: string[]): WebhookEvent[] {
+  if (events.length === 0) {
+    throw errors.validation('Subscribe to at least one event.', [
+      { path: '/events', message: 'must list at least one event', code: 'minItems' },
+    ]);
+  }
+  const unknown = events.filter((e) => !(WEBHOOK_EVENTS as readonly string[]).includes(e));
+  if (unknown.length > 0) {
+    throw errors.validation(`Unknown event ${unknown.join(', ')}; known events are ${WEBHOOK_EVENTS.join(', ')}.`, [
+      { path: '/events', message: `unknown event ${unknown.join(', ')}`, code: 'enum' },
+    ]);
+  }
+  return [...new Set(events)] as WebhookEvent[];
+}
+
+/**
+ * Webhook subscriptions of an issuer. The signing secret is returned by `create` only; afterwards it
+ * is used by the dispatcher and never shown again.
+ */
+export function createWebhookService(
+  core: Pick<Core, 'db' | 'clock' | 'ids' | 'config'>,
+  options: { lookup: LookupFn },
+) {
+  const repo = createWebhookRepository(core.db);
+
+  async function checkedUrl(raw: string): Promise<string> {
+    const allowPrivate = core.config.webhookAllowPrivate;
+    try {
+      const url = parseTargetUrl(raw, allowPrivate);
+      if (!allowPrivate) await resolveTarget(url, allowPrivate, options.lookup).catch(rethrowUnsafeOnly);
+      return url.href;
+    } catch (err) {
+      if (err instanceof UnsafeTargetError) {
+        throw errors.validation(err.message, [{ path: '/url', message: err.message, code: 'webhook_url' }]);
+      }
+      throw err;
+    }
+  }
+
+  return {
+    async create(issuerId: string, input: NewSubscription): Promise<SubscriptionView & { secret: string }> {
+      const events = checkedEvents(input.events);
+      const url = await checkedUrl(input.url);
+      const row: SubscriptionRow = {
+        id: core.ids.uuid(),
+        issuer_id: issuerId,
+        url,
+        events: JSON.stringify(events),
+        secret: SECRET_PREFIX + core.ids.token(SECRET_RANDOM_LENGTH),
+        created_at: isoNow(core.clock),
+        deleted_at: null,
+      };
+      await repo.insertSubscription(row);
+      return { ...subscriptionView(row), secret: row.secret };
+    },
+
+    async list(issuerId: string): Promise<SubscriptionView[]> {
+      return (await repo.listSubscriptions(issuerId)).map(subscriptionView);
+    },
+
+    async get(issuerId: string, id: string): Promise<SubscriptionView> {
+      const row = await repo.getSubscription(issuerId, id);
+      if (!row) throw errors.notFound('Webhook');
+      return subscriptionView(row);
+    },
+
+    /** Soft delete; deliveries not yet made are cancelled in the same transaction. */
+    async remove(issuerId: string, id: string): Promise<void> {
+      const at = isoNow(core.clock);
+      const removed = await core.db.transaction().execute(async (trx) => {
+        const scoped = createWebhookRepository(trx);
+        if (!(await scoped.deleteSubscription(issuerId, id, at))) return false;
+        await scoped.cancelOpenDeliveries(issuerId, id);
+        return true;
+      });
+      if (!removed) throw errors.notFound('Webhook');
+    },
+
+    /** Deliveries of one subscription, latest first. */
+    async deliveries(issuerId: string, id: string, limit: number, offset: number) {
+      if (!(await repo.getSubscription(issuerId, id))) throw errors.notFound('Webhook');
+      const { total, rows } = await repo.listDeliveries(issuerId, id, limit, offset);
+      return { total, limit, offset, items: rows.map(deliveryView) };
+    },
+  };
+}
+
+/**
+ * A host that does not resolve right now is accepted (DNS can be set up after the subscription; each
+ * delivery resolves and checks again); a host that resolves to a refused address is not.
+ */
+function rethrowUnsafeOnly(err: unknown): void {
+  if (err instanceof UnsafeTargetError) throw err;
+}
+
+export type WebhookService = ReturnType<typeof createWebhookService>;
