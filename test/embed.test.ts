@@ -1,0 +1,193 @@
+import { mkdtempSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auth, createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
+import { createDefinition, freePort, type Issued, issue, launchChromium, revoke } from './verification.support.js';
+
+const HOSTILE = '<img src=x onerror="window.__xss=1">';
+
+/** A page on another origin, as an earner's portfolio site would be. */
+async function hostSite(html: () => string): Promise<{ server: Server; url: string }> {
+  const server = createServer((request, response) => {
+    if (request.url !== '/') {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (typeof address !== 'object' || !address) throw new Error('host site did not listen');
+  return { server, url: `http://127.0.0.1:${address.port}/` };
+}
+
+describe.each(dialects)('embed script on %s', (dialect) => {
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+  let host: { server: Server; url: string };
+  let a: TestIssuer;
+  let valid: Issued;
+  let second: Issued;
+  let revoked: Issued;
+  let hostile: Issued;
+  let profileUrl: string;
+  const screenshots = mkdtempSync(join(tmpdir(), 'accolade-embed-'));
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    t = await createTestApp(dialect, { env: { PUBLIC_BASE_URL: base } });
+    await t.app.listen({ port, host: '127.0.0.1' });
+    browser = await launchChromium();
+    a = await t.issuer({ slug: `embed-a-${dialect}`, name: 'Northwind Academy' });
+    const literacy = await createDefinition(t, a, { name: 'Data Literacy' });
+    const sql = await createDefinition(t, a, { name: 'SQL Foundations' });
+    const evil = await createDefinition(t, a, { name: HOSTILE });
+    valid = await issue(t, a, literacy.id, { email: 'grace@example.test', name: 'Grace Brewster Hopper' });
+    second = await issue(t, a, sql.id, { email: 'grace@example.test', name: 'Grace Brewster Hopper' });
+    revoked = await issue(t, a, literacy.id, { email: 'alan@example.test', name: 'Alan Turing' });
+    await revoke(t, a, revoked.credentialId, 'Issued in error');
+    hostile = await issue(t, a, evil.id, { email: 'mallory@example.test', name: `${HOSTILE} Mallory` });
+    const profile = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/profiles',
+      headers: auth(a.key),
+      payload: { recipientEmail: 'grace@example.test' },
+    });
+    profileUrl = profile.json().profileUrl;
+    host = await hostSite(
+      () => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Grace's portfolio</title></head><body>
+<h1>Portfolio</h1>
+<div id="credential" data-service-credential="${valid.assertionUrl}"></div>
+<div id="revoked" data-service-credential="${revoked.assertionUrl}"></div>
+<div id="unknown" data-service-credential="${base}/v1/issuers/${a.slug}/assertions/00000000-0000-4000-8000-000000000000"></div>
+<div id="hostile" data-service-credential="${hostile.assertionUrl}"></div>
+<div id="profile" data-service-profile="${profileUrl}"></div>
+<script src="${base}/embed/v1.js" async></script>
+</body></html>`,
+    );
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => host?.server.close(resolve));
+    await t?.close();
+  });
+
+  const text = (page: Page, selector: string) => page.locator(selector).first().textContent();
+
+  it('serves a small, cacheable, open script', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/embed/v1.js', headers: { origin: 'https://site.example' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/javascript; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('public, max-age=3600');
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(Buffer.byteLength(res.body)).toBeLessThan(8 * 1024);
+    expect(res.body).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
+    const etag = String(res.headers.etag);
+    const again = await t.app.inject({ method: 'GET', url: '/embed/v1.js', headers: { 'if-none-match': etag } });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+  });
+
+  it('renders a credential and an earner wallet on another origin, sending no personal data', async () => {
+    const context = await browser.newContext({ viewport: { width: 900, height: 1100 } });
+    const page = await context.newPage();
+    const calls: Request[] = [];
+    page.on('request', (request) => {
+      if (request.url().startsWith(base)) calls.push(request);
+    });
+    await page.goto(host.url, { waitUntil: 'load' });
+    await expect.poll(() => text(page, '#credential .st')).toBe('Verified');
+    expect(await text(page, '#credential .nm')).toBe('Data Literacy');
+    expect(await text(page, '#credential .is')).toBe('Issued by Northwind Academy');
+    expect(await text(page, '#credential .rc')).toBe('Awarded to Grace H.');
+    expect(await page.locator('#credential a.lk').getAttribute('href')).toBe(valid.verifyUrl);
+    expect(await page.locator('#credential img').getAttribute('alt')).toBe('Data Literacy badge');
+    await expect.poll(() => text(page, '#revoked .st')).toBe('Revoked');
+    await expect.poll(() => text(page, '#unknown .st')).toBe('Not verified');
+    expect(await text(page, '#unknown .is')).toBe('No credential matches this link.');
+    expect(await page.locator('#unknown a').count()).toBe(0);
+
+    await expect.poll(() => text(page, '#profile .hd')).toBe('Credentials of Grace H.');
+    expect(await page.locator('#profile .card').count()).toBe(2);
+    expect(await page.locator('#profile .nm').allTextContents()).toEqual(['SQL Foundations', 'Data Literacy']);
+    expect(await page.locator('#profile .st').allTextContents()).toEqual(['Verified', 'Verified']);
+    expect(await page.locator('#profile a.lk').nth(0).getAttribute('href')).toBe(second.verifyUrl);
+
+    const rendered = await page.evaluate(
+      "[...document.querySelectorAll('div')].map((d) => d.shadowRoot ? d.shadowRoot.textContent : '').join(' ')",
+    );
+    expect(rendered).not.toContain('Hopper');
+    expect(await page.evaluate("document.querySelector('#credential').innerHTML")).toBe('');
+
+    const api = calls.filter((c) => c.url().includes('/api/v1/verify') && c.method() === 'POST');
+    expect(api.map((c) => new URL(c.url()).pathname).sort()).toEqual([
+      '/api/v1/verify',
+      '/api/v1/verify',
+      '/api/v1/verify',
+      '/api/v1/verify',
+      '/api/v1/verify/bulk',
+    ]);
+    for (const call of api) {
+      const body = JSON.parse(call.postData() ?? '{}');
+      expect(Object.keys(body)).toEqual([new URL(call.url()).pathname.endsWith('bulk') ? 'ids' : 'id']);
+      const headers = await call.allHeaders();
+      expect(headers.cookie).toBeUndefined();
+      expect(headers.authorization).toBeUndefined();
+      expect(headers.referer).toBeUndefined();
+    }
+    const shot = join(screenshots, `embed-${dialect}.png`);
+    await page.screenshot({ path: shot, fullPage: true });
+    expect(statSync(shot).size).toBeGreaterThan(1000);
+    await context.close();
+
+    await t.app.services.verification.events.flush();
+    const channels = await t.database.db
+      .selectFrom('verification_events')
+      .select(['channel', 'credential_id'])
+      .where('credential_id', 'in', [valid.credentialId, second.credentialId])
+      .execute();
+    expect(channels.filter((r) => r.channel === 'api')).toHaveLength(1);
+    expect(channels.filter((r) => r.channel === 'bulk')).toHaveLength(2);
+  });
+
+  it('writes hostile names as text only', async () => {
+    const page = await browser.newPage();
+    page.on('dialog', (dialog) => void dialog.dismiss());
+    await page.goto(host.url, { waitUntil: 'load' });
+    await expect.poll(() => text(page, '#hostile .nm')).toBe(HOSTILE);
+    expect(await text(page, '#hostile .rc')).toBe('Awarded to <img M.');
+    await page.waitForTimeout(200);
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
+    expect(await page.locator('#hostile img').count()).toBe(1);
+    await page.close();
+  });
+
+  it('picks up elements added later', async () => {
+    const page = await browser.newPage();
+    await page.goto(host.url, { waitUntil: 'load' });
+    await expect.poll(() => text(page, '#credential .st')).toBe('Verified');
+    await page.evaluate(`(() => {
+      const wrapper = document.createElement('section');
+      wrapper.innerHTML = '<div id="late" data-service-credential="${second.assertionUrl}"></div>';
+      document.body.appendChild(wrapper);
+    })()`);
+    await expect.poll(() => text(page, '#late .st')).toBe('Verified');
+    expect(await text(page, '#late .nm')).toBe('SQL Foundations');
+    await page.close();
+  });
+
+  it('shows a neutral state when the network fails', async () => {
+    const page = await browser.newPage();
+    await page.route(`${base}/api/v1/**`, (route) => route.abort('connectionrefused'));
+    await page.goto(host.url, { waitUntil: 'load' });
+    await expect.poll(() => text(page, '#credential .card')).toBe('Could not verify this credential right now.');
+    await expect.poll(() => text(page, '#profile .card')).toBe('Could not verify these credentials right now.');
+    expect(await page.locator('#credential .st').count()).toBe(0);
+    await page.close();
+  });
+});

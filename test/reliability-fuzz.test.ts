@@ -1,0 +1,58 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { type FuzzResult, fuzzSummary, QUICK_CASES, runFuzz } from '../scripts/reliability/fuzz.js';
+import { startHarnessApp } from '../scripts/reliability/lib/app.js';
+import { createContractChecker } from '../scripts/reliability/lib/contract.js';
+import { loadApiDocument } from '../scripts/reliability/lib/openapi.js';
+import { writeReport } from '../scripts/reliability/lib/report.js';
+import { dialects } from './helpers.js';
+
+/** Quick tier of T5; the full tier is `npx tsx scripts/reliability/fuzz.ts --cases 500`. */
+const seed = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
+const results: FuzzResult[] = [];
+
+afterAll(() => {
+  if (results.length > 0) writeReport('fuzz', { seed, results });
+});
+
+describe('the contract checker', () => {
+  it('flags a 5xx, an undocumented status, a body off its schema and a 4xx that is not an Error body', async () => {
+    const harness = await startHarnessApp('sqlite');
+    try {
+      const document = await loadApiDocument(harness.app);
+      const op = document.operations.find((o) => o.operationId === 'getCredential');
+      expect(op).toBeDefined();
+      if (!op) return;
+      const checker = createContractChecker();
+      const json = { 'content-type': 'application/json; charset=utf-8' };
+      const rules = (statusCode: number, body: string, headers: Record<string, string> = json) =>
+        checker.check(op, { statusCode, headers, body }).map((v) => v.rule);
+      expect(rules(404, '{"error":"not_found","message":"Credential not found."}')).toEqual([]);
+      expect(rules(500, '{"error":"internal_error"}')).toContain('server-error');
+      expect(rules(418, '{"error":"teapot"}')).toEqual(['undocumented-status']);
+      expect(rules(200, '{"id":"x"}')).toEqual(['schema-mismatch']);
+      expect(rules(404, '{"statusCode":404}')).toEqual(expect.arrayContaining(['not-an-error-body']));
+      expect(rules(404, '<h1>no</h1>', { 'content-type': 'text/html' })).toEqual(['undocumented-content-type']);
+      expect(document.validationErrors).toEqual([]);
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
+describe.each(dialects)('fuzzing every operation of the OpenAPI document on %s', (dialect) => {
+  it(`answers ${QUICK_CASES[dialect]} generated and mutated cases per operation within the document (seed ${seed})`, async () => {
+    const result = await runFuzz({ dialect, seed, casesPerOperation: QUICK_CASES[dialect] });
+    results.push(result);
+    process.stdout.write(`${fuzzSummary(result)}\n`);
+    expect(result.documentProblems).toEqual([]);
+    expect(result.totals.operations).toBeGreaterThanOrEqual(50);
+    expect(result.totals.cases).toBe(result.totals.operations * QUICK_CASES[dialect]);
+    expect(result.totals.serverErrors).toBe(0);
+    expect(result.failureGroups).toEqual([]);
+    expect(result.errorLogSamples).toEqual([]);
+    // Valid cases must reach past validation and lookups somewhere, or the run tested only the edges.
+    expect(
+      result.operations.filter((o) => (o.statuses['200'] ?? 0) + (o.statuses['201'] ?? 0) > 0).length,
+    ).toBeGreaterThan(result.totals.operations * 0.9);
+  }, 240_000);
+});

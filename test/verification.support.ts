@@ -1,0 +1,80 @@
+import { createServer } from 'node:net';
+import { type Browser, chromium } from 'playwright-core';
+import { expect } from 'vitest';
+import { auth, type TestApp, type TestIssuer } from './helpers.js';
+
+/** Shared set-up of the verification, page and embed suites. */
+
+export async function createDefinition(
+  t: TestApp,
+  issuer: TestIssuer,
+  body: Record<string, unknown> = {},
+): Promise<{ id: string; slug: string }> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/definitions',
+    headers: auth(issuer.key),
+    payload: { name: 'Data Literacy', description: 'Reads and questions data.', ...body },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json();
+}
+
+export interface Issued {
+  credentialId: string;
+  assertionUrl: string;
+  verifyUrl: string;
+  badgeClassUrl: string;
+}
+
+export async function issue(
+  t: TestApp,
+  issuer: TestIssuer,
+  definitionId: string,
+  recipient: { email: string; name?: string; key?: string },
+): Promise<Issued> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/v1/credentials',
+    headers: auth(issuer.key),
+    payload: {
+      definitionId,
+      recipientEmail: recipient.email,
+      completionKey: recipient.key ?? `${recipient.email}:${definitionId}`,
+      ...(recipient.name ? { recipientName: recipient.name } : {}),
+    },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json();
+}
+
+export async function revoke(t: TestApp, issuer: TestIssuer, credentialId: string, reason: string): Promise<void> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/v1/credentials/${credentialId}/revoke`,
+    headers: auth(issuer.key),
+    payload: { reason },
+  });
+  expect(res.statusCode, res.body).toBe(200);
+}
+
+/** A loopback port nobody listens on right now (the app must know its public URL before it listens). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Debian's Chromium, headless. A missing browser fails the suite: these tests are never skipped. */
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+}
