@@ -1,0 +1,170 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export interface BenchDatabase {
+  engine: Engine;
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, empty database for one measurement: a temp SQLite file or a new PostgreSQL database. */
+export async function freshBenchDatabase(engine: Engine, postgresUrl: string | null): Promise<BenchDatabase> {
+  if (engine === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'accolade-bench-'));
+    return {
+      engine,
+      url: `sqlite:${join(dir, 'bench.db')}`,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  if (!postgresUrl) throw new Error('PostgreSQL benchmarks need DATABASE_URL=postgres://...');
+  const name = `accolade_bench_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(postgresUrl);
+  url.pathname = `/${name}`;
+  return {
+    engine,
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: postgresUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface RunningServer {
+  url: string;
+  pid: number;
+  /** Peak resident set size seen while sampling, in MB. */
+  peakRssMb(): number;
+  stop(): Promise<void>;
+}
+
+function rssMb(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+    return kb / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** Starts the built server (dist/) as its own process, as production runs it. */
+export async function startServer(env: Record<string, string>, script = 'dist/src/server.js'): Promise<RunningServer> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [script], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: 'warn',
+      BOOTSTRAP_ISSUER: 'false',
+      ...env,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(script.endsWith('server.js') ? `${url}/health/ready` : `${url}/bare`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error('server did not become ready');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  let peak = rssMb(child.pid ?? 0);
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMb(child.pid ?? 0));
+  }, 250);
+  return {
+    url,
+    pid: child.pid ?? 0,
+    peakRssMb: () => peak,
+    stop: async () => {
+      clearInterval(sampler);
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    },
+  };
+}
+
+export interface LoadResult {
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  errors: number;
+  non2xx: number;
+  status: Record<string, number>;
+}
+
+export async function load(options: Parameters<typeof autocannon>[0]): Promise<LoadResult> {
+  const result = await autocannon(options);
+  return {
+    rps: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requests: result.requests.total,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    status: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count])),
+  };
+}
+
+/** Runs `op` from `concurrency` loops for `seconds`; returns operations per second and p99 in ms. */
+export async function inProcessRate(
+  seconds: number,
+  concurrency: number,
+  op: (n: number) => Promise<unknown>,
+): Promise<{ rps: number; p99Ms: number; operations: number }> {
+  const latencies: number[] = [];
+  let n = 0;
+  const end = performance.now() + seconds * 1000;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        await op(n++);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    rps: Math.round(latencies.length / elapsed),
+    p99Ms: Number((latencies[Math.floor(latencies.length * 0.99)] ?? 0).toFixed(2)),
+    operations: latencies.length,
+  };
+}

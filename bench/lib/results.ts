@@ -1,0 +1,37 @@
+export interface WorkloadResult {
+  workload: string;
+  rps: number;
+  p50Ms?: number;
+  p99Ms: number;
+  rssMb?: number;
+  /** The limit this workload is compared with, measured in the same run. */
+  limit?: { name: string; rps: number };
+  ratio?: number;
+  target?: string;
+  pass?: boolean;
+  notes?: string;
+}
+
+export function ratio(rps: number, limit: number): number {
+  return limit > 0 ? Number((rps / limit).toFixed(3)) : 0;
+}
+
+export function printTable(engine: string, rows: WorkloadResult[]): void {
+  const header = ['workload', 'rps', 'p50 ms', 'p99 ms', 'RSS MB', 'limit', 'ratio', 'target', 'pass'];
+  const lines = rows.map((r) => [
+    r.workload,
+    String(r.rps),
+    r.p50Ms === undefined ? '' : r.p50Ms.toFixed(1),
+    r.p99Ms.toFixed(1),
+    r.rssMb === undefined ? '' : r.rssMb.toFixed(0),
+    r.limit ? `${r.limit.name} (${r.limit.rps})` : '',
+    r.ratio === undefined ? '' : `${(r.ratio * 100).toFixed(0)} %`,
+    r.target ?? '',
+    r.pass === undefined ? '' : r.pass ? 'yes' : 'NO',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
+  const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
+  console.log(`\n${engine}`);
+  console.log(fmt(header));
+  for (const line of lines) console.log(fmt(line));
+}

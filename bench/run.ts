@@ -1,0 +1,110 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import type { Engine } from './lib/harness.js';
+import { printTable, type WorkloadResult } from './lib/results.js';
+import { analyticsWorkloads } from './workloads/analytics.js';
+import { flatLatencyWorkload } from './workloads/flat.js';
+import { ingestWorkloads } from './workloads/ingest.js';
+import { issuanceWorkloads } from './workloads/issuance.js';
+import { verificationWorkloads } from './workloads/verification.js';
+
+/**
+ * `npm run bench`: every workload on SQLite and, when DATABASE_URL points at PostgreSQL, on
+ * PostgreSQL too. The server runs as its own process and autocannon drives it from this one.
+ *
+ *   BENCH_SECONDS        length of each timed run (default 10)
+ *   BENCH_ONLY           comma-separated subset: issuance,verification,ingest,analytics,flat
+ *   BENCH_ANALYTICS_ROWS credentials and verification events seeded for analytics (default 1,000,000)
+ *   BENCH_FLAT_TOTAL     issuances of the flat-latency run (default 300,000)
+ */
+const WORKLOADS = ['issuance', 'verification', 'ingest', 'analytics', 'flat'] as const;
+
+interface RunFile {
+  date: string;
+  engine: Engine;
+  machine: Record<string, unknown>;
+  workloads: WorkloadResult[];
+}
+
+async function main(): Promise<void> {
+  const seconds = Number(process.env.BENCH_SECONDS ?? '10');
+  const only = new Set((process.env.BENCH_ONLY ?? WORKLOADS.join(',')).split(',').map((w) => w.trim()));
+  const analyticsRows = Number(process.env.BENCH_ANALYTICS_ROWS ?? '1000000');
+  const flatTotal = Number(process.env.BENCH_FLAT_TOTAL ?? '300000');
+  const postgresUrl = process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : null;
+  const engines: Engine[] = postgresUrl ? ['sqlite', 'postgres'] : ['sqlite'];
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  mkdirSync('bench/results', { recursive: true });
+  const machine = {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+  };
+  for (const engine of engines) {
+    const rows: WorkloadResult[] = [];
+    if (only.has('issuance')) rows.push(...(await issuanceWorkloads(engine, postgresUrl, seconds)));
+    if (only.has('verification')) rows.push(...(await verificationWorkloads(engine, postgresUrl, seconds)));
+    if (only.has('ingest')) rows.push(...(await ingestWorkloads(engine, postgresUrl)));
+    if (only.has('analytics')) rows.push(...(await analyticsWorkloads(engine, postgresUrl, analyticsRows)));
+    if (only.has('flat')) rows.push(...(await flatLatencyWorkload(engine, postgresUrl, flatTotal)));
+    printTable(engine, rows);
+    const date = new Date().toISOString();
+    const file = `bench/results/${date.slice(0, 10)}-${engine}.json`;
+    const run: RunFile = { date, engine, machine, workloads: rows };
+    writeFileSync(file, `${JSON.stringify({ ...run, secondsPerRun: seconds }, null, 2)}\n`);
+    console.log(`results: ${file}`);
+  }
+  writePerformanceDoc();
+  console.log('docs/performance.md updated');
+}
+
+/** docs/performance.md: the newest committed result of each engine, as tables. */
+function writePerformanceDoc(): void {
+  const newest = new Map<string, RunFile>();
+  for (const name of readdirSync('bench/results')
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
+    const run = JSON.parse(readFileSync(`bench/results/${name}`, 'utf8')) as RunFile;
+    newest.set(run.engine, run);
+  }
+  const cell = (v: string | number | undefined) => (v === undefined ? '' : String(v));
+  const sections = [...newest.values()].map((run) => {
+    const lines = [
+      `## ${run.engine === 'sqlite' ? 'SQLite' : 'PostgreSQL'} (${run.date.slice(0, 16).replace('T', ' ')} UTC)`,
+      '',
+      `Machine: ${cell(run.machine.cpus as number)} cores (${cell(run.machine.cpuModel as string)}), ${cell(run.machine.memoryGb as number)} GiB, Node ${cell(run.machine.node as string)}.`,
+      '',
+      '| workload | rate /s | p50 ms | p99 ms | RSS MB | compared with | ratio | target | met |',
+      '|---|---:|---:|---:|---:|---|---:|---|---|',
+      ...run.workloads.map(
+        (w) =>
+          `| ${w.workload} | ${w.rps || ''} | ${w.p50Ms === undefined ? '' : w.p50Ms.toFixed(1)} | ${w.p99Ms ? w.p99Ms.toFixed(1) : ''} | ${w.rssMb === undefined ? '' : w.rssMb.toFixed(0)} | ${w.limit ? `${w.limit.name} (${w.limit.rps})` : ''} | ${w.ratio === undefined ? '' : `${(w.ratio * 100).toFixed(0)} %`} | ${w.target ?? ''} | ${w.pass === undefined ? '' : w.pass ? 'yes' : '**no**'} |`,
+      ),
+      '',
+      ...run.workloads.filter((w) => w.notes).map((w) => `- ${w.workload}: ${w.notes}`),
+      '',
+    ];
+    return lines.join('\n');
+  });
+  writeFileSync(
+    'docs/performance.md',
+    [
+      '# Performance',
+      '',
+      'Generated by `npm run bench` (`bench/run.ts`) from the newest result of each engine in `bench/results/`.',
+      'The server runs as its own process (the built `dist/`), autocannon drives it from the harness',
+      'process, and every ratio compares a workload with a limit measured in the same run: a bare',
+      'Fastify JSON route (the HTTP ceiling), the raw in-process issue transaction, the raw in-process',
+      'verify (read + event), and raw multi-row inserts of the same engine.',
+      '',
+      ...sections,
+    ].join('\n'),
+  );
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

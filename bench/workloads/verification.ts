@@ -1,0 +1,174 @@
+import { type Engine, freshBenchDatabase, inProcessRate, load, startServer } from '../lib/harness.js';
+import { ratio, type WorkloadResult } from '../lib/results.js';
+import { type Seeded, seed } from '../lib/setup.js';
+
+const CONNECTIONS = 32;
+const CREDENTIALS = 2_000;
+
+async function issueMany(seeded: Seeded, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const outcome = await seeded.app.services.issuance.issue(seeded.issuerId, 'bench', {
+      definitionId: seeded.definitionId,
+      recipientEmail: `verify${i}@bench.example`,
+      recipientName: `Learner Number${i}`,
+      completionKey: `verify-${i}`,
+      source: 'api',
+    });
+    ids.push(outcome.row.id);
+  }
+  return ids;
+}
+
+/** Round-robin over a fixed list of request bodies. */
+function cycling(method: string, headers: Record<string, string>, bodies: string[]) {
+  let n = 0;
+  return {
+    method,
+    headers,
+    setupRequest: (request: object) => ({ ...request, body: bodies[n++ % bodies.length] }),
+  };
+}
+
+function cyclingPaths(paths: string[]) {
+  let n = 0;
+  return { method: 'GET', setupRequest: (request: object) => ({ ...request, path: paths[n++ % paths.length] }) };
+}
+
+/**
+ * The bare Fastify route (HTTP ceiling), the raw in-process verify (read + event), and over HTTP:
+ * single verify, bulk verify of 100 and 1,000 ids, and the verification page.
+ */
+export async function verificationWorkloads(
+  engine: Engine,
+  postgresUrl: string | null,
+  seconds: number,
+): Promise<WorkloadResult[]> {
+  const bare = await startServer({}, 'bench/bare-server.mjs');
+  let ceiling: Awaited<ReturnType<typeof load>>;
+  try {
+    ceiling = await load({
+      url: `${bare.url}/bare`,
+      connections: CONNECTIONS,
+      duration: seconds,
+      requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":"x"}' }],
+    });
+  } finally {
+    await bare.stop();
+  }
+
+  const db = await freshBenchDatabase(engine, postgresUrl);
+  const seeded = await seed(db.url);
+  const ids = await issueMany(seeded, CREDENTIALS);
+  const base = (origin: string) => ids.map((id) => `${origin}/v1/issuers/${seeded.issuerSlug}/assertions/${id}`);
+
+  const rawUrls = base('http://localhost:3000');
+  const raw = await inProcessRate(seconds, CONNECTIONS, (n) =>
+    seeded.app.services.verification.verify.verify(rawUrls[n % rawUrls.length] ?? '', 'ZZ'),
+  );
+  await seeded.app.services.verification.events.flush();
+
+  const server = await startServer({
+    DATABASE_URL: db.url,
+    WEBHOOK_DISPATCH: 'off',
+    OPEN_RATE_LIMIT_PER_MINUTE: '100000000',
+  });
+  const json = { 'content-type': 'application/json' };
+  try {
+    const urls = base(server.url);
+    const single = await load({
+      url: server.url,
+      connections: CONNECTIONS,
+      duration: seconds,
+      requests: [
+        {
+          ...cycling(
+            'POST',
+            json,
+            urls.slice(0, 500).map((id) => JSON.stringify({ id })),
+          ),
+          path: '/api/v1/verify',
+        },
+      ],
+    });
+    const bulkBodies = (size: number) =>
+      Array.from({ length: 20 }, (_, k) =>
+        JSON.stringify({ ids: urls.slice((k * 97) % (urls.length - size)).slice(0, size) }),
+      );
+    const bulk100 = await load({
+      url: server.url,
+      connections: 8,
+      duration: seconds,
+      requests: [{ ...cycling('POST', json, bulkBodies(100)), path: '/api/v1/verify/bulk' }],
+    });
+    const bulk1000 = await load({
+      url: server.url,
+      connections: 4,
+      duration: seconds,
+      requests: [{ ...cycling('POST', json, bulkBodies(1000)), path: '/api/v1/verify/bulk' }],
+    });
+    const page = await load({
+      url: server.url,
+      connections: CONNECTIONS,
+      duration: seconds,
+      requests: [cyclingPaths(ids.slice(0, 500).map((id) => `/verify/${seeded.issuerSlug}/${id}`))],
+    });
+    const ceilingLimit = { name: 'bare Fastify route', rps: ceiling.rps };
+    const rss = server.peakRssMb();
+    return [
+      {
+        workload: 'bare Fastify JSON route (HTTP ceiling)',
+        rps: ceiling.rps,
+        p50Ms: ceiling.p50Ms,
+        p99Ms: ceiling.p99Ms,
+      },
+      { workload: 'raw verify read + event (in-process)', rps: raw.rps, p99Ms: raw.p99Ms },
+      {
+        workload: 'HTTP verify (single)',
+        rps: single.rps,
+        p50Ms: single.p50Ms,
+        p99Ms: single.p99Ms,
+        rssMb: rss,
+        limit: ceilingLimit,
+        ratio: ratio(single.rps, ceiling.rps),
+        target: '>= 50 %',
+        pass: single.rps >= 0.5 * ceiling.rps && single.non2xx === 0 && single.errors === 0,
+        notes: `non-2xx ${single.non2xx}, errors ${single.errors}`,
+      },
+      {
+        workload: 'HTTP verify bulk (100 ids)',
+        rps: bulk100.rps,
+        p50Ms: bulk100.p50Ms,
+        p99Ms: bulk100.p99Ms,
+        rssMb: rss,
+        notes: `${bulk100.rps * 100} ids/s, non-2xx ${bulk100.non2xx}`,
+      },
+      {
+        workload: 'HTTP verify bulk (1,000 ids)',
+        rps: bulk1000.rps,
+        p50Ms: bulk1000.p50Ms,
+        p99Ms: bulk1000.p99Ms,
+        rssMb: rss,
+        target: engine === 'sqlite' ? 'p99 < 150 ms' : undefined,
+        pass: engine === 'sqlite' ? bulk1000.p99Ms < 150 && bulk1000.non2xx === 0 : undefined,
+        notes: `${bulk1000.rps * 1000} ids/s, non-2xx ${bulk1000.non2xx}`,
+      },
+      {
+        workload: 'verification page render',
+        rps: page.rps,
+        p50Ms: page.p50Ms,
+        p99Ms: page.p99Ms,
+        rssMb: rss,
+        limit: ceilingLimit,
+        ratio: ratio(page.rps, ceiling.rps),
+        target: '>= 30 %',
+        pass: page.rps >= 0.3 * ceiling.rps && page.non2xx === 0,
+        notes: `non-2xx ${page.non2xx}`,
+      },
+    ];
+  } finally {
+    await server.stop();
+    await seeded.close();
+    await db.drop();
+  }
+}

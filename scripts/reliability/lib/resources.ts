@@ -1,0 +1,159 @@
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * Real values a request can name, by the collection a path parameter or body field refers to:
+ * `credentials`, `definitions`, `pathways`, `webhooks`, `profiles`, `endorsements` (ids),
+ * `issuers` and `badges` (issuer and definition slugs), `assertionUrls`, `urls` (receivers).
+ */
+export type ResourcePool = Map<string, string[]>;
+
+function addToPool(pool: ResourcePool, collection: string, value: unknown): void {
+  if (typeof value !== 'string' || value === '') return;
+  const list = pool.get(collection) ?? [];
+  if (!list.includes(value)) list.push(value);
+  pool.set(collection, list);
+}
+
+/** Values known without creating anything: fixed vocabularies the design names. */
+const VOCABULARIES: Record<string, string[]> = {
+  connectors: ['generic', 'moodle', 'canvas'],
+  share: ['linkedin', 'wallet_apple', 'wallet_google', 'share_link'],
+};
+
+/** Path segments that name another collection than their own word. */
+const SEGMENT_COLLECTIONS: Record<string, string> = {
+  assertions: 'credentials',
+  verify: 'issuers',
+  'verify/*': 'credentials',
+};
+
+/**
+ * Which collection a path parameter draws from: the literal segment before it ("credentials" for
+ * /api/v1/credentials/{id}); after another parameter, that segment plus "/*"
+ * (/verify/{slug}/{id}: id is a credential).
+ */
+export function collectionOf(path: string, param: string): string {
+  const segments = path.split('/').filter(Boolean);
+  const at = segments.indexOf(`{${param}}`);
+  let back = at - 1;
+  let hops = 0;
+  while (back >= 0 && segments[back]?.startsWith('{')) {
+    back--;
+    hops++;
+  }
+  const literal = segments[back] ?? '';
+  const word = hops > 0 ? `${literal}/*` : literal;
+  return SEGMENT_COLLECTIONS[word] ?? word;
+}
+
+/** The collection a body or query field holding an id refers to ("definitionId" -> definitions). */
+export function collectionOfField(field: string): string | null {
+  if (field === 'definitionRef') return 'badges';
+  const match = /^([a-z]+)Id$/.exec(field);
+  return match ? `${match[1]}s` : null;
+}
+
+export function poolValues(pool: ResourcePool, collection: string): string[] {
+  return pool.get(collection) ?? VOCABULARIES[collection] ?? [];
+}
+
+/** Learns the ids a successful answer reveals, so later requests can name them. */
+export function learnFromResponse(pool: ResourcePool, method: string, path: string, status: number, body: unknown) {
+  if (method !== 'POST' || status >= 300 || body === null || typeof body !== 'object') return;
+  const record = body as Record<string, unknown>;
+  const last = path.split('/').filter(Boolean).pop() ?? '';
+  if (!last.startsWith('{') && typeof record.id === 'string') addToPool(pool, last, record.id);
+  if (last === 'definitions') addToPool(pool, 'badges', record.slug);
+  addToPool(pool, 'credentials', record.credentialId);
+  addToPool(pool, 'assertionUrls', record.assertionUrl);
+}
+
+interface Call {
+  method: 'GET' | 'POST';
+  url: string;
+  payload?: unknown;
+}
+
+/** Sends a setup request and insists it worked: a seed that fails would make every later check vacuous. */
+async function setupCall(app: FastifyInstance, key: string, call: Call): Promise<Record<string, unknown>> {
+  const res = await app.inject({
+    method: call.method,
+    url: call.url,
+    headers: { authorization: `Bearer ${key}` },
+    ...(call.payload === undefined ? {} : { payload: call.payload as object }),
+  });
+  if (res.statusCode >= 300)
+    throw new Error(`setup ${call.method} ${call.url} answered ${res.statusCode}: ${res.body}`);
+  return res.json() as Record<string, unknown>;
+}
+
+export interface SeedOptions {
+  /** Distinguishes names and keys when several issuers are seeded in one database. */
+  label: string;
+  /** Recipient emails of the seeded credentials (one credential each). */
+  recipients: string[];
+  webhookUrl: string;
+}
+
+/**
+ * One of everything an issuer can own, created through the API as a partner would: definitions,
+ * credentials (valid, revoked, reissued), a pathway with a stage, endorsements, an alignment, a
+ * webhook subscription and an earner profile.
+ */
+export async function seedIssuer(
+  app: FastifyInstance,
+  issuer: { key: string; slug: string },
+  options: SeedOptions,
+): Promise<ResourcePool> {
+  const pool: ResourcePool = new Map();
+  addToPool(pool, 'issuers', issuer.slug);
+  addToPool(pool, 'urls', options.webhookUrl);
+  const call = async (method: Call['method'], url: string, payload?: unknown) => {
+    const body = await setupCall(app, issuer.key, { method, url, payload });
+    learnFromResponse(pool, method, url, 201, body);
+    return body;
+  };
+  const definition = await call('POST', '/api/v1/definitions', {
+    name: `Seed ${options.label} course`,
+    description: 'A course completed by seeded recipients.',
+    tags: ['seed'],
+  });
+  const expiring = await call('POST', '/api/v1/definitions', {
+    name: `Seed ${options.label} licence`,
+    description: 'A licence that expires.',
+    expiresAfterDays: 365,
+  });
+  const credentialIds: string[] = [];
+  for (const [i, email] of options.recipients.entries()) {
+    const issued = await call('POST', '/api/v1/credentials', {
+      definitionId: i % 2 === 0 ? definition.id : expiring.id,
+      recipientEmail: email,
+      recipientName: 'Seed Recipient',
+      completionKey: `seed-${options.label}-${i}`,
+    });
+    credentialIds.push(String(issued.credentialId));
+  }
+  const [first, second, third] = credentialIds;
+  if (second) await call('POST', `/api/v1/credentials/${second}/revoke`, { reason: 'seeded revocation' });
+  if (third) await call('POST', `/api/v1/credentials/${third}/reissue`, {});
+  const pathway = await call('POST', '/api/v1/pathways', { name: `Seed ${options.label} path`, description: 'Path' });
+  await call('POST', `/api/v1/pathways/${pathway.id}/stages`, { definitionId: definition.id, stepOrder: 1 });
+  await call('POST', `/api/v1/definitions/${definition.id}/endorsements`, {
+    endorserName: 'Seed Endorser',
+    claim: 'Rigorous.',
+    endorserUrl: 'https://endorser.example',
+  });
+  if (first) {
+    await call('POST', `/api/v1/credentials/${first}/endorsements`, {
+      endorserName: 'Seed Endorser',
+      claim: 'Earned.',
+    });
+  }
+  await call('POST', `/api/v1/definitions/${definition.id}/alignments`, {
+    targetName: 'Seed framework item',
+    targetUrl: 'https://framework.example/item',
+  });
+  await call('POST', '/api/v1/webhooks', { url: options.webhookUrl, events: ['credential.issued'] });
+  if (options.recipients[0]) await call('POST', '/api/v1/profiles', { recipientEmail: options.recipients[0] });
+  return pool;
+}
