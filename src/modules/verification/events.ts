@@ -20,6 +20,12 @@ const FLUSH_INTERVAL_MS = 100;
  * for more than ~20 ms (each event dirties an index page of its own).
  */
 const BATCH = 250;
+/**
+ * Buffered events beyond which recording waits for the writer: verification is open, and bulk
+ * calls record a thousand events each, so without it a client could grow the buffer (and the
+ * process) faster than the database takes the rows. Callers then answer at the write rate.
+ */
+export const EVENTS_HIGH_WATER = 10_000;
 /** While the database refuses writes, at most this many events wait; the oldest go first beyond it. */
 const MAX_PENDING = 50_000;
 
@@ -45,9 +51,12 @@ interface PendingEngagement {
 }
 
 export interface EventRecorder extends Job {
-  /** Buffers one verification per row (an unknown id is never recorded) and counts them. */
-  recordVerifications(rows: readonly VerifiableRow[], channel: VerificationChannel, country: string): void;
-  recordEngagement(event: Omit<PendingEngagement, 'occurredAt'>): void;
+  /**
+   * Buffers one verification per row (an unknown id is never recorded) and counts them. Resolves at
+   * once, or, while more than EVENTS_HIGH_WATER events wait, once the writer has caught up (or failed).
+   */
+  recordVerifications(rows: readonly VerifiableRow[], channel: VerificationChannel, country: string): Promise<void>;
+  recordEngagement(event: Omit<PendingEngagement, 'occurredAt'>): Promise<void>;
   /** Writes everything recorded before the call; resolves once it is committed (or has failed and been kept). */
   flush(): Promise<void>;
 }
@@ -68,6 +77,7 @@ export function createEventRecorder(
   let engagements: PendingEngagement[] = [];
   let writing: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
+  let waiting: (() => void)[] = [];
 
   const pending = () => verifications.length + engagements.length;
 
@@ -137,10 +147,24 @@ export function createEventRecorder(
     }
   }
 
+  /** Lets waiting recorders go once the buffer is under the high-water mark, or when the writer stopped. */
+  function release(force: boolean): void {
+    if (waiting.length === 0 || (!force && pending() >= EVENTS_HIGH_WATER)) return;
+    const released = waiting;
+    waiting = [];
+    for (const resolve of released) resolve();
+  }
+
   /** Batch after batch until the buffer is empty or the database refuses, letting requests run in between. */
   async function drain(): Promise<void> {
-    while (pending() > 0 && (await writeBatch())) {
-      await new Promise((resolve) => setImmediate(resolve));
+    try {
+      while (pending() > 0 && (await writeBatch())) {
+        release(false);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      // A refusing database must not hold requests forever: MAX_PENDING bounds the buffer instead.
+      release(true);
     }
   }
 
@@ -153,24 +177,30 @@ export function createEventRecorder(
     await writing;
   }
 
-  function flushEarlyWhenFull(): void {
+  /** Starts a write once a batch waits; past the high-water mark the caller waits for the writer. */
+  function afterRecording(): Promise<void> {
     if (pending() >= BATCH && !writing) void flush();
+    if (pending() < EVENTS_HIGH_WATER) return Promise.resolve();
+    return new Promise((resolve) => {
+      waiting.push(resolve);
+      if (!writing) void flush();
+    });
   }
 
   return {
     name: 'verification-events',
 
     recordVerifications(rows, channel, country) {
-      if (rows.length === 0) return;
+      if (rows.length === 0) return Promise.resolve();
       const occurredAt = core.clock.now();
       for (const row of rows) verifications.push({ row, channel, country, occurredAt });
       core.metrics.verifications.inc({ channel }, rows.length);
-      flushEarlyWhenFull();
+      return afterRecording();
     },
 
     recordEngagement(event) {
       engagements.push({ ...event, occurredAt: core.clock.now().toISOString() });
-      flushEarlyWhenFull();
+      return afterRecording();
     },
 
     flush,

@@ -41,7 +41,7 @@ export function createPageService(
     async view(issuerSlug: string, id: string, country: string, record: boolean): Promise<PageView | null> {
       const row = await find(issuerSlug, id);
       if (!row) return null;
-      if (record) deps.events.recordVerifications([row], 'page', country);
+      if (record) await deps.events.recordVerifications([row], 'page', country);
       const assertionUrl = urls.assertion(row.issuer_slug, row.id);
       return {
         result: toResult(urls, assertionUrl, row, core.clock.now()),
@@ -73,7 +73,8 @@ export function createPageService(
       if (!row) return null;
       const verifyPageUrl = urls.verifyPage(row.issuer_slug, row.id);
       if (row.revoked_at !== null) return verifyPageUrl;
-      if (record) deps.events.recordEngagement({ issuerId: row.issuer_id, credentialId: row.id, action, country });
+      if (record)
+        await deps.events.recordEngagement({ issuerId: row.issuer_id, credentialId: row.id, action, country });
       return shareTarget(action, {
         credentialId: row.id,
         badgeName: row.definition_name,

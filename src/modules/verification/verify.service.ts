@@ -30,7 +30,7 @@ export function createVerifyService(
       authentic.push(row);
       return toResult(urls, id, row, now);
     });
-    deps.events.recordVerifications(authentic, channel, country);
+    await deps.events.recordVerifications(authentic, channel, country);
     return results;
   }
 
