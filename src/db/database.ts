@@ -16,6 +16,7 @@ import { poolRetiringTimedOutClients, SqliteDialectKeepingErrors } from './diale
 import { initialMigration } from './migrations/0001_initial.js';
 import { webhooksMigration } from './migrations/0006_webhooks.js';
 import { reportsMigration } from './migrations/0008_reports.js';
+import { reportSummariesMigration } from './migrations/0009_report_summaries.js';
 import type { DB } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -107,6 +108,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0001_initial': initialMigration(dialect),
     '0006_webhooks': webhooksMigration(),
     '0008_reports': reportsMigration(),
+    '0009_report_summaries': reportSummariesMigration(),
   };
 }
 
