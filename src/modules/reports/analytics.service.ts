@@ -10,7 +10,7 @@ import {
   VERIFICATIONS_BY_DEFINITION_CHANNEL,
 } from './reports.repository.js';
 import { ENGAGEMENT_ACTIONS, type IssuerAnalytics, type WindowQueryInput } from './reports.schemas.js';
-import type { RollupService } from './rollup.service.js';
+import { lastClosedDay, type RollupService } from './rollup.service.js';
 import { analyticsWindow, utcDays } from './window.js';
 
 const ANALYTICS_CSV_COLUMNS = [
@@ -52,14 +52,14 @@ export function createAnalyticsService(core: Pick<Core, 'db' | 'dialect' | 'cloc
       shared,
       paths,
     ] = await Promise.all([
-      repo.definitionStatus(issuerId, now.toISOString()),
+      repo.definitionStatus(issuerId, now.toISOString(), lastClosedDay(now)),
       repo.issuedByDay(issuerId, window),
       repo.countEvents(issuerId, coverage, VERIFICATIONS_BY_DEFINITION_CHANNEL),
       repo.countEvents(issuerId, coverage, VERIFICATIONS_BY_DAY),
       repo.countEvents(issuerId, coverage, VERIFICATIONS_BY_COUNTRY),
       repo.countEvents(issuerId, coverage, ENGAGEMENT_BY_DEFINITION),
       repo.countEvents(issuerId, coverage, ENGAGEMENT_BY_DAY_ACTION),
-      repo.distinctCredentials(issuerId, 'verification_events', window),
+      repo.distinctVerified(issuerId, window, coverage),
       repo.distinctCredentials(issuerId, 'engagement_events', window),
       repo.pathways(issuerId),
     ]);
@@ -72,6 +72,7 @@ export function createAnalyticsService(core: Pick<Core, 'db' | 'dialect' | 'cloc
     for (const row of engagement) actionsByDay.set(`${row.day}/${row.action}`, row.count);
 
     const verifiesByDefinition = totalsBy(verifications, 'definition_id');
+    const issuedByDefinition = new Map(definitions.map((d) => [d.definitionId, d.issued]));
     const byDefinition = definitions
       .map((d) => ({
         ...d,
@@ -108,7 +109,13 @@ export function createAnalyticsService(core: Pick<Core, 'db' | 'dialect' | 'cloc
       },
       series: { issuance: series(issuedByDay), verifies: series(verifiesByDay), engagement: series(engagementByDay) },
       byDefinition,
-      byPathway: paths.sort(byName),
+      byPathway: paths
+        .map(({ stageDefinitions, ...path }) => ({
+          ...path,
+          stages: stageDefinitions.length,
+          issued: sum(stageDefinitions.map((id) => issuedByDefinition.get(id) ?? 0)),
+        }))
+        .sort(byName),
       geo: countries
         .map((r) => ({ country: r.country, count: r.count }))
         .sort((a, b) => b.count - a.count || (a.country < b.country ? -1 : 1)),

@@ -63,11 +63,17 @@ async function prepareBulkLoad(db: Db, dialect: Dialect): Promise<void> {
 /**
  * PostgreSQL answers the reports from index-only scans once VACUUM has marked the new pages
  * all-visible; until autovacuum gets there every index entry costs a heap visit, so seeding does it
- * at once. SQLite has no such map.
+ * at once, for the rollup's summaries too (built after the raw rows). SQLite has no such map.
  */
 async function refreshStatistics(db: Db, dialect: Dialect): Promise<void> {
   if (dialect !== 'postgres') return;
-  for (const table of ['credentials', 'verification_events', 'engagement_events']) {
+  for (const table of [
+    'credentials',
+    'verification_events',
+    'engagement_events',
+    'report_credential_days',
+    'report_verified_credentials',
+  ]) {
     await sql`vacuum analyze ${sql.table(table)}`.execute(db);
   }
 }

@@ -3,7 +3,7 @@ import { byName, channelCounts, statusTotals, sum, totalsBy } from './breakdown.
 import { attachment, toCsv } from './csv.js';
 import { createReportRepository, VERIFICATIONS_BY_DEFINITION_CHANNEL } from './reports.repository.js';
 import type { IssuanceReport, WindowQueryInput } from './reports.schemas.js';
-import type { RollupService } from './rollup.service.js';
+import { lastClosedDay, type RollupService } from './rollup.service.js';
 import { reportWindow } from './window.js';
 
 const ISSUANCE_CSV_COLUMNS = [
@@ -30,7 +30,7 @@ export function createIssuanceReportService(
     const coverage = await deps.rollup.refresh(issuerId, window, now);
     // Independent reads: PostgreSQL runs them side by side on the pool; SQLite queues them.
     const [definitions, verifications, issuedInWindow, imports] = await Promise.all([
-      repo.definitionStatus(issuerId, now.toISOString()),
+      repo.definitionStatus(issuerId, now.toISOString(), lastClosedDay(now)),
       repo.countEvents(issuerId, coverage, VERIFICATIONS_BY_DEFINITION_CHANNEL),
       repo.issuedIn(issuerId, window),
       repo.imports(issuerId, window),

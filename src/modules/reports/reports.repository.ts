@@ -56,6 +56,9 @@ function within(column: string, window: TimeWindow): RawBuilder<boolean> {
 
 const toNumber = (value: unknown) => Number(value ?? 0);
 
+/** Sort memory for a pathway's distinct recipients: a few hundred thousand hashes, sorted in memory. */
+const PATHWAY_WORK_MEM = '64MB';
+
 type EventTable = 'verification_events' | 'engagement_events';
 
 /**
@@ -76,34 +79,51 @@ function inCredentialOrder(dialect: Dialect, table: EventTable): RawBuilder<unkn
 export function createReportRepository(executor: Executor, dialect: Dialect) {
   const db = reportDb(executor);
 
+  async function distinctCredentials(issuerId: string, table: EventTable, window: TimeWindow): Promise<number> {
+    const { rows } = await sql<{ n: unknown }>`select count(*) as n from (
+        select distinct credential_id from ${sql.table(table)} ${inCredentialOrder(dialect, table)}
+        where issuer_id = ${issuerId} and ${within('occurred_at', window)}
+      ) t`.execute(db);
+    return toNumber(rows[0]?.n);
+  }
+
   return {
     /**
      * Every definition of the issuer with its all-time counts by effective status at `now`
-     * (revoked, else expired once expiresOn <= now, else valid), zeros included.
+     * (revoked, else expired once expiresOn <= now, else valid), zeros included. Credentials created
+     * on days up to `closedThrough` (all rolled up) are counted from the rollup, later ones from the
+     * table; revoked and expired credentials are counted per definition from the status index.
      */
-    async definitionStatus(issuerId: string, now: string) {
-      const rows = await db
-        .selectFrom('definitions as d')
-        .leftJoin(
-          (eb) =>
-            eb
-              .selectFrom('credentials')
-              .where('issuer_id', '=', issuerId)
-              .groupBy('definition_id')
-              .select((s) => [
-                'definition_id',
-                s.fn.countAll<number>().as('issued'),
-                sql<number>`sum(case when revoked_at is not null then 1 else 0 end)`.as('revoked'),
-                sql<number>`sum(case when revoked_at is null and expires_on <= ${now} then 1 else 0 end)`.as('expired'),
-              ])
-              .as('s'),
-          (join) => join.onRef('s.definition_id', '=', 'd.id'),
-        )
-        .where('d.issuer_id', '=', issuerId)
-        .select(['d.id', 'd.name', 'd.slug', 's.issued', 's.revoked', 's.expired'])
-        .execute();
+    async definitionStatus(issuerId: string, now: string, closedThrough: string) {
+      const { rows } = await sql<{
+        id: string;
+        name: string;
+        slug: string;
+        rolled: unknown;
+        recent: unknown;
+        revoked: unknown;
+        expired: unknown;
+      }>`select d.id, d.name, d.slug,
+          r.rolled, n.recent,
+          (select count(*) from credentials c
+            where c.issuer_id = d.issuer_id and c.definition_id = d.id and c.revoked_at is not null) as revoked,
+          (select count(*) from credentials c
+            where c.issuer_id = d.issuer_id and c.definition_id = d.id and c.revoked_at is null
+              and c.expires_on <= ${now}) as expired
+        from definitions d
+        left join (
+          select definition_id, sum(credentials) as rolled from report_credential_days
+          where issuer_id = ${issuerId} and day <= ${closedThrough}
+          group by definition_id
+        ) r on r.definition_id = d.id
+        left join (
+          select definition_id, count(*) as recent from credentials
+          where issuer_id = ${issuerId} and created_at >= ${dayEnd(closedThrough)}
+          group by definition_id
+        ) n on n.definition_id = d.id
+        where d.issuer_id = ${issuerId}`.execute(db);
       return rows.map((r) => {
-        const issued = toNumber(r.issued);
+        const issued = toNumber(r.rolled) + toNumber(r.recent);
         const revoked = toNumber(r.revoked);
         const expired = toNumber(r.expired);
         return {
@@ -207,59 +227,81 @@ export function createReportRepository(executor: Executor, dialect: Dialect) {
     },
 
     /** Distinct credentials with at least one event of `table` in the window. */
-    async distinctCredentials(issuerId: string, table: EventTable, window: TimeWindow): Promise<number> {
-      const { rows } = await sql<{ n: unknown }>`select count(*) as n from (
-          select distinct credential_id from ${sql.table(table)} ${inCredentialOrder(dialect, table)}
-          where issuer_id = ${issuerId} and ${within('occurred_at', window)}
-        ) t`.execute(db);
-      return toNumber(rows[0]?.n);
+    distinctCredentials,
+
+    /**
+     * Distinct credentials verified in the window. When the window's rolled-up days reach the newest
+     * rolled day, those are the credentials whose last rolled verification day is in the window
+     * (an index range count), plus those verified only in its raw parts (a key lookup each: a
+     * correlated scalar subquery, so the planner never hashes the whole summary). Otherwise, or when a
+     * concurrent rollup moved the newest day on, they are counted from the events.
+     */
+    async distinctVerified(issuerId: string, window: TimeWindow, coverage: EventCoverage): Promise<number> {
+      if (coverage.rolled !== null) {
+        const since = coverage.rolled.firstDay ?? '';
+        const raw = coverage.raw.map(
+          (interval) =>
+            sql`select credential_id from verification_events where issuer_id = ${issuerId} and ${within('occurred_at', interval)}`,
+        );
+        const onlyRaw =
+          raw.length === 0
+            ? sql`0`
+            : sql`(select count(*) from (${sql.join(raw, sql` union `)}) r where coalesce((
+                select v.last_day from report_verified_credentials v
+                where v.issuer_id = ${issuerId} and v.credential_id = r.credential_id), '') < ${since})`;
+        const { rows } = await sql<{ n: unknown }>`select case
+            when (select max(day) from report_rolled_days where issuer_id = ${issuerId}) = ${coverage.rolled.lastDay}
+            then (select count(*) from report_verified_credentials where issuer_id = ${issuerId} and last_day >= ${since})
+              + ${onlyRaw}
+          end as n`.execute(db);
+        const n = rows[0]?.n;
+        if (n !== null && n !== undefined) return toNumber(n);
+      }
+      return distinctCredentials(issuerId, 'verification_events', window);
     },
 
     /**
-     * Every pathway of the issuer with its stage count, the credentials ever issued for its stage
-     * definitions and the distinct recipients holding at least one of them.
+     * Every pathway of the issuer with the definitions of its stages (one per stage) and the
+     * distinct recipients holding a credential of at least one of them. All in one pass over the
+     * stage definitions' credentials; PostgreSQL gets the memory to count them without spilling.
      */
     async pathways(issuerId: string) {
-      const rows = await db
-        .selectFrom('pathways as p')
-        .leftJoin(
-          (eb) =>
-            eb
-              .selectFrom('pathway_stages as s')
-              .innerJoin('credentials as c', (join) =>
-                join.onRef('c.issuer_id', '=', 's.issuer_id').onRef('c.definition_id', '=', 's.definition_id'),
-              )
-              .where('s.issuer_id', '=', issuerId)
-              .groupBy('s.pathway_id')
-              .select((s) => [
-                's.pathway_id',
-                s.fn.countAll<number>().as('issued'),
-                s.fn.count<number>('c.recipient_hash').distinct().as('recipients'),
-              ])
-              .as('h'),
-          (join) => join.onRef('h.pathway_id', '=', 'p.id'),
-        )
-        .where('p.issuer_id', '=', issuerId)
-        .select((eb) => [
-          'p.id',
-          'p.name',
-          'p.slug',
-          'h.issued',
-          'h.recipients',
-          eb
-            .selectFrom('pathway_stages as st')
-            .select((s) => s.fn.countAll<number>().as('n'))
-            .whereRef('st.pathway_id', '=', 'p.id')
-            .as('stages'),
-        ])
+      const paths = await db
+        .selectFrom('pathways')
+        .select(['id', 'name', 'slug'])
+        .where('issuer_id', '=', issuerId)
         .execute();
-      return rows.map((r) => ({
-        pathwayId: r.id,
-        name: r.name,
-        slug: r.slug,
-        stages: toNumber(r.stages),
-        issued: toNumber(r.issued),
-        recipients: toNumber(r.recipients),
+      const stages = await db
+        .selectFrom('pathway_stages')
+        .select(['pathway_id', 'definition_id'])
+        .where('issuer_id', '=', issuerId)
+        .execute();
+      const recipients = async (on: Executor) =>
+        on
+          .selectFrom('pathway_stages as s')
+          .innerJoin('credentials as c', (join) =>
+            join.onRef('c.issuer_id', '=', 's.issuer_id').onRef('c.definition_id', '=', 's.definition_id'),
+          )
+          .where('s.issuer_id', '=', issuerId)
+          .groupBy('s.pathway_id')
+          .select((eb) => ['s.pathway_id', eb.fn.count<number>('c.recipient_hash').distinct().as('recipients')])
+          .execute();
+      const counted =
+        stages.length === 0
+          ? []
+          : dialect === 'postgres'
+            ? await executor.transaction().execute(async (trx) => {
+                await sql`set local work_mem = ${sql.lit(PATHWAY_WORK_MEM)}`.execute(trx);
+                return recipients(trx);
+              })
+            : await recipients(executor);
+      const byPathway = new Map(counted.map((r) => [r.pathway_id, toNumber(r.recipients)]));
+      return paths.map((p) => ({
+        pathwayId: p.id,
+        name: p.name,
+        slug: p.slug,
+        stageDefinitions: stages.filter((s) => s.pathway_id === p.id).map((s) => s.definition_id),
+        recipients: byPathway.get(p.id) ?? 0,
       }));
     },
   };

@@ -3,9 +3,11 @@ import type { Executor } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import { dayEnd, dayStart } from './window.js';
 
-/** The reports module's own tables (migration 0008): closed UTC days rolled up per issuer. */
+/** The reports module's own tables (migrations 0008 and 0009): closed UTC days rolled up per issuer. */
 export type ReportTables = {
   report_rolled_days: { issuer_id: string; day: string; rolled_at: string };
+  report_credential_days: { issuer_id: string; day: string; definition_id: string; credentials: number };
+  report_verified_credentials: { issuer_id: string; credential_id: string; last_day: string };
   report_verification_days: { issuer_id: string; day: string; definition_id: string; channel: string; events: number };
   report_verification_countries: { issuer_id: string; day: string; country: string; events: number };
   report_engagement_days: { issuer_id: string; day: string; definition_id: string; action: string; events: number };
@@ -18,6 +20,8 @@ export function reportDb(db: Executor): ReportDb {
 }
 
 const ROLLUP_TABLES = [
+  'report_credential_days',
+  'report_verified_credentials',
   'report_verification_days',
   'report_verification_countries',
   'report_engagement_days',
@@ -51,9 +55,15 @@ export function createRollupRepository(executor: Executor) {
       return new Set(rows.map((r) => r.day));
     },
 
-    /** The UTC day of the issuer's first verification or engagement event; null without events. */
-    async earliestEventDay(issuerId: string): Promise<string | null> {
+    /** The UTC day of the issuer's first credential or event; null without any. */
+    async earliestDay(issuerId: string): Promise<string | null> {
       const firsts: string[] = [];
+      const credential = await db
+        .selectFrom('credentials')
+        .select((eb) => eb.fn.min('created_at').as('first'))
+        .where('issuer_id', '=', issuerId)
+        .executeTakeFirst();
+      if (typeof credential?.first === 'string') firsts.push(credential.first);
       for (const table of ['verification_events', 'engagement_events'] as const) {
         const row = await db
           .selectFrom(table)
@@ -67,7 +77,8 @@ export function createRollupRepository(executor: Executor) {
 
     /**
      * Inside a transaction: claims the day (a concurrent request that claimed it first makes this a
-     * no-op) and stores its per-definition channel, per-country and per-definition action counts.
+     * no-op) and stores its per-definition credential, channel and action counts, its per-country
+     * counts, and the day as the last verified day of each credential verified on it.
      */
     async rollUpDay(issuerId: string, day: string, rolledAt: string): Promise<void> {
       const claimed = await db
@@ -77,6 +88,43 @@ export function createRollupRepository(executor: Executor) {
         .returning('day')
         .executeTakeFirst();
       if (!claimed) return;
+      await db
+        .insertInto('report_credential_days')
+        .columns(['issuer_id', 'day', 'definition_id', 'credentials'])
+        .expression(
+          db
+            .selectFrom('credentials')
+            .where('issuer_id', '=', issuerId)
+            .where('created_at', '>=', dayStart(day))
+            .where('created_at', '<', dayEnd(day))
+            .select((eb) => [
+              eb.val(issuerId).as('issuer_id'),
+              eb.val(day).as('day'),
+              'definition_id',
+              eb.fn.countAll<number>().as('credentials'),
+            ])
+            .groupBy('definition_id'),
+        )
+        .execute();
+      await db
+        .insertInto('report_verified_credentials')
+        .columns(['issuer_id', 'credential_id', 'last_day'])
+        .expression(
+          db
+            .selectFrom('verification_events')
+            .where('issuer_id', '=', issuerId)
+            .where('occurred_at', '>=', dayStart(day))
+            .where('occurred_at', '<', dayEnd(day))
+            .select((eb) => [eb.val(issuerId).as('issuer_id'), 'credential_id', eb.val(day).as('last_day')])
+            .groupBy('credential_id'),
+        )
+        .onConflict((oc) =>
+          oc
+            .columns(['issuer_id', 'credential_id'])
+            .doUpdateSet({ last_day: (eb) => eb.ref('excluded.last_day') })
+            .where('report_verified_credentials.last_day', '<', day),
+        )
+        .execute();
       await db
         .insertInto('report_verification_days')
         .columns(['issuer_id', 'day', 'definition_id', 'channel', 'events'])

@@ -1,6 +1,6 @@
 import type { Core } from '../../core/context.js';
 import { createRollupRepository } from './rollup.repository.js';
-import { dayEnd, dayOf, dayStart, earlier, later, type TimeWindow } from './window.js';
+import { dayEnd, dayOf, dayStart, earlier, type TimeWindow } from './window.js';
 
 /**
  * A day is rolled up only this long after it ended, so events buffered by their writers at
@@ -28,8 +28,13 @@ function firstWholeDay(from: string): string {
  * Splits a window into the whole UTC days inside it that ended at least the grace period before
  * `now` (counted from the rollup) and the rest (counted from the events).
  */
+/** The newest UTC day that ended at least the grace period before `now`: the last day to roll up. */
+export function lastClosedDay(now: Date): string {
+  return dayOf(new Date(now.getTime() - ROLLUP_GRACE_MS).toISOString(), -1);
+}
+
 export function coverage(window: TimeWindow, now: Date): EventCoverage {
-  const lastClosed = dayOf(new Date(now.getTime() - ROLLUP_GRACE_MS).toISOString(), -1);
+  const lastClosed = lastClosedDay(now);
   const firstFull = window.from === null ? null : firstWholeDay(window.from);
   const lastFull = window.to === null ? lastClosed : dayOf(window.to, -1);
   const lastDay = earlier(lastFull, lastClosed);
@@ -50,18 +55,18 @@ function* daysBetween(first: string, last: string): Generator<string> {
 export function createRollupService(core: Pick<Core, 'db'>) {
   return {
     /**
-     * Rolls up every closed day of `window` not rolled yet, from the issuer's first event on; a
-     * no-op once they are. Returns how the window's events are then to be counted.
+     * Rolls up every closed day not rolled yet, from the issuer's first credential or event on (the
+     * all-time credential counts need them all, whatever the window); a no-op once they are. Returns
+     * how the window's events are then to be counted.
      */
     async refresh(issuerId: string, window: TimeWindow, now: Date): Promise<EventCoverage> {
       const plan = coverage(window, now);
-      if (plan.rolled === null) return plan;
       const repo = createRollupRepository(core.db);
-      const earliest = await repo.earliestEventDay(issuerId);
+      const earliest = await repo.earliestDay(issuerId);
       if (earliest === null) return plan;
-      const first = plan.rolled.firstDay === null ? earliest : later(plan.rolled.firstDay, earliest);
-      const done = await repo.rolledDays(issuerId, first, plan.rolled.lastDay);
-      const pending = [...daysBetween(first, plan.rolled.lastDay)].filter((day) => !done.has(day));
+      const lastClosed = lastClosedDay(now);
+      const done = await repo.rolledDays(issuerId, earliest, lastClosed);
+      const pending = [...daysBetween(earliest, lastClosed)].filter((day) => !done.has(day));
       const rolledAt = now.toISOString();
       for (let i = 0; i < pending.length; i += DAYS_PER_TRANSACTION) {
         const days = pending.slice(i, i + DAYS_PER_TRANSACTION);
