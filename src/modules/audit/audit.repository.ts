@@ -1,34 +1,72 @@
-import type { Selectable } from 'kysely';
-import type { Executor } from '../../db/database.js';
+import { type Selectable, sql } from 'kysely';
+import type { Dialect, Executor } from '../../db/database.js';
 import type { AuditLogTable } from '../../db/schema.js';
 
 export type AuditRow = Selectable<AuditLogTable>;
 
-export function createAuditRepository(db: Executor) {
+const AUDIT_COLUMNS = [
+  'id',
+  'issuer_id',
+  'stripe',
+  'seq',
+  'occurred_at',
+  'actor',
+  'action',
+  'target_type',
+  'target_id',
+  'details',
+  'prev_hash',
+  'hash',
+] as const satisfies readonly (keyof AuditRow)[];
+
+export function createAuditRepository(db: Executor, dialect: Dialect) {
   return {
     /**
-     * Returns one chain head, creating it when missing. The no-op upsert takes the row lock on
-     * PostgreSQL (held until the transaction ends) in the same round trip that reads the head.
+     * Returns the heads of `stripes` (ascending), creating missing ones, in one statement. The no-op
+     * upsert takes the row locks on PostgreSQL (held until the transaction ends) in the order the
+     * values are listed, so callers that list stripes in ascending order never deadlock.
      */
-    async lockHead(issuerId: string, stripe: number): Promise<{ seq: number; hash: string }> {
-      return db
+    async lockHeads(issuerId: string, stripes: number[]): Promise<Map<number, { seq: number; hash: string }>> {
+      const heads = await db
         .insertInto('audit_heads')
-        .values({ issuer_id: issuerId, stripe, seq: 0, hash: '' })
+        .values(stripes.map((stripe) => ({ issuer_id: issuerId, stripe, seq: 0, hash: '' })))
         .onConflict((oc) =>
           oc.columns(['issuer_id', 'stripe']).doUpdateSet((eb) => ({ seq: eb.ref('audit_heads.seq') })),
         )
-        .returning(['seq', 'hash'])
-        .executeTakeFirstOrThrow();
+        .returning(['stripe', 'seq', 'hash'])
+        .execute();
+      return new Map(heads.map((head) => [head.stripe, { seq: head.seq, hash: head.hash }]));
     },
-    async moveHead(issuerId: string, stripe: number, seq: number, hash: string): Promise<void> {
+    /** Moves several locked heads in one statement. */
+    async moveHeads(issuerId: string, heads: { stripe: number; seq: number; hash: string }[]): Promise<void> {
       await db
-        .updateTable('audit_heads')
-        .set({ seq, hash })
-        .where('issuer_id', '=', issuerId)
-        .where('stripe', '=', stripe)
+        .insertInto('audit_heads')
+        .values(heads.map((head) => ({ issuer_id: issuerId, ...head })))
+        .onConflict((oc) =>
+          oc
+            .columns(['issuer_id', 'stripe'])
+            .doUpdateSet((eb) => ({ seq: eb.ref('excluded.seq'), hash: eb.ref('excluded.hash') })),
+        )
         .execute();
     },
+    /**
+     * Inserts records as multi-row statements; on PostgreSQL as one statement over `unnest` arrays,
+     * which the server parses and plans once whatever the number of rows.
+     */
     async insertMany(rows: AuditRow[]): Promise<void> {
+      if (rows.length === 0) return;
+      if (dialect === 'postgres') {
+        const column = <K extends keyof AuditRow>(key: K, type: 'text' | 'int4') =>
+          sql`${rows.map((row) => row[key])}::${sql.raw(type)}[]`;
+        await db
+          .insertInto('audit_log')
+          .columns(AUDIT_COLUMNS)
+          .expression(
+            sql`select * from unnest(${sql.join(AUDIT_COLUMNS.map((key) => column(key, key === 'stripe' || key === 'seq' ? 'int4' : 'text')))})`,
+          )
+          .execute();
+        return;
+      }
       for (let i = 0; i < rows.length; i += 500) {
         await db
           .insertInto('audit_log')

@@ -34,21 +34,18 @@ export function auditStripe(targetId: string): number {
   return Number.parseInt(sha256Hex(targetId).slice(0, 8), 16) % AUDIT_STRIPES;
 }
 
-function recordHash(row: Omit<AuditRow, 'hash'>): string {
+/**
+ * sha256(prev_hash + canonical JSON of the record). The canonical JSON (keys in code-unit order,
+ * no whitespace) is written out directly: this runs once per record, and a batch import appends
+ * tens of thousands. test/ingest-audit-hash.test.ts holds it equal to `canonicalJson`.
+ */
+export function recordHash(row: Omit<AuditRow, 'hash'>): string {
+  const json = JSON.stringify;
   return sha256Hex(
-    row.prev_hash +
-      canonicalJson({
-        id: row.id,
-        issuerId: row.issuer_id,
-        stripe: row.stripe,
-        seq: row.seq,
-        occurredAt: row.occurred_at,
-        actor: row.actor,
-        action: row.action,
-        targetType: row.target_type,
-        targetId: row.target_id,
-        details: row.details,
-      }),
+    `${row.prev_hash}{"action":${json(row.action)},"actor":${json(row.actor)},"details":${json(row.details)},` +
+      `"id":${json(row.id)},"issuerId":${json(row.issuer_id)},"occurredAt":${json(row.occurred_at)},` +
+      `"seq":${json(row.seq)},"stripe":${json(row.stripe)},"targetId":${json(row.target_id)},` +
+      `"targetType":${json(row.target_type)}}`,
   );
 }
 
@@ -56,7 +53,7 @@ function recordHash(row: Omit<AuditRow, 'hash'>): string {
  * The append-only audit log with SHA-256 chains per issuer: each record hashes its content with the
  * previous record's hash, so a record altered or removed outside the application breaks its chain.
  */
-export function createAuditService(core: Pick<Core, 'db' | 'clock' | 'ids'>) {
+export function createAuditService(core: Pick<Core, 'db' | 'dialect' | 'clock' | 'ids'>) {
   return {
     /** Appends a record inside the caller's transaction (`trx`), so it commits with the change. */
     async append(trx: Executor, entry: AuditEntry): Promise<void> {
@@ -64,22 +61,28 @@ export function createAuditService(core: Pick<Core, 'db' | 'clock' | 'ids'>) {
     },
 
     /**
-     * Appends several records of one issuer in order. Chain heads are locked in ascending stripe
-     * order (so concurrent batches never deadlock) and rows go in as multi-row inserts.
+     * Appends several records of one issuer in order, with a fixed number of statements whatever
+     * their count: the chain heads are locked together in ascending stripe order (so concurrent
+     * batches never deadlock), the rows go in as multi-row inserts, and the heads move together.
      */
     async appendMany(trx: Executor, issuerId: string, entries: AuditEntry[]): Promise<void> {
       if (entries.length === 0) return;
-      const repo = createAuditRepository(trx);
+      const repo = createAuditRepository(trx, core.dialect);
       const byStripe = new Map<number, AuditEntry[]>();
       for (const entry of entries) {
         const stripe = auditStripe(entry.targetId);
-        byStripe.set(stripe, [...(byStripe.get(stripe) ?? []), entry]);
+        const list = byStripe.get(stripe);
+        if (list) list.push(entry);
+        else byStripe.set(stripe, [entry]);
       }
+      const stripes = [...byStripe.keys()].sort((a, b) => a - b);
+      const locked = await repo.lockHeads(issuerId, stripes);
       const occurredAt = isoNow(core.clock);
       const rows: AuditRow[] = [];
       const heads: { stripe: number; seq: number; hash: string }[] = [];
-      for (const stripe of [...byStripe.keys()].sort((a, b) => a - b)) {
-        let prev = await repo.lockHead(issuerId, stripe);
+      for (const stripe of stripes) {
+        let prev = locked.get(stripe);
+        if (!prev) throw new Error(`audit head ${stripe} was not returned by its upsert`);
         for (const entry of byStripe.get(stripe) ?? []) {
           const base: Omit<AuditRow, 'hash'> = {
             id: core.ids.uuid(),
@@ -101,11 +104,11 @@ export function createAuditService(core: Pick<Core, 'db' | 'clock' | 'ids'>) {
         heads.push({ stripe, ...prev });
       }
       await repo.insertMany(rows);
-      for (const head of heads) await repo.moveHead(issuerId, head.stripe, head.seq, head.hash);
+      await repo.moveHeads(issuerId, heads);
     },
 
     async list(issuerId: string, limit: number, offset: number) {
-      const { total, rows } = await createAuditRepository(core.db).list(issuerId, limit, offset);
+      const { total, rows } = await createAuditRepository(core.db, core.dialect).list(issuerId, limit, offset);
       return {
         total,
         limit,
@@ -126,7 +129,7 @@ export function createAuditService(core: Pick<Core, 'db' | 'clock' | 'ids'>) {
 
     /** Recomputes every chain of every issuer (or of one) from its first record. */
     async verify(issuerId?: string): Promise<ChainReport[]> {
-      const repo = createAuditRepository(core.db);
+      const repo = createAuditRepository(core.db, core.dialect);
       const reports = new Map<string, ChainReport>();
       for (const chain of await repo.chains(issuerId)) {
         const report = reports.get(chain.issuer_id) ?? { issuerId: chain.issuer_id, records: 0, ok: true };
