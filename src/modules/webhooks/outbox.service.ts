@@ -19,12 +19,68 @@ export interface Envelope {
   data: Record<string, unknown>;
 }
 
+interface Subscription {
+  id: string;
+  events: Set<string>;
+}
+
 /**
  * The transactional outbox: an event becomes one delivery row per subscription that wants it,
  * written with the caller's transaction so a change and its webhooks commit (or vanish) together.
  * `data` carries ids, URLs, statuses and timestamps only, never personal data.
  */
 export function createOutboxService(core: Pick<Core, 'clock' | 'ids'>) {
+  /** The issuer's live subscriptions, with their event lists parsed once per call, not once per event. */
+  async function subscriptionsOf(trx: Executor, issuerId: string): Promise<Subscription[]> {
+    const rows = await trx
+      .selectFrom('webhook_subscriptions')
+      .select(['id', 'events'])
+      .where('issuer_id', '=', issuerId)
+      .where('deleted_at', 'is', null)
+      .execute();
+    return rows.map((sub) => ({ id: sub.id, events: new Set(JSON.parse(sub.events) as string[]) }));
+  }
+
+  /** One delivery row per event and subscription that wants it. */
+  async function insertDeliveries(
+    trx: Executor,
+    issuerId: string,
+    subscriptions: Subscription[],
+    events: { event: WebhookEvent; data: Record<string, unknown> }[],
+  ): Promise<void> {
+    if (subscriptions.length === 0) return;
+    const now = isoNow(core.clock);
+    const rows = [];
+    for (const { event, data } of events) {
+      const envelope: Envelope = { id: core.ids.uuid(), event, occurredAt: now, data };
+      const payload = JSON.stringify(envelope);
+      for (const sub of subscriptions) {
+        if (!sub.events.has(event)) continue;
+        rows.push({
+          id: core.ids.uuid(),
+          issuer_id: issuerId,
+          subscription_id: sub.id,
+          event,
+          payload,
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: now,
+          locked_until: null,
+          last_status_code: null,
+          last_error: null,
+          created_at: now,
+          delivered_at: null,
+        });
+      }
+    }
+    for (let i = 0; i < rows.length; i += 500) {
+      await trx
+        .insertInto('webhook_deliveries')
+        .values(rows.slice(i, i + 500))
+        .execute();
+    }
+  }
+
   return {
     async enqueue(trx: Executor, issuerId: string, event: WebhookEvent, data: Record<string, unknown>): Promise<void> {
       await this.enqueueMany(trx, issuerId, [{ event, data }]);
@@ -37,45 +93,26 @@ export function createOutboxService(core: Pick<Core, 'clock' | 'ids'>) {
       events: { event: WebhookEvent; data: Record<string, unknown> }[],
     ): Promise<void> {
       if (events.length === 0) return;
-      const subscriptions = await trx
-        .selectFrom('webhook_subscriptions')
-        .select(['id', 'events'])
-        .where('issuer_id', '=', issuerId)
-        .where('deleted_at', 'is', null)
-        .execute();
-      if (subscriptions.length === 0) return;
-      // Parsed once per call, not once per event: a batch import enqueues hundreds of events.
-      const wanted = subscriptions.map((sub) => ({ id: sub.id, events: new Set(JSON.parse(sub.events) as string[]) }));
-      const now = isoNow(core.clock);
-      const rows = [];
-      for (const { event, data } of events) {
-        const envelope: Envelope = { id: core.ids.uuid(), event, occurredAt: now, data };
-        const payload = JSON.stringify(envelope);
-        for (const sub of wanted) {
-          if (!sub.events.has(event)) continue;
-          rows.push({
-            id: core.ids.uuid(),
-            issuer_id: issuerId,
-            subscription_id: sub.id,
-            event,
-            payload,
-            status: 'pending',
-            attempts: 0,
-            next_attempt_at: now,
-            locked_until: null,
-            last_status_code: null,
-            last_error: null,
-            created_at: now,
-            delivered_at: null,
-          });
-        }
-      }
-      for (let i = 0; i < rows.length; i += 500) {
-        await trx
-          .insertInto('webhook_deliveries')
-          .values(rows.slice(i, i + 500))
-          .execute();
-      }
+      await insertDeliveries(trx, issuerId, await subscriptionsOf(trx, issuerId), events);
+    },
+
+    /**
+     * One `event` for each source, with the same single lookup, building each event's data only
+     * when a subscription wants the event: an import of thousands of credentials by an issuer
+     * without webhooks skips the work of describing them.
+     */
+    async enqueueEach<T>(
+      trx: Executor,
+      issuerId: string,
+      event: WebhookEvent,
+      sources: T[],
+      dataOf: (source: T) => Record<string, unknown>,
+    ): Promise<void> {
+      if (sources.length === 0) return;
+      const subscriptions = await subscriptionsOf(trx, issuerId);
+      if (!subscriptions.some((sub) => sub.events.has(event))) return;
+      const events = sources.map((source) => ({ event, data: dataOf(source) }));
+      await insertDeliveries(trx, issuerId, subscriptions, events);
     },
   };
 }
