@@ -80,7 +80,7 @@ describe.each(dialects)('report summaries of closed days on %s', (dialect) => {
 
   it('counts distinct verified credentials from the summary exactly as from the events', async () => {
     const repo = createReportRepository(t.database.db, t.database.dialect);
-    const windows = [
+    const windows: Record<string, string>[] = [
       {},
       { from: '2026-11-04T09:00:00.000Z', to: '2026-11-10T12:00:00.000Z' },
       { from: '2026-11-03T09:00:00.000Z', to: '2026-11-10T12:00:00.000Z' },
