@@ -18,6 +18,7 @@ import { webhooksMigration } from './migrations/0006_webhooks.js';
 import { reportsMigration } from './migrations/0008_reports.js';
 import { reportSummariesMigration } from './migrations/0009_report_summaries.js';
 import type { DB } from './schema.js';
+import { SqliteReaderDialect } from './sqlite-reader.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<DB>;
@@ -27,6 +28,12 @@ export type Executor = Kysely<DB>;
 
 export interface Database {
   db: Db;
+  /**
+   * For long read-only queries (counts over many rows, reports): on SQLite a worker thread's own
+   * read-only connection, so the event loop keeps serving meanwhile; on PostgreSQL the same pool as
+   * `db`. Never for transactions, and never for a read that must see an open transaction's writes.
+   */
+  reader: Db;
   dialect: Dialect;
   /** Cheap round trip used by readiness. */
   ping(): Promise<void>;
@@ -62,8 +69,11 @@ export function createDatabase(config: DatabaseConfig, log?: Logger): Database {
     // outgrows the cache, as large imports do.
     handle.pragma('cache_size = -65536');
     const db = new Kysely<DB>({ dialect: new SqliteDialectKeepingErrors(handle) });
+    // A private in-memory database has no file another connection could open.
+    const reader = config.path === ':memory:' ? db : new Kysely<DB>({ dialect: new SqliteReaderDialect(config.path) });
     return {
       db,
+      reader,
       dialect: 'sqlite',
       async ping() {
         handle.prepare('select 1').get();
@@ -72,6 +82,7 @@ export function createDatabase(config: DatabaseConfig, log?: Logger): Database {
         handle.pragma('wal_checkpoint(TRUNCATE)');
       },
       async close() {
+        if (reader !== db) await reader.destroy();
         await db.destroy();
       },
     };
@@ -92,6 +103,7 @@ export function createDatabase(config: DatabaseConfig, log?: Logger): Database {
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: poolRetiringTimedOutClients(pool) }) });
   return {
     db,
+    reader: db,
     dialect: 'postgres',
     async ping() {
       await sql`select 1`.execute(db);

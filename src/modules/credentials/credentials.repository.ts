@@ -22,9 +22,13 @@ export function statusCondition(eb: Eb, status: CredentialStatus, now: string) {
   ]);
 }
 
-export function createCredentialRepository(db: Executor, dialect: Dialect) {
-  const withSlugs = () =>
-    db
+/**
+ * `reader` runs the list page's count and rows: at a hundred thousand credentials and more the
+ * count alone is tens of milliseconds, which on SQLite must not hold the event loop (Database.reader).
+ */
+export function createCredentialRepository(db: Executor, dialect: Dialect, reader: Executor = db) {
+  const withSlugs = (from: Executor = db) =>
+    from
       .selectFrom('credentials')
       .innerJoin('definitions', 'definitions.id', 'credentials.definition_id')
       .innerJoin('issuers', 'issuers.id', 'credentials.issuer_id')
@@ -84,11 +88,11 @@ export function createCredentialRepository(db: Executor, dialect: Dialect) {
       limit: number,
       offset: number,
     ): Promise<{ total: number; rows: CredentialWithSlugs[] }> {
-      let count = db
+      let count = reader
         .selectFrom('credentials')
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('credentials.issuer_id', '=', issuerId);
-      let rows = withSlugs().where('credentials.issuer_id', '=', issuerId);
+      let rows = withSlugs(reader).where('credentials.issuer_id', '=', issuerId);
       if (filter.definitionId !== undefined) {
         count = count.where('credentials.definition_id', '=', filter.definitionId);
         rows = rows.where('credentials.definition_id', '=', filter.definitionId);

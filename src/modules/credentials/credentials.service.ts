@@ -13,14 +13,14 @@ export const REISSUED_REASON = 'reissued';
 
 /** Reading, revoking and reissuing an issuer's credentials. */
 export function createCredentialService(
-  core: Pick<Core, 'db' | 'dialect' | 'clock' | 'ids' | 'metrics'>,
+  core: Pick<Core, 'db' | 'database' | 'dialect' | 'clock' | 'ids' | 'metrics'>,
   deps: {
     issuance: IssuanceService;
     audit: Pick<AuditService, 'append'>;
     outbox: Pick<OutboxService, 'enqueue'>;
   },
 ) {
-  const repo = createCredentialRepository(core.db, core.dialect);
+  const repo = createCredentialRepository(core.db, core.dialect, core.database.reader);
   const urls = deps.issuance.urls;
 
   async function requireRow(issuerId: string, id: string): Promise<CredentialWithSlugs> {

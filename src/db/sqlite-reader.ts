@@ -1,0 +1,173 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type DatabaseIntrospector,
+  type Dialect,
+  type DialectAdapter,
+  type Driver,
+  type Kysely,
+  type QueryCompiler,
+  type QueryResult,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely';
+
+/*
+ * Long read-only queries on SQLite (a count over an issuer's credentials, a report) run in a worker
+ * thread with its own read-only connection. better-sqlite3 is synchronous: on the main thread such a
+ * query stops every other request for its whole duration. In WAL mode the worker's reads see every
+ * transaction committed before they start, so a read after a write still sees the write.
+ */
+
+/** The worker: one read-only connection, statements prepared once per SQL text. */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.path, { readonly: true, fileMustExist: true });
+db.pragma('busy_timeout = 5000');
+db.pragma('cache_size = -16384');
+const statements = new Map();
+parentPort.on('message', ({ id, sql, parameters }) => {
+  try {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = db.prepare(sql);
+      if (statements.size >= 200) statements.delete(statements.keys().next().value);
+      statements.set(sql, statement);
+    }
+    if (!statement.reader) throw new Error('the SQLite reader runs read-only statements only');
+    parentPort.postMessage({ id, rows: statement.all(parameters) });
+  } catch (err) {
+    parentPort.postMessage({ id, error: { message: String(err && err.message), code: err && err.code } });
+  }
+});
+`;
+
+interface Reply {
+  id: number;
+  rows?: unknown[];
+  error?: { message: string; code?: string };
+}
+
+interface Waiting {
+  resolve(rows: unknown[]): void;
+  reject(err: Error): void;
+}
+
+/** The worker, started on first use and again after it died; queries wait in order. */
+class ReaderThread {
+  private worker: Worker | null = null;
+  private readonly waiting = new Map<number, Waiting>();
+  private nextId = 0;
+
+  constructor(private readonly path: string) {}
+
+  query(sql: string, parameters: readonly unknown[]): Promise<unknown[]> {
+    const worker = this.worker ?? this.start();
+    const id = this.nextId++;
+    // Held while a query is out (a CLI command may be waiting on nothing else), let go when idle.
+    if (this.waiting.size === 0) worker.ref();
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      worker.postMessage({ id, sql, parameters });
+    });
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    if (worker) await worker.terminate();
+  }
+
+  private start(): Worker {
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, path: this.path } });
+    worker.on('message', (reply: Reply) => {
+      const waiting = this.waiting.get(reply.id);
+      if (!waiting) return;
+      this.waiting.delete(reply.id);
+      // An idle reader must not keep the process alive.
+      if (this.waiting.size === 0) worker.unref();
+      if (reply.error) waiting.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }));
+      else waiting.resolve(reply.rows ?? []);
+    });
+    const fail = (err: Error) => {
+      if (this.worker === worker) this.worker = null;
+      for (const waiting of this.waiting.values()) waiting.reject(err);
+      this.waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the SQLite reader thread exited (code ${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+}
+
+class ReaderConnection implements DatabaseConnection {
+  constructor(private readonly thread: ReaderThread) {}
+
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    return { rows: (await this.thread.query(compiled.sql, compiled.parameters)) as R[] };
+  }
+
+  // biome-ignore lint/correctness/useYield: Kysely's interface; the reader never streams.
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('the SQLite reader does not stream');
+  }
+}
+
+class ReaderDriver implements Driver {
+  private readonly connection: ReaderConnection;
+
+  constructor(private readonly thread: ReaderThread) {
+    this.connection = new ReaderConnection(thread);
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return this.connection;
+  }
+
+  async beginTransaction(): Promise<void> {
+    throw new Error('the SQLite reader is read-only: run transactions on the main connection');
+  }
+
+  async commitTransaction(): Promise<void> {}
+
+  async rollbackTransaction(): Promise<void> {}
+
+  async releaseConnection(): Promise<void> {}
+
+  async destroy(): Promise<void> {
+    await this.thread.close();
+  }
+}
+
+/** A Kysely dialect whose queries run on a read-only connection in a worker thread. */
+export class SqliteReaderDialect implements Dialect {
+  private readonly thread: ReaderThread;
+
+  constructor(path: string) {
+    this.thread = new ReaderThread(path);
+  }
+
+  createAdapter(): DialectAdapter {
+    return new SqliteAdapter();
+  }
+
+  createDriver(): Driver {
+    return new ReaderDriver(this.thread);
+  }
+
+  createQueryCompiler(): QueryCompiler {
+    return new SqliteQueryCompiler();
+  }
+
+  createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new SqliteIntrospector(db);
+  }
+}

@@ -1,0 +1,71 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp, type TestIssuer } from './helpers.js';
+
+/** A read that keeps SQLite busy for a while: a recursive count to five million. */
+const SLOW_COUNT = sql<{ n: number }>`with recursive c(x) as (select 1 union all select x + 1 from c where x < 5000000)
+  select count(*) as n from c`;
+
+describe('the SQLite reader thread', () => {
+  let t: TestApp;
+  let a: TestIssuer;
+
+  beforeAll(async () => {
+    t = await createTestApp('sqlite');
+    a = await t.issuer();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('is a connection of its own, apart from the main one', () => {
+    expect(t.database.reader).not.toBe(t.database.db);
+  });
+
+  it('sees every write committed on the main connection before the read', async () => {
+    const auth = { authorization: `Bearer ${a.key}` };
+    const definition = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: auth,
+      payload: { name: 'Reader Badge', description: 'Read back at once' },
+    });
+    for (let i = 0; i < 3; i++) {
+      const issued = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/credentials',
+        headers: auth,
+        payload: {
+          definitionId: definition.json().id,
+          recipientEmail: `r${i}@reader.example`,
+          completionKey: `r-${i}`,
+        },
+      });
+      expect(issued.statusCode).toBe(201);
+      const list = await t.app.inject({ method: 'GET', url: '/api/v1/credentials?limit=1', headers: auth });
+      expect(list.json().total).toBe(i + 1);
+      expect(list.json().items[0].id).toBe(issued.json().credentialId);
+    }
+  });
+
+  it('keeps the event loop turning while a long read runs', async () => {
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 1);
+    const started = performance.now();
+    const { rows } = await SLOW_COUNT.execute(t.database.reader);
+    const elapsed = performance.now() - started;
+    clearInterval(ticker);
+    expect(Number(rows[0]?.n)).toBe(5_000_000);
+    // On the main connection the same read would allow no tick at all until it returned.
+    expect(elapsed).toBeGreaterThan(20);
+    expect(ticks).toBeGreaterThan(5);
+  });
+
+  it('refuses writes and transactions, and reports SQL errors with their code', async () => {
+    await expect(sql`delete from credentials`.execute(t.database.reader)).rejects.toThrow(/read-only/);
+    await expect(t.database.reader.transaction().execute(async () => undefined)).rejects.toThrow(/read-only/);
+    await expect(sql`select * from no_such_table`.execute(t.database.reader)).rejects.toMatchObject({
+      code: 'SQLITE_ERROR',
+    });
+  });
+});
