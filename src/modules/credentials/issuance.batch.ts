@@ -20,6 +20,13 @@ const MIN_CHUNK = 100;
 const MAX_CHUNK = 1_000;
 /** How long one chunk may keep the event loop busy (design.md §4 Storage performance). */
 const BLOCK_BUDGET_MS = 20;
+/**
+ * Bounds of one transaction of several chunks: the rows of the raw bulk-insert rate's transactions,
+ * and a time after which concurrent writers (SQLite's single connection, this issuer's audit chain
+ * heads on PostgreSQL) get their turn.
+ */
+const TRANSACTION_ROWS = 5_000;
+const TRANSACTION_MS = 250;
 
 /**
  * Sizes chunks by how long the last one kept the event loop busy. On SQLite the whole transaction
@@ -182,7 +189,7 @@ async function existingIds(
 }
 
 /**
- * Ids of the rows actually inserted: a key another request inserted meanwhile is skipped. On
+ * Ids of the rows actually inserted: a row whose completion key exists is skipped. On
  * PostgreSQL the rows travel as one `unnest` of column arrays (15 parameters, whatever the count).
  */
 async function insertNew(db: Executor, dialect: Dialect, rows: CredentialRow[]): Promise<Set<string>> {
@@ -231,7 +238,14 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
     cap: number | null,
   ): Promise<number> {
     const keyOf = (index: number) => (items[index] as BatchItem).completionKey;
-    const existing = await existingIds(trx, core.dialect, issuerId, chunk.map(keyOf));
+    // Existing keys are read first only when they change which items may be inserted (a known key
+    // wins over an archived definition, and must not take quota room). Otherwise the insert skips
+    // them itself, and they are looked up afterwards.
+    const readFirst =
+      cap !== null || chunk.some((index) => (items[index] as BatchItem).definition.status === 'archived');
+    const existing = readFirst
+      ? await existingIds(trx, core.dialect, issuerId, chunk.map(keyOf))
+      : new Map<string, string>();
     const candidates: number[] = [];
     for (const index of chunk) {
       const item = items[index] as BatchItem;
@@ -254,20 +268,21 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
     });
     const inserted = await insertNew(trx, core.dialect, rows);
     const created: { row: CredentialRow; definitionSlug: string }[] = [];
-    const raced: number[] = [];
+    // Keys the insert skipped: they existed already, or another request inserted them meanwhile.
+    const known: number[] = [];
     candidates.forEach((index, k) => {
       const row = rows[k] as CredentialRow;
       if (inserted.has(row.id)) {
         outcomes[index] = outcome('new', { credentialId: row.id });
         created.push({ row, definitionSlug: (items[index] as BatchItem).definition.slug });
       } else {
-        raced.push(index);
+        known.push(index);
       }
     });
-    if (raced.length > 0) {
-      const now = await existingIds(trx, core.dialect, issuerId, raced.map(keyOf));
-      for (const index of raced) {
-        outcomes[index] = outcome('already_issued', { credentialId: now.get(keyOf(index)) ?? null });
+    if (known.length > 0) {
+      const holders = await existingIds(trx, core.dialect, issuerId, known.map(keyOf));
+      for (const index of known) {
+        outcomes[index] = outcome('already_issued', { credentialId: holders.get(keyOf(index)) ?? null });
       }
     }
     if (created.length === 0) return 0;
@@ -329,9 +344,12 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
     },
 
     /**
-     * Issues items in order, a chunk per transaction, yielding to the event loop between chunks.
-     * When a chunk does not fit the quota it is rolled back and re-run with only as many new items
-     * as fit; the rest become `quota_exceeded` errors. `finish` commits with the last chunk.
+     * Issues items in order. A transaction takes chunks, yielding to the event loop between them,
+     * until it holds TRANSACTION_ROWS rows or has been open TRANSACTION_MS, and then commits: each
+     * commit writes every page its rows touched and syncs, so a commit per chunk made the commits
+     * most of an import's time. When the quota cannot take a transaction's rows, it is rolled back
+     * and re-run with only as many new items as fit; the rest become `quota_exceeded` errors.
+     * `finish` commits with the last rows.
      */
     async issue(issuerId: string, run: BatchRun, items: BatchItem[], finish?: BatchFinish): Promise<BatchOutcome[]> {
       const identity = await deps.issuers.identity(issuerId);
@@ -346,30 +364,36 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
       let cap: number | null = null;
       for (let start = 0; start < unique.length; ) {
         if (start > 0) await nextTurn();
-        const chunk = unique.slice(start, start + sizer.next());
-        start += chunk.length;
-        const last = start === unique.length;
-        for (;;) {
-          try {
-            const created = await sizer.measure(() =>
-              core.db.transaction().execute(async (trx) => {
-                const count = await issueChunk(trx, issuerId, identity, run, items, chunk, outcomes, cap);
-                if (last) {
-                  settleDuplicates(outcomes);
-                  if (finish) await finish(trx, outcomes);
-                }
-                return count;
-              }),
-            );
-            if (cap !== null) cap -= created;
-            core.metrics.credentialsIssued.inc(created);
-            break;
-          } catch (err) {
-            const room = quotaRoom(err);
-            if (room === undefined) throw err;
-            cap = room;
-          }
+        let end = start;
+        let created = 0;
+        try {
+          await core.db.transaction().execute(async (trx) => {
+            const opened = performance.now();
+            while (end < unique.length) {
+              if (end > start) await nextTurn();
+              const chunk = unique.slice(end, end + sizer.next());
+              const room = cap === null ? null : cap - created;
+              created += await sizer.measure(() =>
+                issueChunk(trx, issuerId, identity, run, items, chunk, outcomes, room),
+              );
+              end += chunk.length;
+              if (end - start >= TRANSACTION_ROWS || performance.now() - opened >= TRANSACTION_MS) break;
+            }
+            if (end === unique.length) {
+              settleDuplicates(outcomes);
+              if (finish) await finish(trx, outcomes);
+            }
+          });
+        } catch (err) {
+          const room = quotaRoom(err);
+          if (room === undefined) throw err;
+          // The quota was read inside the transaction, so it counted the chunks rolled back with it.
+          cap = room + created;
+          continue;
         }
+        if (cap !== null) cap -= created;
+        core.metrics.credentialsIssued.inc(created);
+        start = end;
       }
       return outcomes;
     },

@@ -1,0 +1,68 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTestApp, dialects, type TestApp } from './helpers.js';
+import { countRows, createDefinition, importCsv } from './ingest.support.js';
+
+const QUOTA = 1_200;
+const ROWS = 2_500;
+const EARLIER = 100;
+
+/*
+ * A transaction of batch issuance takes several chunks before it commits. These imports are large
+ * enough that the quota runs out in a later chunk of a transaction, which is then rolled back as a
+ * whole and re-run with only the room that is left.
+ */
+describe.each(dialects)('batch issuance transactions on %s', (dialect) => {
+  let t: TestApp;
+  afterAll(async () => t.close());
+
+  it('stops exactly at the quota within a multi-chunk transaction, with one audit record and webhook per credential', {
+    timeout: 120_000,
+  }, async () => {
+    t = await createTestApp(dialect);
+    await t.app.services.issuers.updatePlan('starter', { issuanceQuota: QUOTA, requestsPerMinute: 10_000 });
+    const issuer = await t.issuer({ plan: 'starter' });
+    await createDefinition(t, issuer.key, { name: 'Batch Course', slug: 'batch' });
+    await t.app.services.webhooks.subscriptions.create(issuer.id, {
+      url: 'https://hooks.batch.example/in',
+      events: ['credential.issued'],
+    });
+    const csvOf = (rows: number) =>
+      `email,name,course,completion_key\n${Array.from(
+        { length: rows },
+        (_, i) => `l${i}@batch.example,Learner ${i},batch,k-${i}`,
+      ).join('\n')}\n`;
+
+    const earlier = await importCsv(t, issuer.key, csvOf(EARLIER));
+    expect(earlier.issued).toBe(EARLIER);
+
+    const csv = csvOf(ROWS);
+    const dry = await importCsv(t, issuer.key, csv, { dryRun: true });
+    const real = await importCsv(t, issuer.key, csv);
+    const fit = QUOTA - EARLIER;
+    const expected = [ROWS, fit, EARLIER, ROWS - EARLIER - fit];
+    expect([real.total, real.issued, real.skipped, real.errored]).toEqual(expected);
+    expect([dry.total, dry.issued, dry.skipped, dry.errored]).toEqual(expected);
+    expect(real.rows.slice(0, EARLIER).every((r) => r.outcome === 'skipped' && r.credentialId !== null)).toBe(true);
+    expect(real.rows.slice(EARLIER, QUOTA).every((r) => r.outcome === 'issued' && r.credentialId !== null)).toBe(true);
+    expect(real.rows.slice(QUOTA).every((r) => r.outcome === 'error' && r.message === 'quota_exceeded')).toBe(true);
+
+    expect(await countRows(t, 'credentials')).toBe(QUOTA);
+    expect(await countRows(t, 'audit_log')).toBe(QUOTA);
+    const deliveries = await t.database.db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('event', '=', 'credential.issued')
+      .executeTakeFirstOrThrow();
+    expect(Number(deliveries.n)).toBe(QUOTA);
+    const usage = await t.app.services.usage.remainingIssuance(issuer.id);
+    expect(usage).toMatchObject({ used: QUOTA, remaining: 0 });
+    const [chain] = await t.app.services.audit.verify(issuer.id);
+    expect(chain).toMatchObject({ records: QUOTA, ok: true });
+    const batches = await t.database.db
+      .selectFrom('import_batches')
+      .select(['total', 'issued', 'skipped', 'errored'])
+      .orderBy('created_at')
+      .execute();
+    expect(batches.map((b) => [b.total, b.issued, b.skipped, b.errored])).toEqual([[EARLIER, EARLIER, 0, 0], expected]);
+  });
+});
