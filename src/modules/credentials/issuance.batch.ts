@@ -16,6 +16,7 @@ import type { IssuanceService } from './issuance.service.js';
 /** Rows in the first chunk, and the bounds chunks are sized within. */
 const FIRST_CHUNK = 200;
 const MIN_CHUNK = 100;
+const CHUNK_STEP = 50;
 /** 1,000 rows of 15 columns stay far below either engine's bound-parameter limit. */
 const MAX_CHUNK = 1_000;
 /** How long one chunk may keep the event loop busy (design.md §4 Storage performance). */
@@ -29,10 +30,11 @@ const TRANSACTION_ROWS = 5_000;
 const TRANSACTION_MS = 250;
 
 /**
- * Sizes chunks by how long the last one kept the event loop busy. On SQLite the whole transaction
- * runs on the loop, so chunks settle near the budget (about 100-250 rows); on PostgreSQL the loop
- * mostly waits for the server, so chunks grow and a batch needs fewer round trips. Growth is at
- * most twofold per chunk so one quick chunk cannot overshoot.
+ * Sizes chunks by how long the last one kept the event loop busy. On SQLite a chunk's statements
+ * run on the loop, so chunks settle near the budget; on PostgreSQL the loop mostly waits for the
+ * server, so chunks grow and a batch needs fewer round trips. Growth is at most twofold per chunk
+ * so one quick chunk cannot overshoot. Sizes are multiples of CHUNK_STEP, so the few distinct
+ * statement texts stay in SQLite's prepared-statement cache instead of being prepared per chunk.
  */
 function chunkSizer() {
   let size = FIRST_CHUNK;
@@ -42,7 +44,8 @@ function chunkSizer() {
       const start = performance.eventLoopUtilization();
       const result = await work();
       const busyMs = Math.max(1, performance.eventLoopUtilization(start).active);
-      size = Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, Math.round(size * Math.min(2, BLOCK_BUDGET_MS / busyMs))));
+      const wanted = Math.round((size * Math.min(2, BLOCK_BUDGET_MS / busyMs)) / CHUNK_STEP) * CHUNK_STEP;
+      size = Math.min(MAX_CHUNK, Math.max(MIN_CHUNK, wanted));
       return result;
     },
   };
