@@ -27,7 +27,7 @@ const BLOCK_BUDGET_MS = 20;
  * heads on PostgreSQL) get their turn.
  */
 const TRANSACTION_ROWS = 5_000;
-const TRANSACTION_MS = 250;
+const TRANSACTION_MS = 100;
 
 /**
  * Sizes chunks by how long the last one kept the event loop busy. On SQLite a chunk's statements
