@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestIssuer } from './helpers.js';
@@ -59,6 +60,24 @@ describe('the SQLite reader thread', () => {
     // On the main connection the same read would allow no tick at all until it returned.
     expect(elapsed).toBeGreaterThan(20);
     expect(ticks).toBeGreaterThan(5);
+  });
+
+  it('checkpoints the WAL into the database file in the background', async () => {
+    const file = t.testDb.file ?? '';
+    await sql`create table checkpoint_probe (payload text not null)`.execute(t.database.db);
+    const before = statSync(file).size;
+    // About 2 MiB: far below the main connection's own checkpoint threshold (40 MiB of WAL).
+    for (let i = 0; i < 4; i++) {
+      await sql`insert into checkpoint_probe (payload)
+        select printf('%.1000c', 'x') from (with recursive n(x) as (select 1 union all select x + 1 from n where x < 500) select x from n)`.execute(
+        t.database.db,
+      );
+    }
+    const deadline = Date.now() + 5_000;
+    while (statSync(file).size < before + 1_000_000 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(statSync(file).size).toBeGreaterThan(before + 1_000_000);
   });
 
   it('refuses writes and transactions, and reports SQL errors with their code', async () => {

@@ -63,14 +63,18 @@ export function createDatabase(config: DatabaseConfig, log?: Logger): Database {
     handle.pragma('foreign_keys = ON');
     handle.pragma('recursive_triggers = ON');
     handle.pragma('secure_delete = ON');
-    handle.pragma('wal_autocheckpoint = 1000');
+    // The reader thread checkpoints every 250 ms; this threshold (40 MiB of WAL) is the backstop.
+    handle.pragma(`wal_autocheckpoint = ${config.path === ':memory:' ? 1000 : 10_000}`);
     handle.pragma('journal_size_limit = 67108864');
     // 64 MiB of page cache (default 2 MiB): index inserts slow down once the credentials table
     // outgrows the cache, as large imports do.
     handle.pragma('cache_size = -65536');
     const db = new Kysely<DB>({ dialect: new SqliteDialectKeepingErrors(handle) });
     // A private in-memory database has no file another connection could open.
-    const reader = config.path === ':memory:' ? db : new Kysely<DB>({ dialect: new SqliteReaderDialect(config.path) });
+    const reader =
+      config.path === ':memory:'
+        ? db
+        : new Kysely<DB>({ dialect: new SqliteReaderDialect(config.path, config.synchronous) });
     return {
       db,
       reader,

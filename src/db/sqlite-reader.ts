@@ -22,13 +22,27 @@ import {
  * transaction committed before they start, so a read after a write still sees the write.
  */
 
-/** The worker: one read-only connection, statements prepared once per SQL text. */
+/**
+ * The worker: one read-only connection, statements prepared once per SQL text, and a second
+ * connection that only checkpoints the WAL into the database file every CHECKPOINT_MS. PASSIVE
+ * checkpoints wait for no reader or writer, and their writes and fsyncs no longer happen inside
+ * whichever commit on the main thread crossed the automatic checkpoint's threshold.
+ */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 5000');
 db.pragma('cache_size = -16384');
+const checkpointer = new Database(workerData.path, { fileMustExist: true });
+checkpointer.pragma('synchronous = ' + workerData.synchronous);
+setInterval(() => {
+  try {
+    checkpointer.pragma('wal_checkpoint(PASSIVE)');
+  } catch {
+    // A busy or full database: the next turn, or the main connection's own threshold, retries.
+  }
+}, workerData.checkpointMs);
 const statements = new Map();
 parentPort.on('message', ({ id, sql, parameters }) => {
   try {
@@ -57,13 +71,21 @@ interface Waiting {
   reject(err: Error): void;
 }
 
-/** The worker, started on first use and again after it died; queries wait in order. */
+/** How often the worker checkpoints the WAL. */
+const CHECKPOINT_MS = 250;
+
+/** The worker, started with the database and again on use after it died; queries wait in order. */
 class ReaderThread {
   private worker: Worker | null = null;
   private readonly waiting = new Map<number, Waiting>();
   private nextId = 0;
 
-  constructor(private readonly path: string) {}
+  constructor(
+    private readonly path: string,
+    private readonly synchronous: 'FULL' | 'NORMAL',
+  ) {
+    this.start();
+  }
 
   query(sql: string, parameters: readonly unknown[]): Promise<unknown[]> {
     const worker = this.worker ?? this.start();
@@ -84,7 +106,12 @@ class ReaderThread {
 
   private start(): Worker {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, path: this.path } });
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { driver, path: this.path, synchronous: this.synchronous, checkpointMs: CHECKPOINT_MS },
+    });
+    // Idle, it must not keep the process alive (see query).
+    worker.unref();
     worker.on('message', (reply: Reply) => {
       const waiting = this.waiting.get(reply.id);
       if (!waiting) return;
@@ -151,8 +178,8 @@ class ReaderDriver implements Driver {
 export class SqliteReaderDialect implements Dialect {
   private readonly thread: ReaderThread;
 
-  constructor(path: string) {
-    this.thread = new ReaderThread(path);
+  constructor(path: string, synchronous: 'FULL' | 'NORMAL') {
+    this.thread = new ReaderThread(path, synchronous);
   }
 
   createAdapter(): DialectAdapter {
