@@ -28,8 +28,12 @@ type Action = (typeof ENGAGEMENT_ACTIONS)[number];
 type DailyRow = Record<(typeof ANALYTICS_CSV_COLUMNS)[number], string | number>;
 
 /** Issuer analytics over a window (default: the last 30 days): totals, funnel, daily series, breakdowns. */
-export function createAnalyticsService(core: Pick<Core, 'db' | 'dialect' | 'clock'>, deps: { rollup: RollupService }) {
-  const repo = createReportRepository(core.db, core.dialect);
+export function createAnalyticsService(
+  core: Pick<Core, 'database' | 'dialect' | 'clock'>,
+  deps: { rollup: RollupService },
+) {
+  // Only reads: on SQLite they run on the reader thread, so the event loop serves other requests meanwhile.
+  const repo = createReportRepository(core.database.reader, core.dialect);
 
   async function compute(
     issuerId: string,
@@ -39,7 +43,7 @@ export function createAnalyticsService(core: Pick<Core, 'db' | 'dialect' | 'cloc
     const window = analyticsWindow(query, now);
     const coverage = await deps.rollup.refresh(issuerId, window, now);
 
-    // Independent reads: PostgreSQL runs them side by side on the pool; SQLite queues them.
+    // Independent reads: PostgreSQL runs them side by side on the pool; SQLite's reader thread queues them.
     const [
       definitions,
       issued,

@@ -108,7 +108,7 @@ async function insertAll<T extends keyof DB>(
  * It writes rows directly, without audit records, quota counting or webhooks: it is load, not history.
  * The daily rollup is rebuilt at the end, as a server would have built it day by day.
  */
-export function createBenchSeeder(core: Pick<Core, 'db' | 'dialect' | 'clock' | 'ids'>) {
+export function createBenchSeeder(core: Pick<Core, 'db' | 'database' | 'dialect' | 'clock' | 'ids'>) {
   return {
     async seed(options: BenchSeedOptions): Promise<BenchSeedResult> {
       const started = performance.now();

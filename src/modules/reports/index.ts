@@ -4,7 +4,7 @@ import { createIssuanceReportService } from './issuance-report.service.js';
 import { createRollupService } from './rollup.service.js';
 
 /** Reports and analytics: the issuance report, issuer analytics and the daily event rollup under both. */
-export function createReportsModule(core: Pick<Core, 'db' | 'dialect' | 'clock'>) {
+export function createReportsModule(core: Pick<Core, 'db' | 'database' | 'dialect' | 'clock'>) {
   const rollup = createRollupService(core);
   return {
     rollup,

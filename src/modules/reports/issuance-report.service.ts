@@ -19,16 +19,17 @@ const ISSUANCE_CSV_COLUMNS = [
 
 /** The issuance report: all-time status counts, the window's issuance, verifications and imports. */
 export function createIssuanceReportService(
-  core: Pick<Core, 'db' | 'dialect' | 'clock'>,
+  core: Pick<Core, 'database' | 'dialect' | 'clock'>,
   deps: { rollup: RollupService },
 ) {
-  const repo = createReportRepository(core.db, core.dialect);
+  // Only reads: on SQLite they run on the reader thread, so the event loop serves other requests meanwhile.
+  const repo = createReportRepository(core.database.reader, core.dialect);
 
   async function report(issuerId: string, query: WindowQueryInput): Promise<IssuanceReport> {
     const window = reportWindow(query);
     const now = core.clock.now();
     const coverage = await deps.rollup.refresh(issuerId, window, now);
-    // Independent reads: PostgreSQL runs them side by side on the pool; SQLite queues them.
+    // Independent reads: PostgreSQL runs them side by side on the pool; SQLite's reader thread queues them.
     const [definitions, verifications, issuedInWindow, imports] = await Promise.all([
       repo.definitionStatus(issuerId, now.toISOString(), lastClosedDay(now)),
       repo.countEvents(issuerId, coverage, VERIFICATIONS_BY_DEFINITION_CHANNEL),

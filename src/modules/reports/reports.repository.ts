@@ -74,7 +74,8 @@ function inCredentialOrder(dialect: Dialect, table: EventTable): RawBuilder<unkn
 /**
  * The reports' read side: every aggregation runs in SQL, grouped on the indexed issuer + time
  * columns, and returns a handful of rows. Timestamps are ISO text on both engines, so a UTC day is
- * substr(ts, 1, 10) and windows compare as text.
+ * substr(ts, 1, 10) and windows compare as text. `executor` is normally `Database.reader`: it only
+ * reads, and the one transaction it opens (pathways) is PostgreSQL's, where the reader is the pool.
  */
 export function createReportRepository(executor: Executor, dialect: Dialect) {
   const db = reportDb(executor);
@@ -266,7 +267,8 @@ export function createReportRepository(executor: Executor, dialect: Dialect) {
     /**
      * Every pathway of the issuer with the definitions of its stages (one per stage) and the
      * distinct recipients holding a credential of at least one of them. All in one pass over the
-     * stage definitions' credentials; PostgreSQL gets the memory to count them without spilling.
+     * stage definitions' credentials; PostgreSQL gets the memory to count them without spilling
+     * (a transaction for SET LOCAL: on PostgreSQL `Database.reader` is the pool and can open one).
      */
     async pathways(issuerId: string) {
       const paths = await db

@@ -52,7 +52,7 @@ function* daysBetween(first: string, last: string): Generator<string> {
 }
 
 /** Keeps the daily rollup of verification and engagement events current, one closed day at a time. */
-export function createRollupService(core: Pick<Core, 'db'>) {
+export function createRollupService(core: Pick<Core, 'db' | 'database'>) {
   return {
     /**
      * Rolls up every closed day not rolled yet, from the issuer's first credential or event on (the
@@ -61,7 +61,8 @@ export function createRollupService(core: Pick<Core, 'db'>) {
      */
     async refresh(issuerId: string, window: TimeWindow, now: Date): Promise<EventCoverage> {
       const plan = coverage(window, now);
-      const repo = createRollupRepository(core.db);
+      // Which days are missing is a read (the reader thread on SQLite); rolling them up writes on `db`.
+      const repo = createRollupRepository(core.database.reader);
       const earliest = await repo.earliestDay(issuerId);
       if (earliest === null) return plan;
       const lastClosed = lastClosedDay(now);
