@@ -1,7 +1,23 @@
-import { statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase, migrateToLatest } from '../src/db/database.js';
 import { createTestApp, type TestApp, type TestIssuer } from './helpers.js';
+
+/** This process's open files under `dir` (Linux). */
+function openFilesUnder(dir: string): string[] {
+  return readdirSync('/proc/self/fd')
+    .map((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    })
+    .filter((target) => target.startsWith(dir));
+}
 
 /** A read that keeps SQLite busy for a while: a recursive count to five million. */
 const SLOW_COUNT = sql<{ n: number }>`with recursive c(x) as (select 1 union all select x + 1 from c where x < 5000000)
@@ -78,6 +94,20 @@ describe('the SQLite reader thread', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(statSync(file).size).toBeGreaterThan(before + 1_000_000);
+  });
+
+  it('closes its connections with the database, so the files are free (a volume can be unmounted)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'accolade-reader-'));
+    try {
+      const database = createDatabase({ dialect: 'sqlite', path: join(dir, 'closing.db'), synchronous: 'FULL' });
+      await migrateToLatest(database);
+      await sql`select count(*) from credentials`.execute(database.reader);
+      expect(openFilesUnder(dir).length).toBeGreaterThan(3);
+      await database.close();
+      expect(openFilesUnder(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses writes and transactions, and reports SQL errors with their code', async () => {

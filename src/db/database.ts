@@ -71,10 +71,8 @@ export function createDatabase(config: DatabaseConfig, log?: Logger): Database {
     handle.pragma('cache_size = -65536');
     const db = new Kysely<DB>({ dialect: new SqliteDialectKeepingErrors(handle) });
     // A private in-memory database has no file another connection could open.
-    const reader =
-      config.path === ':memory:'
-        ? db
-        : new Kysely<DB>({ dialect: new SqliteReaderDialect(config.path, config.synchronous) });
+    const readerDialect = config.path === ':memory:' ? null : new SqliteReaderDialect(config.path, config.synchronous);
+    const reader = readerDialect ? new Kysely<DB>({ dialect: readerDialect }) : db;
     return {
       db,
       reader,
@@ -86,7 +84,7 @@ export function createDatabase(config: DatabaseConfig, log?: Logger): Database {
         handle.pragma('wal_checkpoint(TRUNCATE)');
       },
       async close() {
-        if (reader !== db) await reader.destroy();
+        await readerDialect?.close();
         await db.destroy();
       },
     };

@@ -36,7 +36,7 @@ db.pragma('busy_timeout = 5000');
 db.pragma('cache_size = -16384');
 const checkpointer = new Database(workerData.path, { fileMustExist: true });
 checkpointer.pragma('synchronous = ' + workerData.synchronous);
-setInterval(() => {
+const checkpoints = setInterval(() => {
   try {
     checkpointer.pragma('wal_checkpoint(PASSIVE)');
   } catch {
@@ -44,7 +44,14 @@ setInterval(() => {
   }
 }, workerData.checkpointMs);
 const statements = new Map();
-parentPort.on('message', ({ id, sql, parameters }) => {
+parentPort.on('message', ({ id, sql, parameters, close }) => {
+  if (close) {
+    clearInterval(checkpoints);
+    db.close();
+    checkpointer.close();
+    parentPort.close();
+    return;
+  }
   try {
     let statement = statements.get(sql);
     if (!statement) {
@@ -73,6 +80,8 @@ interface Waiting {
 
 /** How often the worker checkpoints the WAL. */
 const CHECKPOINT_MS = 250;
+/** How long a closing worker may take to close its connections before it is ended. */
+const CLOSE_TIMEOUT_MS = 5_000;
 
 /** The worker, started with the database and again on use after it died; queries wait in order. */
 class ReaderThread {
@@ -98,10 +107,16 @@ class ReaderThread {
     });
   }
 
+  /** Closes the worker's connections (their files must be free once the database is closed), then ends it. */
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = null;
-    if (worker) await worker.terminate();
+    if (!worker) return;
+    const exited = new Promise((resolve) => worker.once('exit', resolve));
+    worker.postMessage({ close: true });
+    const timer = setTimeout(() => void worker.terminate(), CLOSE_TIMEOUT_MS);
+    await exited;
+    clearTimeout(timer);
   }
 
   private start(): Worker {
@@ -149,7 +164,7 @@ class ReaderConnection implements DatabaseConnection {
 class ReaderDriver implements Driver {
   private readonly connection: ReaderConnection;
 
-  constructor(private readonly thread: ReaderThread) {
+  constructor(thread: ReaderThread) {
     this.connection = new ReaderConnection(thread);
   }
 
@@ -169,9 +184,7 @@ class ReaderDriver implements Driver {
 
   async releaseConnection(): Promise<void> {}
 
-  async destroy(): Promise<void> {
-    await this.thread.close();
-  }
+  async destroy(): Promise<void> {}
 }
 
 /** A Kysely dialect whose queries run on a read-only connection in a worker thread. */
@@ -180,6 +193,14 @@ export class SqliteReaderDialect implements Dialect {
 
   constructor(path: string, synchronous: 'FULL' | 'NORMAL') {
     this.thread = new ReaderThread(path, synchronous);
+  }
+
+  /**
+   * Ends the worker after closing its connections. Kysely's `destroy` cannot do it: it skips a
+   * driver that never ran a query, and the worker runs (checkpointing) from the start.
+   */
+  close(): Promise<void> {
+    return this.thread.close();
   }
 
   createAdapter(): DialectAdapter {
