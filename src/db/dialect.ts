@@ -42,6 +42,22 @@ export async function relaxCommitDurability(dialect: Dialect, trx: Executor): Pr
   if (dialect === 'postgres') await sql`set local synchronous_commit = off`.execute(trx);
 }
 
+/**
+ * PostgreSQL: rows as `select * from unnest(<column arrays>)`, for `insertInto(...).columns(...)
+ * .expression(...)`. One parameter per column whatever the number of rows, so the server parses and
+ * plans the statement once, where a multi-row VALUES list grows with every row. Columns are text
+ * unless `types` says otherwise.
+ */
+export function unnestRows<R, K extends keyof R & string>(
+  rows: readonly R[],
+  columns: readonly K[],
+  types: Partial<Record<K, 'int4'>> = {},
+) {
+  return sql`select * from unnest(${sql.join(
+    columns.map((key) => sql`${rows.map((row) => row[key])}::${sql.raw(types[key] ?? 'text')}[]`),
+  )})`;
+}
+
 /** True when the error is a unique-constraint violation on either engine. */
 export function isUniqueViolation(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;

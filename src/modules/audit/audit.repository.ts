@@ -1,5 +1,6 @@
-import { type Selectable, sql } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
+import { unnestRows } from '../../db/dialect.js';
 import type { AuditLogTable } from '../../db/schema.js';
 
 export type AuditRow = Selectable<AuditLogTable>;
@@ -56,14 +57,10 @@ export function createAuditRepository(db: Executor, dialect: Dialect) {
     async insertMany(rows: AuditRow[]): Promise<void> {
       if (rows.length === 0) return;
       if (dialect === 'postgres') {
-        const column = <K extends keyof AuditRow>(key: K, type: 'text' | 'int4') =>
-          sql`${rows.map((row) => row[key])}::${sql.raw(type)}[]`;
         await db
           .insertInto('audit_log')
           .columns(AUDIT_COLUMNS)
-          .expression(
-            sql`select * from unnest(${sql.join(AUDIT_COLUMNS.map((key) => column(key, key === 'stripe' || key === 'seq' ? 'int4' : 'text')))})`,
-          )
+          .expression(unnestRows(rows, AUDIT_COLUMNS, { stripe: 'int4', seq: 'int4' }))
           .execute();
         return;
       }

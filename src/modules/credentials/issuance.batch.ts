@@ -4,6 +4,7 @@ import type { Core } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hashing.js';
 import type { Dialect, Executor } from '../../db/database.js';
+import { unnestRows } from '../../db/dialect.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { IssuerIdentity, IssuerService } from '../issuers/issuers.service.js';
@@ -198,12 +199,7 @@ async function existingIds(
 async function insertNew(db: Executor, dialect: Dialect, rows: CredentialRow[]): Promise<Set<string>> {
   const insert =
     dialect === 'postgres'
-      ? db
-          .insertInto('credentials')
-          .columns(CREDENTIAL_COLUMNS)
-          .expression(
-            sql`select * from unnest(${sql.join(CREDENTIAL_COLUMNS.map((key) => sql`${rows.map((row) => row[key])}::text[]`))})`,
-          )
+      ? db.insertInto('credentials').columns(CREDENTIAL_COLUMNS).expression(unnestRows(rows, CREDENTIAL_COLUMNS))
       : db.insertInto('credentials').values(rows);
   const inserted = await insert
     .onConflict((oc) => oc.columns(['issuer_id', 'completion_key']).doNothing())

@@ -1,7 +1,7 @@
 import type { Core } from '../../core/context.js';
 import { publicUrls } from '../../core/urls.js';
 import type { Executor } from '../../db/database.js';
-import { relaxCommitDurability } from '../../db/dialect.js';
+import { relaxCommitDurability, unnestRows } from '../../db/dialect.js';
 import type { Job } from '../../services.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
 import { type VerificationChannel, verifiedEventData } from '../webhooks/webhooks.events.js';
@@ -11,6 +11,9 @@ export type { VerificationChannel };
 
 export const ENGAGEMENT_ACTIONS = ['linkedin', 'share_link', 'wallet_apple', 'wallet_google'] as const;
 export type EngagementAction = (typeof ENGAGEMENT_ACTIONS)[number];
+
+const VERIFICATION_COLUMNS = ['issuer_id', 'credential_id', 'channel', 'country', 'occurred_at'] as const;
+const ENGAGEMENT_COLUMNS = ['issuer_id', 'credential_id', 'action', 'country', 'occurred_at'] as const;
 
 /** How often buffered events are written. */
 const FLUSH_INTERVAL_MS = 100;
@@ -85,33 +88,35 @@ export function createEventRecorder(
     // These events are buffered already (a crash loses the last interval), so their commit need not
     // wait for the disk either; on SQLite this keeps the connection's setting.
     await relaxCommitDurability(core.dialect, trx);
+    // One statement per batch; on PostgreSQL over `unnest` arrays, planned once for any batch size.
+    const postgres = core.dialect === 'postgres';
     if (v.length > 0) {
-      await trx
-        .insertInto('verification_events')
-        .values(
-          v.map((event) => ({
-            issuer_id: event.row.issuer_id,
-            credential_id: event.row.id,
-            channel: event.channel,
-            country: event.country,
-            occurred_at: event.occurredAt.toISOString(),
-          })),
-        )
-        .execute();
+      const rows = v.map((event) => ({
+        issuer_id: event.row.issuer_id,
+        credential_id: event.row.id,
+        channel: event.channel,
+        country: event.country,
+        occurred_at: event.occurredAt.toISOString(),
+      }));
+      const insert = trx.insertInto('verification_events');
+      await (postgres
+        ? insert.columns(VERIFICATION_COLUMNS).expression(unnestRows(rows, VERIFICATION_COLUMNS))
+        : insert.values(rows)
+      ).execute();
     }
     if (e.length > 0) {
-      await trx
-        .insertInto('engagement_events')
-        .values(
-          e.map((event) => ({
-            issuer_id: event.issuerId,
-            credential_id: event.credentialId,
-            action: event.action,
-            country: event.country,
-            occurred_at: event.occurredAt,
-          })),
-        )
-        .execute();
+      const rows = e.map((event) => ({
+        issuer_id: event.issuerId,
+        credential_id: event.credentialId,
+        action: event.action,
+        country: event.country,
+        occurred_at: event.occurredAt,
+      }));
+      const insert = trx.insertInto('engagement_events');
+      await (postgres
+        ? insert.columns(ENGAGEMENT_COLUMNS).expression(unnestRows(rows, ENGAGEMENT_COLUMNS))
+        : insert.values(rows)
+      ).execute();
     }
     const byIssuer = new Map<string, PendingVerification[]>();
     for (const event of v) {
