@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import type { Engine } from './lib/harness.js';
 import { printTable, type WorkloadResult } from './lib/results.js';
@@ -52,12 +52,26 @@ async function main(): Promise<void> {
     printTable(engine, rows);
     const date = new Date().toISOString();
     const file = `bench/results/${date.slice(0, 10)}-${engine}.json`;
-    const run: RunFile = { date, engine, machine, workloads: rows };
+    const run: RunFile = { date, engine, machine, workloads: withEarlierRows(file, rows) };
     writeFileSync(file, `${JSON.stringify({ ...run, secondsPerRun: seconds }, null, 2)}\n`);
     console.log(`results: ${file}`);
   }
   writePerformanceDoc();
   console.log('docs/performance.md updated');
+}
+
+/**
+ * A BENCH_ONLY run replaces its own rows in the day's file and keeps the others, each marked with
+ * the time of the run that measured it, so the table still lists every workload.
+ */
+function withEarlierRows(file: string, rows: WorkloadResult[]): WorkloadResult[] {
+  if (!existsSync(file)) return rows;
+  const earlier = JSON.parse(readFileSync(file, 'utf8')) as RunFile;
+  const measured = new Set(rows.map((row) => row.workload));
+  const kept = earlier.workloads
+    .filter((row) => !measured.has(row.workload))
+    .map((row) => ({ ...row, measuredAt: row.measuredAt ?? earlier.date }));
+  return [...kept, ...rows];
 }
 
 /** docs/performance.md: the newest committed result of each engine, as tables. */
@@ -83,7 +97,12 @@ function writePerformanceDoc(): void {
           `| ${w.workload} | ${w.rps || ''} | ${w.p50Ms === undefined ? '' : w.p50Ms.toFixed(1)} | ${w.p99Ms ? w.p99Ms.toFixed(1) : ''} | ${w.rssMb === undefined ? '' : w.rssMb.toFixed(0)} | ${w.limit ? `${w.limit.name} (${w.limit.rps})` : ''} | ${w.ratio === undefined ? '' : `${(w.ratio * 100).toFixed(0)} %`} | ${w.target ?? ''} | ${w.pass === undefined ? '' : w.pass ? 'yes' : '**no**'} |`,
       ),
       '',
-      ...run.workloads.filter((w) => w.notes).map((w) => `- ${w.workload}: ${w.notes}`),
+      ...run.workloads
+        .filter((w) => w.notes || w.measuredAt)
+        .map(
+          (w) =>
+            `- ${w.workload}: ${[w.measuredAt ? `measured in an earlier run (${w.measuredAt.slice(0, 16).replace('T', ' ')} UTC)` : '', w.notes ?? ''].filter(Boolean).join('; ')}`,
+        ),
       '',
     ];
     return lines.join('\n');

@@ -10,6 +10,8 @@ export interface WorkloadResult {
   target?: string;
   pass?: boolean;
   notes?: string;
+  /** When the row was measured, if in an earlier run than the file's (BENCH_ONLY keeps the rest). */
+  measuredAt?: string;
 }
 
 export function ratio(rps: number, limit: number): number {
