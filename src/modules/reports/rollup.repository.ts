@@ -42,6 +42,17 @@ export function createRollupRepository(executor: Executor) {
       .where('e.occurred_at', '>=', dayStart(day))
       .where('e.occurred_at', '<', dayEnd(day));
 
+  /** An issuer's engagements on one UTC day, with the definition of the credential each concerns. */
+  const engagementsOn = (issuerId: string, day: string) =>
+    db
+      .selectFrom('engagement_events as e')
+      .innerJoin('credentials as c', (join) =>
+        join.onRef('c.id', '=', 'e.credential_id').onRef('c.issuer_id', '=', 'e.issuer_id'),
+      )
+      .where('e.issuer_id', '=', issuerId)
+      .where('e.occurred_at', '>=', dayStart(day))
+      .where('e.occurred_at', '<', dayEnd(day));
+
   return {
     /** The days in [fromDay, toDay] already rolled up for the issuer. */
     async rolledDays(issuerId: string, fromDay: string, toDay: string): Promise<Set<string>> {
@@ -162,14 +173,7 @@ export function createRollupRepository(executor: Executor) {
         .insertInto('report_engagement_days')
         .columns(['issuer_id', 'day', 'definition_id', 'action', 'events'])
         .expression(
-          db
-            .selectFrom('engagement_events as e')
-            .innerJoin('credentials as c', (join) =>
-              join.onRef('c.id', '=', 'e.credential_id').onRef('c.issuer_id', '=', 'e.issuer_id'),
-            )
-            .where('e.issuer_id', '=', issuerId)
-            .where('e.occurred_at', '>=', dayStart(day))
-            .where('e.occurred_at', '<', dayEnd(day))
+          engagementsOn(issuerId, day)
             .select((eb) => [
               eb.val(issuerId).as('issuer_id'),
               eb.val(day).as('day'),
