@@ -17,6 +17,7 @@ import { initialMigration } from './migrations/0001_initial.js';
 import { webhooksMigration } from './migrations/0006_webhooks.js';
 import { reportsMigration } from './migrations/0008_reports.js';
 import { reportSummariesMigration } from './migrations/0009_report_summaries.js';
+import { credentialCountsMigration } from './migrations/0010_credential_counts.js';
 import type { DB } from './schema.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
 
@@ -123,6 +124,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0006_webhooks': webhooksMigration(),
     '0008_reports': reportsMigration(),
     '0009_report_summaries': reportSummariesMigration(),
+    '0010_credential_counts': credentialCountsMigration(dialect),
   };
 }
 

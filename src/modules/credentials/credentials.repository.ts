@@ -10,6 +10,9 @@ export type CredentialWithSlugs = CredentialRow & { issuer_slug: string; definit
 
 type Eb = ExpressionBuilder<DB, 'credentials'>;
 
+/** SQLite only (migration 0010): credentials per issuer and definition, kept by triggers. */
+type CountTables = { credential_counts: { issuer_id: string; definition_id: string; credentials: number } };
+
 /** The SQL form of effective status (revoked, else expired when expiresOn has passed, else valid). */
 export function statusCondition(eb: Eb, status: CredentialStatus, now: string) {
   if (status === 'revoked') return eb('credentials.revoked_at', 'is not', null);
@@ -34,6 +37,34 @@ export function createCredentialRepository(db: Executor, dialect: Dialect, reade
       .innerJoin('issuers', 'issuers.id', 'credentials.issuer_id')
       .selectAll('credentials')
       .select(['issuers.slug as issuer_slug', 'definitions.slug as definition_slug']);
+
+  /** Counts the matching credentials (every status filter, and PostgreSQL). */
+  const countTotal = async (
+    issuerId: string,
+    filter: { status?: CredentialStatus; definitionId?: string; now: string },
+  ) => {
+    let count = reader
+      .selectFrom('credentials')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('credentials.issuer_id', '=', issuerId);
+    if (filter.definitionId !== undefined) count = count.where('credentials.definition_id', '=', filter.definitionId);
+    if (filter.status !== undefined) {
+      const status = filter.status;
+      count = count.where((eb) => statusCondition(eb, status, filter.now));
+    }
+    return Number((await count.executeTakeFirstOrThrow()).n);
+  };
+
+  /** SQLite: the total from the trigger-kept `credential_counts` rows (migration 0010). */
+  const countedTotal = async (issuerId: string, definitionId: string | undefined) => {
+    let counted = reader
+      .withTables<CountTables>()
+      .selectFrom('credential_counts')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('credentials'), eb.lit(0)).as('n'))
+      .where('issuer_id', '=', issuerId);
+    if (definitionId !== undefined) counted = counted.where('definition_id', '=', definitionId);
+    return Number((await counted.executeTakeFirstOrThrow()).n);
+  };
 
   return {
     /** Inserts unless the completion key exists; true when this call created the row. */
@@ -88,22 +119,18 @@ export function createCredentialRepository(db: Executor, dialect: Dialect, reade
       limit: number,
       offset: number,
     ): Promise<{ total: number; rows: CredentialWithSlugs[] }> {
-      let count = reader
-        .selectFrom('credentials')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('credentials.issuer_id', '=', issuerId);
       let rows = withSlugs(reader).where('credentials.issuer_id', '=', issuerId);
       if (filter.definitionId !== undefined) {
-        count = count.where('credentials.definition_id', '=', filter.definitionId);
         rows = rows.where('credentials.definition_id', '=', filter.definitionId);
       }
       if (filter.status !== undefined) {
         const status = filter.status;
-        count = count.where((eb) => statusCondition(eb, status, filter.now));
         rows = rows.where((eb) => statusCondition(eb as unknown as Eb, status, filter.now));
       }
       const [total, page] = await Promise.all([
-        count.executeTakeFirstOrThrow(),
+        dialect === 'sqlite' && filter.status === undefined
+          ? countedTotal(issuerId, filter.definitionId)
+          : countTotal(issuerId, filter),
         rows
           .orderBy('credentials.created_at', 'desc')
           .orderBy('credentials.id', 'desc')
@@ -111,7 +138,7 @@ export function createCredentialRepository(db: Executor, dialect: Dialect, reade
           .offset(offset)
           .execute(),
       ]);
-      return { total: Number(total.n), rows: page };
+      return { total, rows: page };
     },
   };
 }
