@@ -10,7 +10,8 @@ import {
   sql,
 } from 'kysely';
 import type pg from 'pg';
-import type { Dialect, Executor } from './database.js';
+import type { DatabaseConfig } from '../config.js';
+import type { Db, Dialect, Executor } from './database.js';
 
 /*
  * The only place where SQLite and PostgreSQL differ for services and repositories.
@@ -34,12 +35,35 @@ export function forUpdateSkipLocked<DB, TB extends keyof DB, O>(
 }
 
 /**
- * Lets the surrounding PostgreSQL transaction commit without waiting for its WAL flush. Only for
- * data already accepted with a bounded loss window (the buffered verification events): a crash
- * may lose the last few hundred milliseconds, never corrupt. SQLite keeps its connection setting.
+ * Runs `work` in a transaction whose commit does not wait for the disk. Only for data already
+ * accepted with a bounded loss window (the buffered verification events): a crash may lose the last
+ * few hundred milliseconds, never corrupt.
+ * - PostgreSQL: `synchronous_commit = off` for this transaction alone.
+ * - SQLite: `synchronous = NORMAL` on the connection for this transaction, held for its duration so
+ *   no other transaction runs with it, then the configured level again. In WAL mode a NORMAL commit
+ *   skips the fsync and stays consistent; the next FULL commit's fsync makes its frames durable too.
  */
-export async function relaxCommitDurability(dialect: Dialect, trx: Executor): Promise<void> {
-  if (dialect === 'postgres') await sql`set local synchronous_commit = off`.execute(trx);
+export async function relaxedTransaction<T>(
+  db: Db,
+  database: DatabaseConfig,
+  work: (trx: Executor) => Promise<T>,
+): Promise<T> {
+  if (database.dialect === 'postgres') {
+    return db.transaction().execute(async (trx) => {
+      await sql`set local synchronous_commit = off`.execute(trx);
+      return work(trx);
+    });
+  }
+  if (database.synchronous === 'NORMAL') return db.transaction().execute(work);
+  const level = database.synchronous;
+  return db.connection().execute(async (connection) => {
+    await sql`pragma synchronous = NORMAL`.execute(connection);
+    try {
+      return await connection.transaction().execute(work);
+    } finally {
+      await sql.raw(`pragma synchronous = ${level}`).execute(connection);
+    }
+  });
 }
 
 /**

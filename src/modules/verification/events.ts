@@ -1,7 +1,7 @@
 import type { Core } from '../../core/context.js';
 import { publicUrls } from '../../core/urls.js';
 import type { Executor } from '../../db/database.js';
-import { relaxCommitDurability, unnestRows } from '../../db/dialect.js';
+import { relaxedTransaction, unnestRows } from '../../db/dialect.js';
 import type { Job } from '../../services.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
 import { type VerificationChannel, verifiedEventData } from '../webhooks/webhooks.events.js';
@@ -85,9 +85,6 @@ export function createEventRecorder(
   const pending = () => verifications.length + engagements.length;
 
   async function write(trx: Executor, v: PendingVerification[], e: PendingEngagement[]): Promise<void> {
-    // These events are buffered already (a crash loses the last interval), so their commit need not
-    // wait for the disk either; on SQLite this keeps the connection's setting.
-    await relaxCommitDurability(core.dialect, trx);
     // One statement per batch; on PostgreSQL over `unnest` arrays, planned once for any batch size.
     const postgres = core.dialect === 'postgres';
     if (v.length > 0) {
@@ -141,7 +138,9 @@ export function createEventRecorder(
     const v = verifications.splice(0, BATCH);
     const e = engagements.splice(0, BATCH - v.length);
     try {
-      await core.db.transaction().execute((trx) => write(trx, v, e));
+      // These events are buffered already (a crash loses the last interval), so their commit need
+      // not wait for the disk either.
+      await relaxedTransaction(core.db, core.config.database, (trx) => write(trx, v, e));
       return true;
     } catch (err) {
       // Kept for the next flush, newest first to survive: a database that is down must not grow memory forever.
