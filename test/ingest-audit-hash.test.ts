@@ -46,3 +46,16 @@ describe('audit record hash', () => {
     for (const row of variants) expect(recordHash(row)).toBe(referenceHash(row));
   });
 });
+
+describe('canonical JSON', () => {
+  it('writes the bytes existing chains were hashed with: code-unit key order, undefined left out', () => {
+    expect(canonicalJson({ b: 1, a: 'x', c: undefined, é: null, B: [2, { z: true, y: 'q"' }] })).toBe(
+      '{"B":[2,{"y":"q\\"","z":true}],"a":"x","b":1,"é":null}',
+    );
+    expect(canonicalJson({ '\u{1F600}': 1, '\uFFFF': 2, a: {} })).toBe('{"a":{},"\u{1F600}":1,"\uFFFF":2}');
+    expect(canonicalJson({ only: undefined })).toBe('{}');
+    expect(canonicalJson([null, 'a\u2028', [], {}])).toBe('[null,"a\u2028",[],{}]');
+    expect(canonicalJson('text')).toBe('"text"');
+    expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+});

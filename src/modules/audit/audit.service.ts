@@ -81,27 +81,30 @@ export function createAuditService(core: Pick<Core, 'db' | 'dialect' | 'clock' |
       const rows: AuditRow[] = [];
       const heads: { stripe: number; seq: number; hash: string }[] = [];
       for (const stripe of stripes) {
-        let prev = locked.get(stripe);
+        const prev = locked.get(stripe);
         if (!prev) throw new Error(`audit head ${stripe} was not returned by its upsert`);
+        let { seq, hash } = prev;
         for (const entry of byStripe.get(stripe) ?? []) {
-          const base: Omit<AuditRow, 'hash'> = {
+          const row: AuditRow = {
             id: core.ids.uuid(),
             issuer_id: issuerId,
             stripe,
-            seq: prev.seq + 1,
+            seq: ++seq,
             occurred_at: occurredAt,
             actor: entry.actor,
             action: entry.action,
             target_type: entry.targetType,
             target_id: entry.targetId,
             details: canonicalJson(entry.details ?? {}),
-            prev_hash: prev.hash,
+            prev_hash: hash,
+            hash: '',
           };
-          const row: AuditRow = { ...base, hash: recordHash(base) };
+          // recordHash reads every column but `hash`, so the row is hashed in place.
+          row.hash = recordHash(row);
+          hash = row.hash;
           rows.push(row);
-          prev = { seq: row.seq, hash: row.hash };
         }
-        heads.push({ stripe, ...prev });
+        heads.push({ stripe, seq, hash });
       }
       await repo.insertMany(rows);
       await repo.moveHeads(issuerId, heads);
