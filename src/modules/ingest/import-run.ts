@@ -70,6 +70,18 @@ function batchReport(
   }
 }
 
+/** The counts of a run, from the outcomes alone (the import batch row needs no per-entry reports). */
+function tally(entries: PreparedEntry[], outcomes: BatchOutcome[]): Omit<ImportRunResult, 'batchId' | 'entries'> {
+  let issued = 0;
+  let errored = 0;
+  for (const entry of entries) if (entry.kind === 'error') errored++;
+  for (const result of outcomes) {
+    if (result.class === 'new') issued++;
+    else if (result.class === 'error') errored++;
+  }
+  return { total: entries.length, issued, skipped: entries.length - issued - errored, errored };
+}
+
 function summarise(
   entries: PreparedEntry[],
   positions: number[],
@@ -88,13 +100,7 @@ function summarise(
             message: entry.message,
           },
   );
-  let issued = 0;
-  let errored = 0;
-  for (const report of reports) {
-    if (report.outcome === 'issued' || report.outcome === 'new') issued++;
-    else if (report.outcome === 'error') errored++;
-  }
-  return { total: reports.length, issued, skipped: reports.length - issued - errored, errored, entries: reports };
+  return { ...tally(entries, outcomes), entries: reports };
 }
 
 /**
@@ -125,7 +131,7 @@ export function createImportRunner(
         { actor: options.actor, source: options.source, batchId },
         items,
         async (trx, finalOutcomes) => {
-          const { total, issued, skipped, errored } = summarise(entries, positions, finalOutcomes, options);
+          const { total, issued, skipped, errored } = tally(entries, finalOutcomes);
           await createImportBatchRepository(trx).insert({
             id: batchId,
             issuer_id: issuerId,
