@@ -19,26 +19,30 @@ export interface CsvTable {
 
 interface ParserOutput {
   record: string[];
-  raw: string;
   info: { lines: number };
 }
 
-const EDGE_BREAKS = /^[\r\n]+|[\r\n]+$/g;
 const BREAKS = /\r\n|\r|\n/g;
 const CRLF = /\r\n/g;
+const ANY_BREAK = /[\r\n]/;
 
 /**
  * Start lines of records. csv-parse's `info.lines` is the line a record ends on, but it counts a
- * CRLF inside a quoted field as two lines; `raw` is the record's text, where line breaks can only
- * sit inside quoted fields once the edges (delimiter, skipped blank lines) are trimmed. So the start
- * line is the end line, less the CRLFs over-counted so far, less the breaks inside the record.
+ * CRLF inside a quoted field as two lines. Line breaks inside a record can only sit in quoted
+ * fields, whose values keep them as written, so the start line is the end line, less the CRLFs
+ * over-counted so far, less the breaks in the record's cells. (Reading the cells, not the parser's
+ * `raw` text, spares a copy of every record's text.)
  */
 function lineCounter() {
   let overCounted = 0;
   return (output: ParserOutput): number => {
-    const inner = output.raw.replace(EDGE_BREAKS, '');
-    overCounted += inner.match(CRLF)?.length ?? 0;
-    return output.info.lines - overCounted - (inner.match(BREAKS)?.length ?? 0);
+    let breaks = 0;
+    for (const cell of output.record) {
+      if (!ANY_BREAK.test(cell)) continue;
+      overCounted += cell.match(CRLF)?.length ?? 0;
+      breaks += cell.match(BREAKS)?.length ?? 0;
+    }
+    return output.info.lines - overCounted - breaks;
   };
 }
 
@@ -69,7 +73,6 @@ export async function parseCsv(text: string): Promise<CsvTable> {
     skip_records_with_empty_values: true,
     record_delimiter: ['\r\n', '\n', '\r'],
     info: true,
-    raw: true,
   });
   const records: CsvRow[] = [];
   const startLine = lineCounter();
