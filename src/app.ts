@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -10,10 +8,12 @@ import type { Config } from './config.js';
 import { registerAuth } from './core/auth.js';
 import { type Clock, type IdSource, randomIds, systemClock } from './core/clock.js';
 import type { Core } from './core/context.js';
+import { registerCors } from './core/cors.js';
 import { registerErrorHandling } from './core/error-handler.js';
 import { createMetrics, type Metrics } from './core/metrics.js';
 import { registerRateLimit } from './core/rate-limit.js';
 import { sharedSchemas } from './core/schemas.js';
+import { registerSecurityHeaders } from './core/security-headers.js';
 import { createValidatorCompiler } from './core/validation.js';
 import type { Database } from './db/database.js';
 import { alignmentRoutes } from './modules/alignments/alignments.routes.js';
@@ -168,10 +168,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerErrorHandling(app);
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-  app.addHook('onResponse', async (request, reply) => {
+  registerSecurityHeaders(app, { hsts: config.tls !== null || config.publicBaseUrl.startsWith('https://') });
+  app.addHook('onResponse', (request, reply, done) => {
     const labels = {
       method: request.method,
       route: request.routeOptions.url ?? 'unmatched',
@@ -179,19 +177,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     };
     core.metrics.httpRequests.inc(labels);
     core.metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    done();
   });
-
-  await app.register(helmet, {
-    contentSecurityPolicy: false,
-    hsts: config.tls !== null || config.publicBaseUrl.startsWith('https://'),
-    crossOriginResourcePolicy: { policy: 'cross-origin' },
-  });
-  await app.register(cors, {
-    delegator: (request, callback) => {
-      const open = OPEN_CORS.some((pattern) => pattern.test(request.url ?? ''));
-      callback(null, open ? { origin: '*', methods: ['GET', 'POST', 'OPTIONS'], maxAge: 86_400 } : { origin: false });
-    },
-  });
+  registerCors(app, OPEN_CORS);
 
   await app.register(swagger, {
     openapi: {

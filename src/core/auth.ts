@@ -45,14 +45,18 @@ export function registerAuth(app: FastifyInstance, authenticate: (key: string) =
     return this.auth ? `key:${this.auth.apiKeyId}` : 'anonymous';
   });
 
-  app.addHook('onRequest', async (request) => {
+  // Callback hooks: most requests (all open ones) carry no key, and need no promise to say so.
+  app.addHook('onRequest', (request, _reply, done) => {
     const key = presentedKey(request);
-    request.auth = key ? await authenticate(key) : null;
+    if (!key) return done();
+    authenticate(key).then((auth) => {
+      request.auth = auth;
+      done();
+    }, done);
   });
 
-  app.addHook('preParsing', async (request) => {
-    if (request.routeOptions.config.auth === 'key' && !request.auth) {
-      throw presentedKey(request) ? errors.unauthorized('The API key is invalid or revoked.') : errors.unauthorized();
-    }
+  app.addHook('preParsing', (request, _reply, _payload, done) => {
+    if (request.routeOptions.config.auth !== 'key' || request.auth) return done();
+    done(presentedKey(request) ? errors.unauthorized('The API key is invalid or revoked.') : errors.unauthorized());
   });
 }
