@@ -66,9 +66,22 @@ export function createVerificationRepository(db: Executor) {
       .selectFrom('credentials')
       .innerJoin('issuers', 'issuers.id', 'credentials.issuer_id')
       .innerJoin('definitions', 'definitions.id', 'credentials.definition_id');
-  // The single-id read is the hottest query of the service: built and compiled once, then only
-  // its parameter changes (half the cost of building the query per request).
+  // The single-id reads (the API's and the page's) are the hottest queries of the service: built
+  // and compiled once, then only their parameter changes (half the cost of building the query per
+  // request).
   const byId = joined().select(VERIFY_COLUMNS).where('credentials.id', '=', '').compile();
+  const forPage = joined()
+    .select(VERIFY_COLUMNS)
+    .select([
+      'issuers.url as issuer_url',
+      'definitions.description',
+      'definitions.criteria_narrative',
+      'definitions.criteria_url',
+      'definitions.tags',
+      'definitions.skills',
+    ])
+    .where('credentials.id', '=', '')
+    .compile();
 
   return {
     /** Set-based: one query per chunk of ids, whatever their number or issuers. */
@@ -91,18 +104,8 @@ export function createVerificationRepository(db: Executor) {
     },
 
     async findForPage(id: string): Promise<PageRow | undefined> {
-      return joined()
-        .select(VERIFY_COLUMNS)
-        .select([
-          'issuers.url as issuer_url',
-          'definitions.description',
-          'definitions.criteria_narrative',
-          'definitions.criteria_url',
-          'definitions.tags',
-          'definitions.skills',
-        ])
-        .where('credentials.id', '=', id)
-        .executeTakeFirst();
+      const { rows } = await db.executeQuery<PageRow>({ ...forPage, parameters: [id] });
+      return rows[0];
     },
   };
 }
