@@ -17,33 +17,20 @@ export interface CsvTable {
   rows: CsvRow[];
 }
 
-interface ParserOutput {
-  record: string[];
-  info: { lines: number };
-}
-
 const BREAKS = /\r\n|\r|\n/g;
-const CRLF = /\r\n/g;
 const ANY_BREAK = /[\r\n]/;
 
-/**
- * Start lines of records. csv-parse's `info.lines` is the line a record ends on, but it counts a
- * CRLF inside a quoted field as two lines. Line breaks inside a record can only sit in quoted
- * fields, whose values keep them as written, so the start line is the end line, less the CRLFs
- * over-counted so far, less the breaks in the record's cells. (Reading the cells, not the parser's
- * `raw` text, spares a copy of every record's text.)
- */
-function lineCounter() {
-  let overCounted = 0;
-  return (output: ParserOutput): number => {
-    let breaks = 0;
-    for (const cell of output.record) {
-      if (!ANY_BREAK.test(cell)) continue;
-      overCounted += cell.match(CRLF)?.length ?? 0;
-      breaks += cell.match(BREAKS)?.length ?? 0;
-    }
-    return output.info.lines - overCounted - breaks;
-  };
+/** Lines a record spans: one, plus the line breaks inside its quoted fields (kept in the values). */
+function linesOf(record: string[]): number {
+  let lines = 1;
+  for (const cell of record) if (ANY_BREAK.test(cell)) lines += cell.match(BREAKS)?.length ?? 0;
+  return lines;
+}
+
+/** A blank line, or a row of only empty or blank cells: skipped, as csv-parse's skip options would. */
+function isBlank(record: string[]): boolean {
+  for (const cell of record) if (cell.trim() !== '') return false;
+  return true;
 }
 
 const PARSE_PROBLEMS: Record<string, string> = {
@@ -66,21 +53,21 @@ function invalidCsvFrom(err: CsvError) {
  * event loop for long. Throws 422 invalid_csv when empty, unparseable or over the row limit.
  */
 export async function parseCsv(text: string): Promise<CsvTable> {
+  // Every line reaches us, blank ones too, so start lines are counted here: csv-parse's own `info`
+  // builds an object per record and counts a CRLF inside a quoted field as two lines.
   const parser = parse({
     bom: true,
     relax_column_count: true,
-    skip_empty_lines: true,
-    skip_records_with_empty_values: true,
     record_delimiter: ['\r\n', '\n', '\r'],
-    info: true,
   });
   const records: CsvRow[] = [];
-  const startLine = lineCounter();
+  let line = 1;
   let failure: unknown = null;
   parser.on('readable', () => {
-    for (let output = parser.read(); output !== null; output = parser.read()) {
-      const parsed = output as ParserOutput;
-      records.push({ cells: parsed.record, line: startLine(parsed) });
+    for (let record = parser.read(); record !== null; record = parser.read()) {
+      const cells = record as string[];
+      if (!isBlank(cells)) records.push({ cells, line });
+      line += linesOf(cells);
     }
   });
   parser.on('error', (err) => {
