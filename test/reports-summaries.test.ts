@@ -1,5 +1,6 @@
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReportRepository } from '../src/modules/reports/reports.repository.js';
+import { verifiedCredentialDaysMigration } from '../src/db/migrations/0011_verified_credential_days.js';
 import { auth, createTestApp, dialects, manualClock, type TestApp, type TestIssuer } from './helpers.js';
 
 /*
@@ -78,8 +79,15 @@ describe.each(dialects)('report summaries of closed days on %s', (dialect) => {
     expect(report.totals).toMatchObject({ issued: 5, valid: 2, expired: 2, revoked: 1 });
   });
 
-  it('counts distinct verified credentials from the summary exactly as from the events', async () => {
-    const repo = createReportRepository(t.database.db, t.database.dialect);
+  it('counts distinct verified credentials from the summaries exactly as from the events', async () => {
+    const fromEvents = async (window: { from: string | null; to: string | null }) => {
+      const { rows } = await sql<{ n: number | string }>`select count(distinct credential_id) as n
+        from verification_events where issuer_id = ${a.id}
+        and occurred_at >= ${window.from ?? ''} and occurred_at < ${window.to ?? '9999'}`.execute(t.database.db);
+      return Number(rows[0]?.n);
+    };
+    // Reaching the newest rolled day (the last-verified-day summary), ending before it (the
+    // verified-days summary), with partial edge days, and inside the days not rolled up yet.
     const windows: Record<string, string>[] = [
       {},
       { from: '2026-11-04T09:00:00.000Z', to: '2026-11-10T12:00:00.000Z' },
@@ -87,14 +95,41 @@ describe.each(dialects)('report summaries of closed days on %s', (dialect) => {
       { from: '2026-11-05T00:00:00.000Z', to: '2026-11-10T12:00:00.000Z' },
       { from: '2026-11-03T00:00:00.000Z', to: '2026-11-05T00:00:00.000Z' },
       { from: '2026-11-09T22:00:00.000Z', to: '2026-11-10T12:00:00.000Z' },
+      { from: '2026-11-02T12:00:00.000Z', to: '2026-11-05T12:00:00.000Z' },
+      { from: '2026-11-01T00:00:00.000Z', to: '2026-11-04T12:00:00.000Z' },
+      { from: '2026-11-04T00:00:00.000Z', to: '2026-11-06T00:00:00.000Z' },
+      { from: '2026-11-10T00:00:00.000Z', to: '2026-11-10T12:00:00.000Z' },
     ];
-    const expected = [4, 4, 4, 3, 2, 2];
+    const expected = [4, 4, 4, 3, 2, 2, 2, 2, 2, 1];
     for (const [i, window] of windows.entries()) {
       const query = new URLSearchParams(window).toString();
       const body = await get(`/api/v1/analytics${query ? `?${query}` : ''}`);
-      const raw = await repo.distinctCredentials(a.id, 'verification_events', body.window);
+      const raw = await fromEvents(body.window);
       expect(body.funnel.verified, query).toBe(raw);
       expect(raw, query).toBe(expected[i]);
     }
+  });
+
+  it('fills the verified-days summary of the days rolled before migration 0011', async () => {
+    const db = t.database.db;
+    const summary = () =>
+      db
+        .withTables<{ report_verified_credential_days: { issuer_id: string; credential_id: string; day: string } }>()
+        .selectFrom('report_verified_credential_days')
+        .select(['credential_id', 'day'])
+        .where('issuer_id', '=', a.id)
+        .orderBy('day')
+        .orderBy('credential_id')
+        .execute();
+    const rolled = await summary();
+    expect(rolled.map((r) => r.day)).toEqual(['2026-11-03', '2026-11-04', '2026-11-05', '2026-11-09']);
+    // Back to the schema of migration 0010, with the rolled days and events kept, then migrate again.
+    await sql`drop table report_verified_credential_days`.execute(db);
+    await sql`drop index verification_events_issuer_time_credential`.execute(db);
+    await sql`create index verification_events_issuer_time on verification_events (issuer_id, occurred_at)`.execute(db);
+    await sql`create index verification_events_issuer_credential_time
+      on verification_events (issuer_id, credential_id, occurred_at)`.execute(db);
+    await verifiedCredentialDaysMigration().up(db as unknown as Kysely<unknown>);
+    expect(await summary()).toEqual(rolled);
   });
 });

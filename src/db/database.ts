@@ -18,6 +18,7 @@ import { webhooksMigration } from './migrations/0006_webhooks.js';
 import { reportsMigration } from './migrations/0008_reports.js';
 import { reportSummariesMigration } from './migrations/0009_report_summaries.js';
 import { credentialCountsMigration } from './migrations/0010_credential_counts.js';
+import { verifiedCredentialDaysMigration } from './migrations/0011_verified_credential_days.js';
 import type { DB } from './schema.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
 
@@ -125,6 +126,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0008_reports': reportsMigration(),
     '0009_report_summaries': reportSummariesMigration(),
     '0010_credential_counts': credentialCountsMigration(dialect),
+    '0011_verified_credential_days': verifiedCredentialDaysMigration(),
   };
 }
 

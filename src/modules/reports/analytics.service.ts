@@ -63,8 +63,8 @@ export function createAnalyticsService(
       repo.countEvents(issuerId, coverage, VERIFICATIONS_BY_COUNTRY),
       repo.countEvents(issuerId, coverage, ENGAGEMENT_BY_DEFINITION),
       repo.countEvents(issuerId, coverage, ENGAGEMENT_BY_DAY_ACTION),
-      repo.distinctVerified(issuerId, window, coverage),
-      repo.distinctCredentials(issuerId, 'engagement_events', window),
+      repo.distinctVerified(issuerId, coverage),
+      repo.distinctShared(issuerId, window),
       repo.pathways(issuerId),
     ]);
     const issuedByDay = new Map(issued.map((r) => [r.day, r.count]));

@@ -73,6 +73,7 @@ async function refreshStatistics(db: Db, dialect: Dialect): Promise<void> {
     'engagement_events',
     'report_credential_days',
     'report_verified_credentials',
+    'report_verified_credential_days',
   ]) {
     await sql`vacuum analyze ${sql.table(table)}`.execute(db);
   }

@@ -62,14 +62,16 @@ const PATHWAY_WORK_MEM = '64MB';
 type EventTable = 'verification_events' | 'engagement_events';
 
 /**
- * Reads an event table through its (issuer_id, credential_id, occurred_at) index, whose credential
- * order yields distinct credentials in one pass. Without statistics SQLite prefers the
+ * Reads the engagement events through their (issuer_id, credential_id, occurred_at) index, whose
+ * credential order yields distinct credentials in one pass. Without statistics SQLite prefers the
  * (issuer_id, occurred_at) range and then sorts every id, several times slower; PostgreSQL's
- * planner, which has statistics, chooses well on its own.
+ * planner, which has statistics, chooses well on its own. (Verification events have no such index:
+ * their distinct credentials of closed days come from `report_verified_credential_days`.)
  */
-function inCredentialOrder(dialect: Dialect, table: EventTable): RawBuilder<unknown> {
-  return dialect === 'sqlite' ? sql.raw(`indexed by ${table}_issuer_credential_time`) : sql``;
-}
+const ENGAGEMENT_IN_CREDENTIAL_ORDER: Record<Dialect, RawBuilder<unknown>> = {
+  sqlite: sql.raw('indexed by engagement_events_issuer_credential_time'),
+  postgres: sql``,
+};
 
 /**
  * The reports' read side: every aggregation runs in SQL, grouped on the indexed issuer + time
@@ -80,9 +82,10 @@ function inCredentialOrder(dialect: Dialect, table: EventTable): RawBuilder<unkn
 export function createReportRepository(executor: Executor, dialect: Dialect) {
   const db = reportDb(executor);
 
-  async function distinctCredentials(issuerId: string, table: EventTable, window: TimeWindow): Promise<number> {
+  /** Distinct credentials with at least one engagement (a share or wallet action) in the window. */
+  async function distinctShared(issuerId: string, window: TimeWindow): Promise<number> {
     const { rows } = await sql<{ n: unknown }>`select count(*) as n from (
-        select distinct credential_id from ${sql.table(table)} ${inCredentialOrder(dialect, table)}
+        select distinct credential_id from engagement_events ${ENGAGEMENT_IN_CREDENTIAL_ORDER[dialect]}
         where issuer_id = ${issuerId} and ${within('occurred_at', window)}
       ) t`.execute(db);
     return toNumber(rows[0]?.n);
@@ -230,38 +233,53 @@ export function createReportRepository(executor: Executor, dialect: Dialect) {
       }));
     },
 
-    /** Distinct credentials with at least one event of `table` in the window. */
-    distinctCredentials,
+    distinctShared,
 
     /**
-     * Distinct credentials verified in the window. When the window's rolled-up days reach the newest
-     * rolled day, those are the credentials whose last rolled verification day is in the window
-     * (an index range count), plus those verified only in its raw parts (a key lookup each: a
-     * correlated scalar subquery, so the planner never hashes the whole summary). Otherwise, or when a
-     * concurrent rollup moved the newest day on, they are counted from the events.
+     * Distinct credentials verified in the window: those of its rolled-up days from the summaries,
+     * plus those verified only in its raw parts (a key lookup each, so the planner never hashes a
+     * whole summary). When the rolled-up days reach the newest rolled day, a credential's last
+     * rolled verification day tells whether it was verified in them (an index range count);
+     * otherwise, or when a concurrent rollup moved the newest day on, its verified days do (one pass
+     * over the summary in credential order).
      */
-    async distinctVerified(issuerId: string, window: TimeWindow, coverage: EventCoverage): Promise<number> {
-      if (coverage.rolled !== null) {
-        const since = coverage.rolled.firstDay ?? '';
-        const raw = coverage.raw.map(
-          (interval) =>
-            sql`select credential_id from verification_events where issuer_id = ${issuerId} and ${within('occurred_at', interval)}`,
-        );
-        const onlyRaw =
-          raw.length === 0
-            ? sql`0`
-            : sql`(select count(*) from (${sql.join(raw, sql` union `)}) r where coalesce((
-                select v.last_day from report_verified_credentials v
-                where v.issuer_id = ${issuerId} and v.credential_id = r.credential_id), '') < ${since})`;
-        const { rows } = await sql<{ n: unknown }>`select case
-            when (select max(day) from report_rolled_days where issuer_id = ${issuerId}) = ${coverage.rolled.lastDay}
-            then (select count(*) from report_verified_credentials where issuer_id = ${issuerId} and last_day >= ${since})
-              + ${onlyRaw}
-          end as n`.execute(db);
-        const n = rows[0]?.n;
-        if (n !== null && n !== undefined) return toNumber(n);
+    async distinctVerified(issuerId: string, coverage: EventCoverage): Promise<number> {
+      const raw = coverage.raw.map(
+        (interval) =>
+          sql`select credential_id from verification_events where issuer_id = ${issuerId} and ${within('occurred_at', interval)}`,
+      );
+      const rawOnly = (inRolled: (credential: RawBuilder<unknown>) => RawBuilder<unknown>) =>
+        raw.length === 0
+          ? sql`0`
+          : sql`(select count(*) from (${sql.join(raw, sql` union `)}) r where not exists (${inRolled(sql.ref('r.credential_id'))}))`;
+      if (coverage.rolled === null) {
+        const { rows } = await sql<{
+          n: unknown;
+        }>`select count(*) as n from (${sql.join(raw, sql` union `)}) r`.execute(db);
+        return toNumber(rows[0]?.n);
       }
-      return distinctCredentials(issuerId, 'verification_events', window);
+      const since = coverage.rolled.firstDay ?? '';
+      const lastDay = coverage.rolled.lastDay;
+      const newest = await sql<{ n: unknown }>`select case
+          when (select max(day) from report_rolled_days where issuer_id = ${issuerId}) = ${lastDay}
+          then (select count(*) from report_verified_credentials where issuer_id = ${issuerId} and last_day >= ${since})
+            + ${rawOnly(
+              (credential) => sql`select 1 from report_verified_credentials v
+                where v.issuer_id = ${issuerId} and v.credential_id = ${credential} and v.last_day >= ${since}`,
+            )}
+        end as n`.execute(db);
+      const n = newest.rows[0]?.n;
+      if (n !== null && n !== undefined) return toNumber(n);
+      const { rows } = await sql<{ n: unknown }>`select (
+          select count(*) from (
+            select distinct credential_id from report_verified_credential_days
+            where issuer_id = ${issuerId} and day >= ${since} and day <= ${lastDay}
+          ) d
+        ) + ${rawOnly(
+          (credential) => sql`select 1 from report_verified_credential_days v
+            where v.issuer_id = ${issuerId} and v.credential_id = ${credential} and v.day >= ${since} and v.day <= ${lastDay}`,
+        )} as n`.execute(db);
+      return toNumber(rows[0]?.n);
     },
 
     /**

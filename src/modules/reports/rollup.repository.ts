@@ -3,11 +3,12 @@ import type { Executor } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import { dayEnd, dayStart } from './window.js';
 
-/** The reports module's own tables (migrations 0008 and 0009): closed UTC days rolled up per issuer. */
+/** The reports module's own tables (migrations 0008, 0009 and 0011): closed UTC days rolled up per issuer. */
 export type ReportTables = {
   report_rolled_days: { issuer_id: string; day: string; rolled_at: string };
   report_credential_days: { issuer_id: string; day: string; definition_id: string; credentials: number };
   report_verified_credentials: { issuer_id: string; credential_id: string; last_day: string };
+  report_verified_credential_days: { issuer_id: string; credential_id: string; day: string };
   report_verification_days: { issuer_id: string; day: string; definition_id: string; channel: string; events: number };
   report_verification_countries: { issuer_id: string; day: string; country: string; events: number };
   report_engagement_days: { issuer_id: string; day: string; definition_id: string; action: string; events: number };
@@ -22,6 +23,7 @@ export function reportDb(db: Executor): ReportDb {
 const ROLLUP_TABLES = [
   'report_credential_days',
   'report_verified_credentials',
+  'report_verified_credential_days',
   'report_verification_days',
   'report_verification_countries',
   'report_engagement_days',
@@ -89,7 +91,7 @@ export function createRollupRepository(executor: Executor) {
     /**
      * Inside a transaction: claims the day (a concurrent request that claimed it first makes this a
      * no-op) and stores its per-definition credential, channel and action counts, its per-country
-     * counts, and the day as the last verified day of each credential verified on it.
+     * counts, each credential verified on it, and the day as the last verified day of each.
      */
     async rollUpDay(issuerId: string, day: string, rolledAt: string): Promise<void> {
       const claimed = await db
@@ -115,6 +117,23 @@ export function createRollupRepository(executor: Executor) {
               eb.fn.countAll<number>().as('credentials'),
             ])
             .groupBy('definition_id'),
+        )
+        .execute();
+      const verifiedOnDay = db
+        .selectFrom('verification_events')
+        .where('issuer_id', '=', issuerId)
+        .where('occurred_at', '>=', dayStart(day))
+        .where('occurred_at', '<', dayEnd(day))
+        .select('credential_id')
+        .distinct();
+      await db
+        .insertInto('report_verified_credential_days')
+        .columns(['issuer_id', 'credential_id', 'day'])
+        .expression(
+          db
+            .selectFrom(verifiedOnDay.as('v'))
+            .select((eb) => [eb.val(issuerId).as('issuer_id'), 'v.credential_id', eb.val(day).as('day')])
+            .orderBy('v.credential_id'),
         )
         .execute();
       await db
