@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { relaxedTransaction } from '../src/db/dialect.js';
 import { credentialCountsMigration } from '../src/db/migrations/0010_credential_counts.js';
@@ -102,7 +102,7 @@ describe.each(dialects)('credentials list totals on %s', (dialect) => {
     await sql`drop table credential_counts`.execute(db);
     await sql`drop index credentials_issuer_definition_created`.execute(db);
     await sql`create index credentials_issuer_definition on credentials (issuer_id, definition_id)`.execute(db);
-    await credentialCountsMigration('sqlite').up(db);
+    await credentialCountsMigration('sqlite').up(db as unknown as Kysely<unknown>);
     expect((await list(a.key, '')).total).toBe(before.total);
     expect((await list(a.key, `definitionId=${definitions[0]}`)).total).toBe(5);
     expect((await list(b.key, '')).total).toBe(1);
