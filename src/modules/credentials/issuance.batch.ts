@@ -98,12 +98,12 @@ export function autoCompletionKey(definitionId: string, recipientHash: string): 
   return `auto:${sha256Hex(`${definitionId}:${recipientHash}`).slice(0, 32)}`;
 }
 
+/** Built field by field, not spread: a large import makes two per item. */
 const outcome = (cls: BatchClass, fields: Partial<BatchOutcome> = {}): BatchOutcome => ({
   class: cls,
-  credentialId: null,
-  duplicateOf: null,
-  error: null,
-  ...fields,
+  credentialId: fields.credentialId ?? null,
+  duplicateOf: fields.duplicateOf ?? null,
+  error: fields.error ?? null,
 });
 
 /** The quota room left when `err` is the quota refusal; undefined for any other error. */

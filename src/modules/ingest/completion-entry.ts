@@ -105,11 +105,12 @@ export function prepareCompletion(
       : null,
     fields.recipientName.length > NAME_MAX ? `recipientName is longer than ${NAME_MAX} characters` : null,
     fields.completionKey.length > KEY_MAX ? `completionKey is longer than ${KEY_MAX} characters` : null,
-  ].filter((problem) => problem !== null);
+  ];
   const givenKey = fields.completionKey === '' || fields.completionKey.length > KEY_MAX ? null : fields.completionKey;
   // The last two tests only narrow the types: each of them has already added a problem.
-  if (problems.length > 0 || !date.ok || 'problem' in lookup) {
-    return { kind: 'error', message: problems.join('; '), completionKey: givenKey };
+  if (problems.some((problem) => problem !== null) || !date.ok || 'problem' in lookup) {
+    const message = problems.filter((problem) => problem !== null).join('; ');
+    return { kind: 'error', message, completionKey: givenKey };
   }
   const recipientHash = hashRecipientEmail(fields.recipientEmail, ctx.salt);
   return {

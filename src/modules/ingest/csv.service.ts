@@ -8,7 +8,7 @@ import {
   loadIngestContext,
   prepareCompletion,
 } from './completion-entry.js';
-import { type CsvColumns, type CsvField, resolveColumns } from './csv.columns.js';
+import { type CsvColumns, resolveColumns } from './csv.columns.js';
 import { type CsvRow, parseCsv } from './csv.parse.js';
 import type { ImportCsvBody, ImportReport } from './csv.schemas.js';
 import type { DateFormat } from './dates.js';
@@ -42,6 +42,11 @@ function rowLookup(ctx: IngestContext, id: string, ref: string, defaults: Defini
   return defaults;
 }
 
+/** A field's trimmed cell, '' when the file has no column for it. */
+function cellOf(cells: string[], index: number | undefined): string {
+  return index === undefined ? '' : (cells[index] ?? '').trim();
+}
+
 function prepareRow(
   ctx: IngestContext,
   width: number,
@@ -57,18 +62,15 @@ function prepareRow(
       completionKey: null,
     };
   }
-  const cell = (field: CsvField) => {
-    const index = columns[field];
-    return index === undefined ? '' : (row.cells[index] ?? '').trim();
-  };
+  const { cells } = row;
   const fields: CompletionFields = {
-    recipientEmail: cell('recipientEmail'),
-    recipientName: cell('recipientName'),
-    completionKey: cell('completionKey'),
-    issuedOn: cell('issuedOn'),
-    evidenceUrl: cell('evidenceUrl'),
+    recipientEmail: cellOf(cells, columns.recipientEmail),
+    recipientName: cellOf(cells, columns.recipientName),
+    completionKey: cellOf(cells, columns.completionKey),
+    issuedOn: cellOf(cells, columns.issuedOn),
+    evidenceUrl: cellOf(cells, columns.evidenceUrl),
   };
-  const lookup = rowLookup(ctx, cell('definitionId'), cell('definitionRef'), defaults);
+  const lookup = rowLookup(ctx, cellOf(cells, columns.definitionId), cellOf(cells, columns.definitionRef), defaults);
   return prepareCompletion(ctx, fields, lookup, { dateField: 'issuedOn', dateFormat });
 }
 
@@ -103,7 +105,13 @@ export function createCsvImportService(
         issued: result.issued,
         skipped: result.skipped,
         errored: result.errored,
-        rows: result.entries.map((entry, index) => ({ rowNum: lineOf(index), ...entry })),
+        rows: result.entries.map((entry, index) => ({
+          rowNum: lineOf(index),
+          outcome: entry.outcome,
+          completionKey: entry.completionKey,
+          credentialId: entry.credentialId,
+          message: entry.message,
+        })),
       };
     },
   };
