@@ -27,7 +27,7 @@ export const CONTROLS: readonly Control[] = [
     description:
       'Strict-Transport-Security is sent whenever TLS is configured or PUBLIC_BASE_URL is https, and every published URL (assertions, badge classes, verification pages) is built from PUBLIC_BASE_URL, so documents never point at plain HTTP in production.',
     evidence:
-      'Code: src/app.ts (helmet hsts), src/core/urls.ts (publicUrls). Tests: test/ops.test.ts (security headers on every response).',
+      'Code: src/core/security-headers.ts (HSTS), src/core/urls.ts (publicUrls). Tests: test/ops.test.ts (security headers on every response).',
   },
   {
     id: 'ISO-1',
