@@ -60,7 +60,7 @@ describe.each(dialects)('buffered verification events on %s', (dialect) => {
     const gate = new Promise<void>((resolve) => {
       openGate = resolve;
     });
-    const recorder = createEventRecorder(t.app.core, { outbox: { enqueueMany: () => gate } });
+    const recorder = createEventRecorder(t.app.core, { outbox: { enqueueEach: () => gate } });
     const before = await stored();
 
     expect(await settled(recorder.recordVerifications(rows(EVENTS_HIGH_WATER - 1), 'bulk', 'ZZ'))).toBe(true);
@@ -78,7 +78,7 @@ describe.each(dialects)('buffered verification events on %s', (dialect) => {
     let refuse = true;
     const recorder = createEventRecorder(t.app.core, {
       outbox: {
-        enqueueMany: async () => {
+        enqueueEach: async () => {
           if (refuse) throw new Error('database refuses writes');
         },
       },

@@ -73,7 +73,7 @@ export interface EventRecorder extends Job {
  */
 export function createEventRecorder(
   core: Pick<Core, 'db' | 'dialect' | 'clock' | 'config' | 'metrics' | 'log'>,
-  deps: { outbox: Pick<OutboxService, 'enqueueMany'> },
+  deps: { outbox: Pick<OutboxService, 'enqueueEach'> },
 ): EventRecorder {
   const urls = publicUrls(core.config.publicBaseUrl);
   let verifications: PendingVerification[] = [];
@@ -122,13 +122,8 @@ export function createEventRecorder(
       else byIssuer.set(event.row.issuer_id, [event]);
     }
     for (const [issuerId, events] of byIssuer) {
-      await deps.outbox.enqueueMany(
-        trx,
-        issuerId,
-        events.map((event) => ({
-          event: 'credential.verified' as const,
-          data: verifiedEventData(urls, event.row, event.occurredAt, event.channel),
-        })),
+      await deps.outbox.enqueueEach(trx, issuerId, 'credential.verified', events, (event) =>
+        verifiedEventData(urls, event.row, event.occurredAt, event.channel),
       );
     }
   }

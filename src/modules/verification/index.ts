@@ -12,7 +12,7 @@ import { createVerifyService } from './verify.service.js';
  */
 export function createVerificationModule(
   core: Core,
-  deps: { outbox: Pick<OutboxService, 'enqueueMany'>; usage: Pick<UsageService, 'meterPremiumVerification'> },
+  deps: { outbox: Pick<OutboxService, 'enqueueEach'>; usage: Pick<UsageService, 'meterPremiumVerification'> },
 ) {
   const events = createEventRecorder(core, { outbox: deps.outbox });
   const header = core.config.geoCountryHeader;
