@@ -1,5 +1,7 @@
 import type SQLite from 'better-sqlite3';
 import {
+  type Compilable,
+  CompiledQuery,
   type DatabaseConnection,
   type PostgresPool,
   type PostgresPoolClient,
@@ -80,6 +82,38 @@ export function unnestRows<R, K extends keyof R & string>(
   return sql`select * from unnest(${sql.join(
     columns.map((key) => sql`${rows.map((row) => row[key])}::${sql.raw(types[key] ?? 'text')}[]`),
   )})`;
+}
+
+/** Row counts whose statement text is kept: the usual chunk sizes stay, odd ones cannot pile up. */
+const VALUES_TEXTS_KEPT = 32;
+
+/**
+ * SQLite: multi-row VALUES statements of `columns` whose SQL text is compiled once per row count
+ * and then only given parameters. Building a Kysely query from every value of a 500-row chunk and
+ * compiling it took about 0.2 s per table of a 50,000-row import. `statement` builds the insert for
+ * its template rows (every column null, in `columns` order); the text does not depend on the
+ * database, so one set of texts serves every SQLite connection.
+ */
+export function valuesStatements<R>(
+  columns: readonly (keyof R & string)[],
+  statement: (executor: Executor, template: R[]) => Compilable,
+) {
+  const template = Object.fromEntries(columns.map((column) => [column, null])) as R;
+  const texts = new Map<number, string>();
+  return (executor: Executor, rows: readonly R[]): CompiledQuery => {
+    let text = texts.get(rows.length);
+    if (text === undefined) {
+      text = statement(
+        executor,
+        Array.from({ length: rows.length }, () => template),
+      ).compile().sql;
+      if (texts.size >= VALUES_TEXTS_KEPT) texts.delete(texts.keys().next().value as number);
+      texts.set(rows.length, text);
+    }
+    const parameters: unknown[] = [];
+    for (const row of rows) for (const column of columns) parameters.push(row[column]);
+    return CompiledQuery.raw(text, parameters);
+  };
 }
 
 /** True when the error is a unique-constraint violation on either engine. */

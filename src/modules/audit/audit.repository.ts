@@ -1,6 +1,6 @@
-import { CompiledQuery, type Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
-import { unnestRows } from '../../db/dialect.js';
+import { unnestRows, valuesStatements } from '../../db/dialect.js';
 import type { AuditLogTable } from '../../db/schema.js';
 
 export type AuditRow = Selectable<AuditLogTable>;
@@ -21,28 +21,9 @@ const AUDIT_COLUMNS = [
 ] as const satisfies readonly (keyof AuditRow)[];
 
 const SQLITE_ROWS_PER_INSERT = 500;
-const TEMPLATE_ROW = Object.fromEntries(AUDIT_COLUMNS.map((column) => [column, null])) as unknown as AuditRow;
-/** Texts kept: the usual counts (500 and a chunk's remainder) stay, odd ones cannot pile up. */
-const SQL_CACHE_SIZE = 16;
-const sqliteValuesSql = new Map<number, string>();
-
-/**
- * SQLite: the multi-row insert of `count` records, compiled once per count and then only given
- * parameters: building the query from each record's values took about 0.2 s of a 50,000-row
- * import. The text is the same for every SQLite database.
- */
-function valuesSql(db: Executor, count: number): string {
-  let text = sqliteValuesSql.get(count);
-  if (text === undefined) {
-    text = db
-      .insertInto('audit_log')
-      .values(Array.from({ length: count }, () => TEMPLATE_ROW))
-      .compile().sql;
-    if (sqliteValuesSql.size >= SQL_CACHE_SIZE) sqliteValuesSql.delete(sqliteValuesSql.keys().next().value as number);
-    sqliteValuesSql.set(count, text);
-  }
-  return text;
-}
+const auditValues = valuesStatements<AuditRow>(AUDIT_COLUMNS, (executor, template) =>
+  executor.insertInto('audit_log').values(template),
+);
 
 export function createAuditRepository(db: Executor, dialect: Dialect) {
   return {
@@ -90,10 +71,7 @@ export function createAuditRepository(db: Executor, dialect: Dialect) {
         return;
       }
       for (let i = 0; i < rows.length; i += SQLITE_ROWS_PER_INSERT) {
-        const slice = rows.slice(i, i + SQLITE_ROWS_PER_INSERT);
-        const parameters: unknown[] = [];
-        for (const row of slice) for (const column of AUDIT_COLUMNS) parameters.push(row[column]);
-        await db.executeQuery(CompiledQuery.raw(valuesSql(db, slice.length), parameters));
+        await db.executeQuery(auditValues(db, rows.slice(i, i + SQLITE_ROWS_PER_INSERT)));
       }
     },
     async list(issuerId: string, limit: number, offset: number): Promise<{ total: number; rows: AuditRow[] }> {

@@ -1,10 +1,10 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Core } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hashing.js';
 import type { Dialect, Executor } from '../../db/database.js';
-import { unnestRows } from '../../db/dialect.js';
+import { unnestRows, valuesStatements } from '../../db/dialect.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { IssuerIdentity, IssuerService } from '../issuers/issuers.service.js';
@@ -192,51 +192,33 @@ async function existingIds(
   return new Map(rows.map((r) => [r.completion_key, r.id]));
 }
 
-const SQL_CACHE_SIZE = 32;
-const TEMPLATE_ROW = Object.fromEntries(CREDENTIAL_COLUMNS.map((column) => [column, null])) as unknown as CredentialRow;
+/** SQLite: the chunk's insert, compiled once per row count (chunk sizes come in steps of CHUNK_STEP). */
+const credentialValues = valuesStatements<CredentialRow>(CREDENTIAL_COLUMNS, (executor, template) =>
+  executor
+    .insertInto('credentials')
+    .values(template)
+    .onConflict((oc) => oc.columns(['issuer_id', 'completion_key']).doNothing())
+    .returning('id'),
+);
 
 /**
  * Ids of the rows actually inserted: a row whose completion key exists is skipped. On PostgreSQL the
- * rows travel as one `unnest` of column arrays (15 parameters, whatever the count). On SQLite they
- * are a multi-row VALUES list whose SQL is compiled once per row count (chunk sizes come in steps of
- * CHUNK_STEP, so there are few) and then only given parameters: building the query from up to
- * 15,000 values per chunk and compiling it took about 0.2 s of a 50,000-row import.
+ * rows travel as one `unnest` of column arrays (15 parameters, whatever the count); on SQLite as a
+ * multi-row VALUES list compiled once per row count.
  */
-function createInserter(db: Executor, dialect: Dialect) {
-  const valuesSql = new Map<number, string>();
-  const compiled = (count: number) => {
-    let text = valuesSql.get(count);
-    if (text === undefined) {
-      text = db
-        .insertInto('credentials')
-        .values(Array.from({ length: count }, () => TEMPLATE_ROW))
-        .onConflict((oc) => oc.columns(['issuer_id', 'completion_key']).doNothing())
-        .returning('id')
-        .compile().sql;
-      // Odd counts (chunks thinned by known keys) must not pile up statements of up to 15,000 parameters.
-      if (valuesSql.size >= SQL_CACHE_SIZE) valuesSql.delete(valuesSql.keys().next().value as number);
-      valuesSql.set(count, text);
-    }
-    return text;
-  };
-  return async (trx: Executor, rows: CredentialRow[]): Promise<Set<string>> => {
-    if (dialect === 'postgres') {
-      const inserted = await trx
-        .insertInto('credentials')
-        .columns(CREDENTIAL_COLUMNS)
-        .expression(unnestRows(rows, CREDENTIAL_COLUMNS))
-        .onConflict((oc) => oc.columns(['issuer_id', 'completion_key']).doNothing())
-        .returning('id')
-        .execute();
-      return new Set(inserted.map((r) => r.id));
-    }
-    const parameters: unknown[] = [];
-    for (const row of rows) for (const column of CREDENTIAL_COLUMNS) parameters.push(row[column]);
-    const { rows: inserted } = await trx.executeQuery<{ id: string }>(
-      CompiledQuery.raw(compiled(rows.length), parameters),
-    );
+async function insertNew(db: Executor, dialect: Dialect, rows: CredentialRow[]): Promise<Set<string>> {
+  if (dialect === 'postgres') {
+    const inserted = await db
+      .insertInto('credentials')
+      .columns(CREDENTIAL_COLUMNS)
+      .expression(unnestRows(rows, CREDENTIAL_COLUMNS))
+      .onConflict((oc) => oc.columns(['issuer_id', 'completion_key']).doNothing())
+      .returning('id')
+      .execute();
     return new Set(inserted.map((r) => r.id));
-  };
+  }
+  const { rows: inserted } = await db.executeQuery<{ id: string }>(credentialValues(db, rows));
+  return new Set(inserted.map((r) => r.id));
 }
 
 export type BatchIssuanceDeps = {
@@ -253,8 +235,6 @@ export type BatchIssuanceDeps = {
  * atomic quota, audit and webhooks in the chunk's transaction).
  */
 export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' | 'metrics'>, deps: BatchIssuanceDeps) {
-  const insertNew = createInserter(core.db, core.dialect);
-
   /**
    * Issues the chunk's items inside `trx`. `cap` is the quota room once a chunk has run into the
    * quota (null: not known to be short); items beyond it are quota errors. Returns how many issued.
@@ -298,7 +278,7 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
         source: run.source,
       });
     });
-    const inserted = await insertNew(trx, rows);
+    const inserted = await insertNew(trx, core.dialect, rows);
     const created: { row: CredentialRow; definitionSlug: string }[] = [];
     // Keys the insert skipped: they existed already, or another request inserted them meanwhile.
     const known: number[] = [];
