@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Selectable } from 'kysely';
+import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
 import { forUpdate } from '../../db/dialect.js';
 import type { CredentialsTable, DB } from '../../db/schema.js';
@@ -25,6 +25,16 @@ export function statusCondition(eb: Eb, status: CredentialStatus, now: string) {
   ]);
 }
 
+type ListFilter = { status?: CredentialStatus; definitionId?: string; now: string };
+
+/** The list's rows: the issuer's credentials, of one definition and one status when asked. */
+function listed(eb: Eb, issuerId: string, filter: ListFilter) {
+  const conditions: Expression<SqlBool>[] = [eb('credentials.issuer_id', '=', issuerId)];
+  if (filter.definitionId !== undefined) conditions.push(eb('credentials.definition_id', '=', filter.definitionId));
+  if (filter.status !== undefined) conditions.push(statusCondition(eb, filter.status, filter.now));
+  return eb.and(conditions);
+}
+
 /**
  * `reader` runs the list page's count and rows: at a hundred thousand credentials and more the
  * count alone is tens of milliseconds, which on SQLite must not hold the event loop (Database.reader).
@@ -39,20 +49,13 @@ export function createCredentialRepository(db: Executor, dialect: Dialect, reade
       .select(['issuers.slug as issuer_slug', 'definitions.slug as definition_slug']);
 
   /** Counts the matching credentials (every status filter, and PostgreSQL). */
-  const countTotal = async (
-    issuerId: string,
-    filter: { status?: CredentialStatus; definitionId?: string; now: string },
-  ) => {
-    let count = reader
+  const countTotal = async (issuerId: string, filter: ListFilter) => {
+    const count = await reader
       .selectFrom('credentials')
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('credentials.issuer_id', '=', issuerId);
-    if (filter.definitionId !== undefined) count = count.where('credentials.definition_id', '=', filter.definitionId);
-    if (filter.status !== undefined) {
-      const status = filter.status;
-      count = count.where((eb) => statusCondition(eb, status, filter.now));
-    }
-    return Number((await count.executeTakeFirstOrThrow()).n);
+      .where((eb) => listed(eb, issuerId, filter))
+      .executeTakeFirstOrThrow();
+    return Number(count.n);
   };
 
   /** SQLite: the total from the trigger-kept `credential_counts` rows (migration 0010). */
@@ -115,23 +118,16 @@ export function createCredentialRepository(db: Executor, dialect: Dialect, reade
     },
     async page(
       issuerId: string,
-      filter: { status?: CredentialStatus; definitionId?: string; now: string },
+      filter: ListFilter,
       limit: number,
       offset: number,
     ): Promise<{ total: number; rows: CredentialWithSlugs[] }> {
-      let rows = withSlugs(reader).where('credentials.issuer_id', '=', issuerId);
-      if (filter.definitionId !== undefined) {
-        rows = rows.where('credentials.definition_id', '=', filter.definitionId);
-      }
-      if (filter.status !== undefined) {
-        const status = filter.status;
-        rows = rows.where((eb) => statusCondition(eb as unknown as Eb, status, filter.now));
-      }
       const [total, page] = await Promise.all([
         dialect === 'sqlite' && filter.status === undefined
           ? countedTotal(issuerId, filter.definitionId)
           : countTotal(issuerId, filter),
-        rows
+        withSlugs(reader)
+          .where((eb) => listed(eb as unknown as Eb, issuerId, filter))
           .orderBy('credentials.created_at', 'desc')
           .orderBy('credentials.id', 'desc')
           .limit(limit)
