@@ -17,7 +17,7 @@ export function createGdprRepository(db: Executor) {
         .orderBy('credentials.id')
         .execute();
     },
-    /** Revokes every credential not yet revoked; the ids this statement revoked. */
+    /** Revokes every credential not yet revoked; the ids this statement revoked, in no set order. */
     async revokeActive(issuerId: string, recipientHash: string, at: string, reason: string): Promise<string[]> {
       const rows = await db
         .updateTable('credentials')

@@ -80,11 +80,15 @@ export function createGdprService(
       const recipientHash = await deps.issuance.recipientHash(issuerId, recipientEmail);
       const result = await core.db.transaction().execute(async (trx) => {
         const repo = createGdprRepository(trx);
-        const revokedIds = await repo.revokeActive(issuerId, recipientHash, isoNow(core.clock), GDPR_ERASURE_REASON);
+        const revoked = new Set(
+          await repo.revokeActive(issuerId, recipientHash, isoNow(core.clock), GDPR_ERASURE_REASON),
+        );
         await repo.clearDisplayNames(issuerId, recipientHash);
         const profilesDeleted = await deps.profiles.deleteForRecipient(trx, issuerId, recipientHash);
         const rows = await repo.credentialsOf(issuerId, recipientHash);
         const credentialIds = rows.map((r) => r.id);
+        // In the credentials' order: PostgreSQL's UPDATE … RETURNING follows no defined order.
+        const revokedIds = credentialIds.filter((id) => revoked.has(id));
         await deps.audit.append(trx, {
           issuerId,
           actor,
@@ -98,7 +102,6 @@ export function createGdprService(
             profilesDeleted,
           },
         });
-        const revoked = new Set(revokedIds);
         const now = core.clock.now();
         await deps.outbox.enqueueMany(
           trx,
