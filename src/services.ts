@@ -1,6 +1,7 @@
 import type { Core } from './core/context.js';
 import { createAlignmentService } from './modules/alignments/alignments.service.js';
 import { createAuditService } from './modules/audit/audit.service.js';
+import { createCountCompaction } from './modules/credentials/counts.compaction.js';
 import { createCredentialService } from './modules/credentials/credentials.service.js';
 import { createBatchIssuance } from './modules/credentials/issuance.batch.js';
 import { createIssuanceService } from './modules/credentials/issuance.service.js';
@@ -38,7 +39,8 @@ export function createServices(core: Core) {
   const usage = createUsageService(core, { issuers });
   const definitions = createDefinitionService(core);
   const issuance = createIssuanceService(core, { issuers, definitions, usage, audit, outbox });
-  const credentials = createCredentialService(core, { issuance, audit, outbox });
+  const countCompaction = createCountCompaction(core);
+  const credentials = createCredentialService(core, { issuance, audit, outbox, countCompaction });
   const batchIssuance = createBatchIssuance(core, { issuers, issuance, usage, audit, outbox });
   const ingest = createIngestModule(core, { issuers, definitions, issuance, batchIssuance });
   const alignments = createAlignmentService(core, { definitions, audit });
@@ -53,7 +55,7 @@ export function createServices(core: Core) {
   const webhooks = createWebhookModule(core, { outbox });
   const jobs: Job[] = [];
   if (core.config.webhookDispatch === 'inline') jobs.push(...webhooks.jobs);
-  jobs.push(...verification.jobs);
+  jobs.push(...verification.jobs, countCompaction);
   return {
     issuers,
     audit,
@@ -62,6 +64,7 @@ export function createServices(core: Core) {
     definitions,
     issuance,
     credentials,
+    countCompaction,
     batchIssuance,
     ingest,
     alignments,

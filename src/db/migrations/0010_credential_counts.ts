@@ -9,8 +9,8 @@ import type { Dialect } from '../database.js';
  * - SQLite: `credential_counts` holds the number of credentials per issuer and definition, kept by
  *   triggers, so the list's `total` without a status filter is a sum of a few rows instead of a
  *   count of every credential. SQLite has one writer, so the counter rows cost no concurrency.
- *   PostgreSQL keeps counting: there a counter row would serialise every concurrent issuance of a
- *   definition on its lock, and the count runs in parallel on the pool, off the event loop.
+ *   PostgreSQL gets the same table in 0012, kept differently: there a counter row would serialise
+ *   every concurrent issuance of a definition on its lock.
  */
 export function credentialCountsMigration(dialect: Dialect) {
   return {

@@ -1,4 +1,4 @@
-import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
+import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
 import { forUpdate } from '../../db/dialect.js';
 import type { CredentialsTable, DB } from '../../db/schema.js';
@@ -10,8 +10,14 @@ export type CredentialWithSlugs = CredentialRow & { issuer_slug: string; definit
 
 type Eb = ExpressionBuilder<DB, 'credentials'>;
 
-/** SQLite only (migration 0010): credentials per issuer and definition, kept by triggers. */
-type CountTables = { credential_counts: { issuer_id: string; definition_id: string; credentials: number } };
+/**
+ * Credentials per issuer and definition, kept by triggers: in place on SQLite (migration 0010); on
+ * PostgreSQL as appended deltas, folded into the counts now and then (migration 0012).
+ */
+type CountTables = {
+  credential_counts: { issuer_id: string; definition_id: string; credentials: number };
+  credential_count_deltas: { issuer_id: string; definition_id: string; delta: number };
+};
 
 /** The SQL form of effective status (revoked, else expired when expiresOn has passed, else valid). */
 export function statusCondition(eb: Eb, status: CredentialStatus, now: string) {
@@ -48,7 +54,7 @@ export function createCredentialRepository(db: Executor, dialect: Dialect, reade
       .selectAll('credentials')
       .select(['issuers.slug as issuer_slug', 'definitions.slug as definition_slug']);
 
-  /** Counts the matching credentials (every status filter, and PostgreSQL). */
+  /** Counts the matching credentials (every status filter: they depend on the time). */
   const countTotal = async (issuerId: string, filter: ListFilter) => {
     const count = await reader
       .selectFrom('credentials')
@@ -58,15 +64,33 @@ export function createCredentialRepository(db: Executor, dialect: Dialect, reade
     return Number(count.n);
   };
 
-  /** SQLite: the total from the trigger-kept `credential_counts` rows (migration 0010). */
+  /**
+   * The total from the trigger-kept counts and, on PostgreSQL, the deltas not folded into them yet.
+   * One statement, one snapshot: a fold committing meanwhile is seen wholly or not at all, so it is
+   * never counted twice or missed. `deltaRows` is how many delta rows were summed (0 on SQLite).
+   */
   const countedTotal = async (issuerId: string, definitionId: string | undefined) => {
-    let counted = reader
-      .withTables<CountTables>()
+    const counts = reader.withTables<CountTables>();
+    let stored = counts
       .selectFrom('credential_counts')
-      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('credentials'), eb.lit(0)).as('n'))
+      .select((eb) => [eb.ref('credentials').as('n'), eb.lit<number>(0).as('delta_row')])
       .where('issuer_id', '=', issuerId);
-    if (definitionId !== undefined) counted = counted.where('definition_id', '=', definitionId);
-    return Number((await counted.executeTakeFirstOrThrow()).n);
+    let unfolded = counts
+      .selectFrom('credential_count_deltas')
+      .select((eb) => [eb.ref('delta').as('n'), eb.lit<number>(1).as('delta_row')])
+      .where('issuer_id', '=', issuerId);
+    if (definitionId !== undefined) {
+      stored = stored.where('definition_id', '=', definitionId);
+      unfolded = unfolded.where('definition_id', '=', definitionId);
+    }
+    const row = await counts
+      .selectFrom((dialect === 'postgres' ? stored.unionAll(unfolded) : stored).as('parts'))
+      .select((eb) => [
+        eb.fn.coalesce(eb.fn.sum<number>('n'), eb.lit(0)).as('total'),
+        eb.fn.coalesce(eb.fn.sum<number>('delta_row'), eb.lit(0)).as('delta_rows'),
+      ])
+      .executeTakeFirstOrThrow();
+    return { total: Number(row.total), deltaRows: Number(row.delta_rows) };
   };
 
   return {
@@ -116,16 +140,17 @@ export function createCredentialRepository(db: Executor, dialect: Dialect, reade
         .executeTakeFirstOrThrow();
       return Number(row.n);
     },
+    /** `deltaRows`: how many unfolded count deltas the total summed (see `foldCountDeltas`). */
     async page(
       issuerId: string,
       filter: ListFilter,
       limit: number,
       offset: number,
-    ): Promise<{ total: number; rows: CredentialWithSlugs[] }> {
-      const [total, page] = await Promise.all([
-        dialect === 'sqlite' && filter.status === undefined
+    ): Promise<{ total: number; deltaRows: number; rows: CredentialWithSlugs[] }> {
+      const [counted, page] = await Promise.all([
+        filter.status === undefined
           ? countedTotal(issuerId, filter.definitionId)
-          : countTotal(issuerId, filter),
+          : countTotal(issuerId, filter).then((total) => ({ total, deltaRows: 0 })),
         withSlugs(reader)
           .where((eb) => listed(eb as unknown as Eb, issuerId, filter))
           .orderBy('credentials.created_at', 'desc')
@@ -134,7 +159,39 @@ export function createCredentialRepository(db: Executor, dialect: Dialect, reade
           .offset(offset)
           .execute(),
       ]);
-      return { total, rows: page };
+      return { ...counted, rows: page };
+    },
+    /**
+     * PostgreSQL: takes the issuer's count-folding lock for the surrounding transaction, or answers
+     * false at once when another transaction (in any process) holds it. SQLite folds nothing.
+     */
+    async tryLockCountFolding(issuerId: string): Promise<boolean> {
+      if (dialect !== 'postgres') return false;
+      const { rows } = await sql<{ locked: boolean }>`
+        select pg_try_advisory_xact_lock(hashtext('credential_count_deltas'), hashtext(${issuerId})) as locked
+      `.execute(db);
+      return rows[0]?.locked === true;
+    },
+    /**
+     * PostgreSQL: moves the issuer's count deltas into its counts in one statement, so a reader sees
+     * them in one place or the other; answers how many delta rows it folded. A delta committed after
+     * the statement began stays for the next fold.
+     */
+    async foldCountDeltas(issuerId: string): Promise<number> {
+      if (dialect !== 'postgres') return 0;
+      const { rows } = await sql<{ folded: number }>`
+        with moved as (
+          delete from credential_count_deltas where issuer_id = ${issuerId}
+          returning issuer_id, definition_id, delta
+        ), folded as (
+          insert into credential_counts (issuer_id, definition_id, credentials)
+          select issuer_id, definition_id, sum(delta) from moved group by issuer_id, definition_id
+          on conflict (issuer_id, definition_id)
+          do update set credentials = credential_counts.credentials + excluded.credentials
+        )
+        select count(*)::integer as folded from moved
+      `.execute(db);
+      return rows[0]?.folded ?? 0;
     },
   };
 }

@@ -4,6 +4,7 @@ import { errors } from '../../core/errors.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
 import { credentialEventData } from '../webhooks/webhooks.events.js';
+import { COMPACT_AFTER_DELTA_ROWS, type CountCompaction } from './counts.compaction.js';
 import { type CredentialWithSlugs, createCredentialRepository } from './credentials.repository.js';
 import type { CredentialStatus } from './credentials.schemas.js';
 import { toDetail, toIssued, toSummary } from './credentials.views.js';
@@ -18,6 +19,7 @@ export function createCredentialService(
     issuance: IssuanceService;
     audit: Pick<AuditService, 'append'>;
     outbox: Pick<OutboxService, 'enqueue'>;
+    countCompaction: Pick<CountCompaction, 'request'>;
   },
 ) {
   const repo = createCredentialRepository(core.db, core.dialect, core.database.reader);
@@ -35,12 +37,14 @@ export function createCredentialService(
       query: { limit: number; offset: number; status?: CredentialStatus; definitionId?: string },
     ) {
       const now = core.clock.now();
-      const { total, rows } = await repo.page(
+      const { total, deltaRows, rows } = await repo.page(
         issuerId,
         { status: query.status, definitionId: query.definitionId, now: now.toISOString() },
         query.limit,
         query.offset,
       );
+      // Not awaited: this answer is exact already, and the fold keeps the next ones cheap.
+      if (deltaRows >= COMPACT_AFTER_DELTA_ROWS) deps.countCompaction.request(issuerId);
       return { total, limit: query.limit, offset: query.offset, items: rows.map((r) => toSummary(urls, r, now)) };
     },
 
