@@ -86,7 +86,7 @@ export function createAuditService(core: Pick<Core, 'db' | 'dialect' | 'clock' |
         let { seq, hash } = prev;
         for (const entry of byStripe.get(stripe) ?? []) {
           const row: AuditRow = {
-            id: core.ids.uuid(),
+            id: core.ids.ordered(),
             issuer_id: issuerId,
             stripe,
             seq: ++seq,

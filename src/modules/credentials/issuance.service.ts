@@ -122,7 +122,7 @@ export function createIssuanceService(
       const now = isoNow(core.clock);
       const issuedOn = input.issuedOn ? new Date(input.issuedOn).toISOString() : now;
       return {
-        id: core.ids.uuid(),
+        id: core.ids.ordered(),
         issuer_id: issuerId,
         definition_id: definition.id,
         recipient_hash: input.recipientHash,
