@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { hashRecipientEmail } from '../src/core/hashing.js';
 import { createTestApp, dialects, type TestApp } from './helpers.js';
 import { countRows, createDefinition, importCsv } from './ingest.support.js';
 
@@ -64,5 +65,35 @@ describe.each(dialects)('batch issuance transactions on %s', (dialect) => {
       .orderBy('created_at')
       .execute();
     expect(batches.map((b) => [b.total, b.issued, b.skipped, b.errored])).toEqual([[EARLIER, EARLIER, 0, 0], expected]);
+  });
+
+  it('inserts an import in recipient-hash order and still reports each row with its own credential', {
+    timeout: 120_000,
+  }, async () => {
+    const issuer = await t.issuer();
+    await createDefinition(t, issuer.key, { name: 'Ordered Course', slug: 'ordered' });
+    const emails = Array.from({ length: 1_500 }, (_, i) => `Ordered.${i}@Batch.example`);
+    const csv = `email,course\n${emails.map((email) => `${email},ordered`).join('\n')}\n`;
+    const report = await importCsv(t, issuer.key, csv);
+    expect(report.issued).toBe(emails.length);
+
+    const { recipient_salt: salt } = await t.database.db
+      .selectFrom('issuers')
+      .select('recipient_salt')
+      .where('id', '=', issuer.id)
+      .executeTakeFirstOrThrow();
+    const stored = await t.database.db
+      .selectFrom('credentials')
+      .select(['id', 'recipient_hash'])
+      .where('issuer_id', '=', issuer.id)
+      .execute();
+    const hashOf = new Map(stored.map((row) => [row.id, row.recipient_hash]));
+    report.rows.forEach((row, i) => {
+      expect(hashOf.get(row.credentialId as string)).toBe(hashRecipientEmail(emails[i] as string, salt));
+    });
+    // Ids are time-ordered version 7 UUIDs.
+    expect(
+      stored.every((row) => /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(row.id)),
+    ).toBe(true);
   });
 });

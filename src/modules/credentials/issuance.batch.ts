@@ -14,6 +14,8 @@ import { credentialEventData } from '../webhooks/webhooks.events.js';
 import type { CredentialRow } from './credentials.repository.js';
 import type { IssuanceService } from './issuance.service.js';
 
+/** Positions below this fit in 16 bits beside a 36-bit sort key in a double (insertionOrder). */
+const POSITIONS = 65_536;
 /** Rows in the first chunk, and the bounds chunks are sized within. */
 const FIRST_CHUNK = 200;
 const MIN_CHUNK = 100;
@@ -147,6 +149,28 @@ function settleDuplicates(outcomes: BatchOutcome[]): void {
     const first = outcomes[result.duplicateOf];
     result.credentialId = first?.credentialId ?? null;
   }
+}
+
+/**
+ * The order the first occurrences are inserted in. Rows inserted in recipient-hash order (their ids
+ * are time-ordered already) fill the primary key and both recipient-hash indexes in key order: a
+ * transaction writes a few neighbouring index pages where random keys touched pages all over each
+ * index (raw 5,000-row transactions on SQLite: 45 to 60 % more rows/s). When the quota may refuse
+ * some items, file order stays, so the items beyond it are the last ones, as the dry run reports.
+ *
+ * The sort runs natively over a Float64Array: each item becomes one number, the leading 36 bits of
+ * its hash above the 16 bits of its position (a batch holds at most 50,000 items). A comparator
+ * sorting 50,000 strings held the event loop twice as long, and 36 bits of a random hash order rows
+ * as well as the whole hash does for where they land in an index.
+ */
+function insertionOrder(items: BatchItem[], unique: number[], room: number | null): number[] {
+  if ((room !== null && room < unique.length) || unique.length > POSITIONS) return unique;
+  const keys = new Float64Array(unique.length);
+  unique.forEach((index, position) => {
+    keys[position] = Number.parseInt((items[index] as BatchItem).recipientHash.slice(0, 9), 16) * POSITIONS + position;
+  });
+  keys.sort();
+  return Array.from(keys, (key) => unique[key % POSITIONS] as number);
 }
 
 /** The credentials' columns, all text on both engines. */
@@ -372,18 +396,19 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
         if (finish) await core.db.transaction().execute((trx) => finish(trx, outcomes));
         return outcomes;
       }
+      const order = insertionOrder(items, unique, (await deps.usage.remainingIssuance(issuerId)).remaining);
       const sizer = chunkSizer();
       let cap: number | null = null;
-      for (let start = 0; start < unique.length; ) {
+      for (let start = 0; start < order.length; ) {
         if (start > 0) await nextTurn();
         let end = start;
         let created = 0;
         try {
           await core.db.transaction().execute(async (trx) => {
             const opened = performance.now();
-            while (end < unique.length) {
+            while (end < order.length) {
               if (end > start) await nextTurn();
-              const chunk = unique.slice(end, end + sizer.next());
+              const chunk = order.slice(end, end + sizer.next());
               const room = cap === null ? null : cap - created;
               created += await sizer.measure(() =>
                 issueChunk(trx, issuerId, identity, run, items, chunk, outcomes, room),
@@ -391,7 +416,7 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
               end += chunk.length;
               if (end - start >= TRANSACTION_ROWS || performance.now() - opened >= TRANSACTION_MS) break;
             }
-            if (end === unique.length) {
+            if (end === order.length) {
               settleDuplicates(outcomes);
               if (finish) await finish(trx, outcomes);
             }
