@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import type { Engine } from './lib/harness.js';
 import { printTable, type WorkloadResult } from './lib/results.js';
@@ -52,7 +52,12 @@ async function main(): Promise<void> {
     printTable(engine, rows);
     const date = new Date().toISOString();
     const file = `bench/results/${date.slice(0, 10)}-${engine}.json`;
-    const run: RunFile = { date, engine, machine, workloads: withEarlierRows(file, rows) };
+    const run: RunFile = {
+      date,
+      engine,
+      machine,
+      workloads: only.size < WORKLOADS.length ? withEarlierRows(engine, rows) : rows,
+    };
     writeFileSync(file, `${JSON.stringify({ ...run, secondsPerRun: seconds }, null, 2)}\n`);
     console.log(`results: ${file}`);
   }
@@ -104,13 +109,22 @@ const FINDINGS = [
   '',
 ];
 
+/** The engine's newest result file, of this day or an earlier one. */
+function newestResult(engine: string): RunFile | undefined {
+  const name = readdirSync('bench/results')
+    .filter((f) => f.endsWith(`-${engine}.json`))
+    .sort()
+    .at(-1);
+  return name ? (JSON.parse(readFileSync(`bench/results/${name}`, 'utf8')) as RunFile) : undefined;
+}
+
 /**
- * A BENCH_ONLY run replaces its own rows in the day's file and keeps the others, each marked with
- * the time of the run that measured it, so the table still lists every workload.
+ * A BENCH_ONLY run replaces its own rows and keeps the engine's other rows from its newest result,
+ * each marked with the time of the run that measured it, so the table still lists every workload.
  */
-function withEarlierRows(file: string, rows: WorkloadResult[]): WorkloadResult[] {
-  if (!existsSync(file)) return rows;
-  const earlier = JSON.parse(readFileSync(file, 'utf8')) as RunFile;
+function withEarlierRows(engine: string, rows: WorkloadResult[]): WorkloadResult[] {
+  const earlier = newestResult(engine);
+  if (!earlier) return rows;
   const measured = new Set(rows.map((row) => row.workload));
   const kept = earlier.workloads
     .filter((row) => !measured.has(row.workload))
