@@ -60,19 +60,10 @@ export interface MixedLoadResult {
 export async function mixedLoad(
   baseUrl: string,
   seeded: { key: string; definitionId: string },
-  options: { seconds: number; connections: number; keyPrefix: string; overallRate?: number },
+  options: { seconds: number; connections: number; keyPrefix: string },
 ): Promise<Omit<MixedLoadResult, 'engine' | 'rowsAfterRun' | 'rowDiscrepancy' | 'peakRssMb'>> {
   const headers = { authorization: `Bearer ${seeded.key}`, 'content-type': 'application/json' };
-  const first = await request(`${baseUrl}/api/v1/credentials`, {
-    key: seeded.key,
-    body: {
-      definitionId: seeded.definitionId,
-      recipientEmail: 'verify-target@example.test',
-      completionKey: `${options.keyPrefix}verify-target`,
-    },
-  });
-  if (first.status !== 201) throw new Error(`could not issue the verify target: ${first.status}`);
-  const verifyBody = JSON.stringify({ id: String(first.body.credentialId) });
+  const verifyBody = await verifyTarget(baseUrl, seeded, options.keyPrefix);
 
   let counter = 0;
   const sent = new Set<string>();
@@ -85,15 +76,7 @@ export async function mixedLoad(
       const key = `${options.keyPrefix}${counter++}`;
       context.key = key;
       sent.add(key);
-      return {
-        ...req,
-        body: JSON.stringify({
-          definitionId: seeded.definitionId,
-          recipientEmail: `learner-${key}@example.test`,
-          recipientName: 'Load Learner',
-          completionKey: key,
-        }),
-      };
+      return { ...req, body: issueBody(seeded.definitionId, key) };
     },
     onResponse: (status, _body, context) => {
       answered.set(String(context.key), status);
@@ -105,41 +88,14 @@ export async function mixedLoad(
     { method: 'GET', path: '/api/v1/credentials?limit=20', headers: { authorization: headers.authorization } },
   ];
   // Called directly (not bench/lib/harness.ts load()) to keep timeouts apart from socket errors;
-  // autocannon takes overallRate, per-request context and onResponse, which the shared typings omit.
+  // autocannon takes per-request context and onResponse, which the shared typings omit.
   const result = await autocannon({
     url: baseUrl,
     connections: options.connections,
     duration: options.seconds,
-    ...(options.overallRate ? { overallRate: options.overallRate } : {}),
     requests,
   } as unknown as Parameters<typeof autocannon>[0]);
   const status = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count]));
-
-  let created201 = 0;
-  let answeredOther = 0;
-  for (const status of answered.values()) {
-    if (status === 201) created201++;
-    else answeredOther++;
-  }
-  const unanswered = [...sent].filter((key) => !answered.has(key));
-  const replays: number[] = [];
-  for (const key of unanswered) {
-    const res = await request(`${baseUrl}/api/v1/credentials`, {
-      key: seeded.key,
-      body: {
-        definitionId: seeded.definitionId,
-        recipientEmail: `learner-${key}@example.test`,
-        recipientName: 'Load Learner',
-        completionKey: key,
-      },
-    });
-    replays.push(res.status);
-  }
-  const replayStatus: Record<string, number> = {};
-  for (const s of replays) replayStatus[String(s)] = (replayStatus[String(s)] ?? 0) + 1;
-  const fiveXx = Object.entries(status)
-    .filter(([code]) => code.startsWith('5'))
-    .reduce((sum, [, n]) => sum + n, 0);
   return {
     seconds: options.seconds,
     connections: options.connections,
@@ -149,10 +105,75 @@ export async function mixedLoad(
     maxMs: result.latency.max,
     requests: result.requests.total,
     status,
-    fiveXx,
+    fiveXx: fiveXxOf(status),
     // autocannon counts a timeout (no answer within 10 s) as an error too.
     socketErrors: result.errors - result.timeouts,
     timeouts: result.timeouts,
+    ...(await reconcileIssues(baseUrl, seeded, sent, answered)),
+  };
+}
+
+/** The issue request's body for a completion key: a new recipient per key. */
+export function issueBody(definitionId: string, key: string): string {
+  return JSON.stringify({
+    definitionId,
+    recipientEmail: `learner-${key}@example.test`,
+    recipientName: 'Load Learner',
+    completionKey: key,
+  });
+}
+
+/** Issues the credential the load's verify requests ask about; returns their body. */
+export async function verifyTarget(
+  baseUrl: string,
+  seeded: { key: string; definitionId: string },
+  keyPrefix: string,
+): Promise<string> {
+  const first = await request(`${baseUrl}/api/v1/credentials`, {
+    key: seeded.key,
+    body: {
+      definitionId: seeded.definitionId,
+      recipientEmail: 'verify-target@example.test',
+      completionKey: `${keyPrefix}verify-target`,
+    },
+  });
+  if (first.status !== 201) throw new Error(`could not issue the verify target: ${first.status}`);
+  return JSON.stringify({ id: String(first.body.credentialId) });
+}
+
+export function fiveXxOf(status: Record<string, number>): number {
+  return Object.entries(status)
+    .filter(([code]) => code.startsWith('5'))
+    .reduce((sum, [, n]) => sum + n, 0);
+}
+
+/**
+ * After a run: every issue sent but not answered before the clock stopped is replayed with its key,
+ * so the stored rows can be reconciled exactly with the answers (a replay answering 200 means the
+ * server had committed the first send).
+ */
+export async function reconcileIssues(
+  baseUrl: string,
+  seeded: { key: string; definitionId: string },
+  sent: Set<string>,
+  answered: Map<string, number>,
+): Promise<Pick<MixedLoadResult, 'issuance' | 'committedWhileUnanswered' | 'replayStatus'>> {
+  let created201 = 0;
+  let answeredOther = 0;
+  for (const status of answered.values()) {
+    if (status === 201) created201++;
+    else answeredOther++;
+  }
+  const unanswered = [...sent].filter((key) => !answered.has(key));
+  const replayStatus: Record<string, number> = {};
+  for (const key of unanswered) {
+    const res = await request(`${baseUrl}/api/v1/credentials`, {
+      key: seeded.key,
+      body: JSON.parse(issueBody(seeded.definitionId, key)),
+    });
+    replayStatus[String(res.status)] = (replayStatus[String(res.status)] ?? 0) + 1;
+  }
+  return {
     issuance: { sent: sent.size, created201, answeredOther, unanswered: unanswered.length },
     committedWhileUnanswered: replayStatus['200'] ?? 0,
     replayStatus,

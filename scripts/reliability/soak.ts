@@ -19,6 +19,7 @@ import {
   withDatabase,
 } from './load.harness.js';
 import { LOAD_CONNECTIONS, mixedLoad } from './load.js';
+import { pacedLoad } from './paced.js';
 
 function openFds(pid: number): number {
   try {
@@ -129,11 +130,11 @@ async function soakLeg(engine: Engine, options: RunOptions, seconds: number, pro
         );
       }, 5_000);
       const prefix = 'soak-';
-      const run = await mixedLoad(server.url, seeded, {
+      const run = await pacedLoad(server.url, seeded, {
         seconds,
         connections: LOAD_CONNECTIONS,
         keyPrefix: prefix,
-        overallRate: targetRps,
+        rate: targetRps,
       });
       clearInterval(rssTimer);
       clearInterval(seriesTimer);

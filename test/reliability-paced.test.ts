@@ -1,0 +1,69 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pacedLoad } from '../scripts/reliability/paced.js';
+
+/*
+ * The soak's load generator against a stub server that notes when each request arrives: the
+ * requests must come evenly over the run, not as a burst at the start of every second.
+ */
+describe('reliability: paced load', () => {
+  let server: Server;
+  let baseUrl: string;
+  const arrivals: { at: number; method: string; url: string }[] = [];
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      arrivals.push({ at: performance.now(), method: req.method ?? '', url: req.url ?? '' });
+      req.resume();
+      req.on('end', () => {
+        const created = req.method === 'POST' && req.url === '/api/v1/credentials';
+        res.writeHead(created ? 201 : 200, { 'content-type': 'application/json' });
+        res.end(created ? '{"credentialId":"c-1"}' : '{}');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('starts requests at an even rate, cycles issue → verify → list, and reconciles every issue', async () => {
+    const rate = 200;
+    const result = await pacedLoad(
+      baseUrl,
+      { key: 'k', definitionId: 'd' },
+      {
+        seconds: 3,
+        connections: 10,
+        keyPrefix: 'paced-',
+        rate,
+      },
+    );
+    // The first arrival is the verify target's issue, sent before the clock starts.
+    const run = arrivals.slice(1);
+    expect(run.length).toBe(result.requests);
+    expect(result.requests).toBeGreaterThan(rate * 3 * 0.9);
+    expect(result.requests).toBeLessThanOrEqual(rate * 3);
+    expect(result).toMatchObject({ fiveXx: 0, socketErrors: 0, timeouts: 0 });
+
+    // In every 100 ms of the run about rate/10 requests arrive; autocannon's overallRate would send
+    // a whole second's share in the first few of them.
+    const start = run[0]?.at ?? 0;
+    const bins = new Array(29).fill(0);
+    for (const { at } of run) {
+      const bin = Math.floor((at - start) / 100);
+      if (bin < bins.length) bins[bin]++;
+    }
+    expect(Math.max(...bins)).toBeLessThanOrEqual(rate / 10 + 10);
+    expect(Math.min(...bins)).toBeGreaterThanOrEqual(rate / 10 - 10);
+
+    const kinds = run.map((a) => `${a.method} ${a.url}`);
+    expect(kinds.slice(0, 3)).toEqual([
+      'POST /api/v1/credentials',
+      'POST /api/v1/verify',
+      'GET /api/v1/credentials?limit=20',
+    ]);
+    const issues = kinds.filter((k) => k === 'POST /api/v1/credentials').length;
+    expect(result.issuance).toEqual({ sent: issues, created201: issues, answeredOther: 0, unanswered: 0 });
+  });
+});
