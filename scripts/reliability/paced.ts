@@ -98,17 +98,15 @@ export async function pacedLoad(
 
   const startedAt = performance.now();
   const endAt = startedAt + options.seconds * 1000;
-  let due: Planned[] = [];
-  let scheduled = 0;
+  // Requests whose time has come, waiting for a free connection; those left when the clock stops
+  // are not sent.
+  const due: Planned[] = [];
   for (let now = startedAt; now < endAt; now = performance.now()) {
-    const owed = Math.floor(((now - startedAt) * options.rate) / 1000) - scheduled;
-    for (let i = 0; i < owed; i++) due.push(next());
-    scheduled += Math.max(0, owed);
+    const owed = Math.floor(((now - startedAt) * options.rate) / 1000);
+    while (planned < owed) due.push(next());
     while (due.length > 0 && inFlight < options.connections) send(due.shift() as Planned);
-    // Requests still waiting for a free connection when the clock stops are not sent.
     await sleep(1);
   }
-  due = [];
   const elapsed = (performance.now() - startedAt) / 1000;
   while (inFlight > 0) await sleep(10);
   agent.destroy();
