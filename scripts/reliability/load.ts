@@ -76,7 +76,7 @@ export async function mixedLoad(
       const key = `${options.keyPrefix}${counter++}`;
       context.key = key;
       sent.add(key);
-      return { ...req, body: issueBody(seeded.definitionId, key) };
+      return { ...req, body: JSON.stringify(issueBody(seeded.definitionId, key)) };
     },
     onResponse: (status, _body, context) => {
       answered.set(String(context.key), status);
@@ -114,13 +114,13 @@ export async function mixedLoad(
 }
 
 /** The issue request's body for a completion key: a new recipient per key. */
-export function issueBody(definitionId: string, key: string): string {
-  return JSON.stringify({
+export function issueBody(definitionId: string, key: string) {
+  return {
     definitionId,
     recipientEmail: `learner-${key}@example.test`,
     recipientName: 'Load Learner',
     completionKey: key,
-  });
+  };
 }
 
 /** Issues the credential the load's verify requests ask about; returns their body. */
@@ -169,7 +169,7 @@ export async function reconcileIssues(
   for (const key of unanswered) {
     const res = await request(`${baseUrl}/api/v1/credentials`, {
       key: seeded.key,
-      body: JSON.parse(issueBody(seeded.definitionId, key)),
+      body: issueBody(seeded.definitionId, key),
     });
     replayStatus[String(res.status)] = (replayStatus[String(res.status)] ?? 0) + 1;
   }

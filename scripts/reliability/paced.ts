@@ -1,5 +1,6 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { percentile } from './load.harness.js';
 import { fiveXxOf, issueBody, type MixedLoadResult, reconcileIssues, verifyTarget } from './load.js';
 
 /** An answer later than this counts as a timeout, as autocannon's default does. */
@@ -44,7 +45,7 @@ export async function pacedLoad(
         method: 'POST',
         path: '/api/v1/credentials',
         headers: { ...json, ...auth },
-        body: issueBody(seeded.definitionId, key),
+        body: JSON.stringify(issueBody(seeded.definitionId, key)),
         key,
       };
     }
@@ -111,16 +112,13 @@ export async function pacedLoad(
   while (inFlight > 0) await sleep(10);
   agent.destroy();
 
-  latencies.sort((a, b) => a - b);
-  const at = (p: number) =>
-    Math.round(latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? 0);
   return {
     seconds: options.seconds,
     connections: options.connections,
     rps: Math.round(latencies.length / elapsed),
-    p50Ms: at(50),
-    p99Ms: at(99),
-    maxMs: Math.round(latencies.at(-1) ?? 0),
+    p50Ms: Math.round(percentile(latencies, 50)),
+    p99Ms: Math.round(percentile(latencies, 99)),
+    maxMs: Math.round(percentile(latencies, 100)),
     requests: latencies.length,
     status,
     fiveXx: fiveXxOf(status),
