@@ -145,6 +145,17 @@ function withEarlierRows(engine: string, rows: WorkloadResult[]): WorkloadResult
   return [...kept, ...rows];
 }
 
+/** Issue 10's memory target, over every server the run started: the largest peak RSS of any row. */
+const RSS_TARGET_MB = 250;
+
+function peakRssRow(workloads: readonly WorkloadResult[]): string {
+  const peaks = workloads.flatMap((w) => (w.rssMb === undefined ? [] : [w.rssMb]));
+  if (peaks.length === 0) return '';
+  const peak = Math.max(...peaks);
+  const met = peak <= RSS_TARGET_MB ? 'yes' : '**no**';
+  return `| server RSS under load (largest peak above) |  |  |  | ${peak.toFixed(0)} |  |  | <= ${RSS_TARGET_MB} MB | ${met} |`;
+}
+
 /** docs/performance.md: the newest committed result of each engine, as tables. */
 function writePerformanceDoc(): void {
   const newest = new Map<string, RunFile>();
@@ -167,6 +178,7 @@ function writePerformanceDoc(): void {
         (w) =>
           `| ${w.workload} | ${w.rps || ''} | ${w.p50Ms === undefined ? '' : w.p50Ms.toFixed(1)} | ${w.p99Ms ? w.p99Ms.toFixed(1) : ''} | ${w.rssMb === undefined ? '' : w.rssMb.toFixed(0)} | ${w.limit ? `${w.limit.name} (${w.limit.rps})` : ''} | ${w.ratio === undefined ? '' : `${(w.ratio * 100).toFixed(0)} %`} | ${w.target ?? ''} | ${w.pass === undefined ? '' : w.pass ? 'yes' : '**no**'} |`,
       ),
+      peakRssRow(run.workloads),
       '',
       ...run.workloads
         .filter((w) => w.notes || w.measuredAt)

@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { createDatabase } from '../src/db/database.js';
 
 describe('configuration', () => {
   it('defaults to an embedded SQLite file and the documented values', () => {
@@ -8,7 +10,7 @@ describe('configuration', () => {
       port: 3000,
       host: '127.0.0.1',
       publicBaseUrl: 'http://localhost:3000',
-      database: { dialect: 'sqlite', path: './data/accolade.db', synchronous: 'FULL' },
+      database: { dialect: 'sqlite', path: './data/accolade.db', synchronous: 'FULL', cacheMb: 16 },
       redisUrl: null,
       bootstrapIssuer: true,
       openRateLimitPerMinute: 300,
@@ -21,6 +23,18 @@ describe('configuration', () => {
       trustProxy: false,
     });
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('sizes the SQLite page cache from SQLITE_CACHE_MB', async () => {
+    const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', SQLITE_CACHE_MB: '64' });
+    expect(config.database).toEqual({ dialect: 'sqlite', path: ':memory:', synchronous: 'FULL', cacheMb: 64 });
+    const database = createDatabase(config.database);
+    try {
+      const { rows } = await sql<{ cache_size: number }>`pragma cache_size`.execute(database.db);
+      expect(rows[0]?.cache_size).toBe(-64 * 1024);
+    } finally {
+      await database.close();
+    }
   });
 
   it('reads PostgreSQL, Redis and the other variables', () => {
@@ -51,6 +65,7 @@ describe('configuration', () => {
     [{ TLS_CERT_FILE: '/c.pem' }, 'TLS_KEY_FILE'],
     [{ WEBHOOK_DISPATCH: 'sometimes' }, 'WEBHOOK_DISPATCH'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ SQLITE_CACHE_MB: '0' }, 'SQLITE_CACHE_MB'],
   ])('refuses %j naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     try {

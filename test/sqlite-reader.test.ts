@@ -99,7 +99,12 @@ describe('the SQLite reader thread', () => {
   it('closes its connections with the database, so the files are free (a volume can be unmounted)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'accolade-reader-'));
     try {
-      const database = createDatabase({ dialect: 'sqlite', path: join(dir, 'closing.db'), synchronous: 'FULL' });
+      const database = createDatabase({
+        dialect: 'sqlite',
+        path: join(dir, 'closing.db'),
+        synchronous: 'FULL',
+        cacheMb: 16,
+      });
       await migrateToLatest(database);
       await sql`select count(*) from credentials`.execute(database.reader);
       expect(openFilesUnder(dir).length).toBeGreaterThan(3);

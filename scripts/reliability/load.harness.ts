@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely, RawBuilder } from 'kysely';
 import pino from 'pino';
-import { freePort, freshBenchDatabase } from '../../bench/lib/harness.js';
+import { freePort, freshBenchDatabase, SERVER_NODE_FLAGS } from '../../bench/lib/harness.js';
 import { loadConfig } from '../../src/config.js';
 import { randomIds, systemClock } from '../../src/core/clock.js';
 import type { Core } from '../../src/core/context.js';
@@ -258,7 +258,7 @@ export async function launchServer(
   options: { port?: number; readyTimeoutMs?: number } = {},
 ): Promise<ServerProcess> {
   const port = options.port ?? (await freePort());
-  const child: ChildProcess = spawn(process.execPath, ['dist/src/server.js'], {
+  const child: ChildProcess = spawn(process.execPath, [...SERVER_NODE_FLAGS, 'dist/src/server.js'], {
     env: {
       PATH: process.env.PATH ?? '',
       PORT: String(port),

@@ -69,9 +69,8 @@ export function createDatabase(config: DatabaseConfig, log?: Logger): Database {
     // The reader thread checkpoints every 250 ms; this threshold (40 MiB of WAL) is the backstop.
     handle.pragma(`wal_autocheckpoint = ${config.path === ':memory:' ? 1000 : 10_000}`);
     handle.pragma('journal_size_limit = 67108864');
-    // 64 MiB of page cache (default 2 MiB): index inserts slow down once the credentials table
-    // outgrows the cache, as large imports do.
-    handle.pragma('cache_size = -65536');
+    // A negative cache_size is in KiB (SQLite's default is 2 MiB).
+    handle.pragma(`cache_size = -${config.cacheMb * 1024}`);
     const db = new Kysely<DB>({ dialect: new SqliteDialectKeepingErrors(handle) });
     // A private in-memory database has no file another connection could open.
     const readerDialect = config.path === ':memory:' ? null : new SqliteReaderDialect(config.path, config.synchronous);
