@@ -27,6 +27,8 @@ export interface RunOptions {
   full: boolean;
   /** A PostgreSQL server URL for the PostgreSQL legs; null runs SQLite only. */
   postgresUrl: string | null;
+  /** Only the PostgreSQL legs of the scripts that run one leg per engine (enginesFor); needs postgresUrl. */
+  postgresOnly?: boolean;
   log?: (line: string) => void;
 }
 
@@ -387,7 +389,8 @@ export async function withDatabase<T>(
 
 /** The engines a run covers. */
 export function enginesFor(options: RunOptions): Engine[] {
-  return options.postgresUrl ? ['sqlite', 'postgres'] : ['sqlite'];
+  if (!options.postgresUrl) return ['sqlite'];
+  return options.postgresOnly ? ['postgres'] : ['sqlite', 'postgres'];
 }
 
 /** Reads the server's Prometheus text and returns one sample's value (first match). */

@@ -1,10 +1,10 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { ensureBuilt, postgresUrlFromEnv, type RunOptions } from './load.harness.js';
+import { enginesFor, ensureBuilt, postgresUrlFromEnv, type RunOptions } from './load.harness.js';
 
 /**
- * `npm run reliability -- [name ...] [--full] [--sqlite-only] [--no-build]`: runs reliability scripts
+ * `npm run reliability -- [name ...] [--full] [--sqlite-only|--postgres-only] [--no-build]`: runs reliability scripts
  * by name (all of them without a name), each writing reports/reliability-<name>.json, and exits 1 when
  * any fails. The quick tier is the default; --full measures the figures for docs/reliability.md.
  */
@@ -13,9 +13,6 @@ interface Outcome {
   summary: string;
 }
 type Runner = (options: RunOptions) => Promise<Outcome>;
-
-const dialectsOf = (options: RunOptions) =>
-  options.postgresUrl ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);
 
 /**
  * Every script by name. Load, storm, limits, crash, faults, soak and backup write their own reports;
@@ -36,7 +33,7 @@ const SCRIPTS: Record<string, Runner> = {
     const seed = Math.floor(Math.random() * 2 ** 31);
     process.stdout.write(`fuzz seed ${seed} (replay: npx tsx scripts/reliability/fuzz.ts --seed ${seed})\n`);
     const results = [];
-    for (const dialect of dialectsOf(o)) {
+    for (const dialect of enginesFor(o)) {
       const casesPerOperation = o.full ? 500 : fuzz.QUICK_CASES[dialect];
       results.push(await fuzz.runFuzz({ dialect, seed, casesPerOperation }));
     }
@@ -47,7 +44,7 @@ const SCRIPTS: Record<string, Runner> = {
     const matrix = await import('./tenant-matrix.js');
     const { writeReport } = await import('./lib/report.js');
     const results = [];
-    for (const dialect of dialectsOf(o)) results.push(await matrix.runTenantMatrix({ dialect }));
+    for (const dialect of enginesFor(o)) results.push(await matrix.runTenantMatrix({ dialect }));
     writeReport('tenant-matrix', { results });
     return { pass: results.every(matrix.matrixPassed), summary: results.map(matrix.matrixSummary).join('; ') };
   },
@@ -55,7 +52,7 @@ const SCRIPTS: Record<string, Runner> = {
     const canary = await import('./canary.js');
     const { writeReport } = await import('./lib/report.js');
     const results = [];
-    for (const dialect of dialectsOf(o)) results.push(await canary.runCanary({ dialect }));
+    for (const dialect of enginesFor(o)) results.push(await canary.runCanary({ dialect }));
     writeReport('canary', { results });
     return { pass: results.every(canary.canaryPassed), summary: results.map(canary.canarySummary).join('; ') };
   },
@@ -82,6 +79,7 @@ export async function main(argv: string[]): Promise<number> {
     options: {
       full: { type: 'boolean', default: false },
       'sqlite-only': { type: 'boolean', default: false },
+      'postgres-only': { type: 'boolean', default: false },
       'no-build': { type: 'boolean', default: false },
     },
   });
@@ -93,6 +91,12 @@ export async function main(argv: string[]): Promise<number> {
   }
   const candidate = postgresUrlFromEnv() ?? 'postgres://postgres@127.0.0.1:5432/test';
   const postgresUrl = values['sqlite-only'] ? null : (await reachablePostgres(candidate)) ? candidate : null;
+  if (values['postgres-only'] && !postgresUrl) {
+    process.stderr.write(
+      `--postgres-only: PostgreSQL at ${candidate} does not answer${values['sqlite-only'] ? ' (or --sqlite-only was given too)' : ''}\n`,
+    );
+    return 64;
+  }
   if (!postgresUrl && !values['sqlite-only']) {
     process.stdout.write(`PostgreSQL at ${candidate} does not answer: SQLite legs only\n`);
   }
@@ -104,7 +108,7 @@ export async function main(argv: string[]): Promise<number> {
   for (const name of names) {
     const runner = SCRIPTS[name] as Runner;
     try {
-      results.push(await runner({ full: values.full === true, postgresUrl }));
+      results.push(await runner({ full: values.full === true, postgresUrl, postgresOnly: values['postgres-only'] }));
     } catch (err) {
       process.stderr.write(
         `${name} failed to run: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
