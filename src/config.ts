@@ -39,6 +39,7 @@ export type Env = Static<typeof EnvSchema>;
  * the process's resident memory; 16 MiB kept bulk imports at their rate (docs/decisions.md).
  */
 export const SQLITE_CACHE_MB_DEFAULT = 16;
+const SQLITE_CACHE_MB_MAX = 4096;
 
 export type DatabaseConfig =
   | { dialect: 'sqlite'; path: string; synchronous: 'FULL' | 'NORMAL'; cacheMb: number }
@@ -94,6 +95,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   }
   const port = Number(env.PORT ?? '3000');
   if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT: must be 0..65535`);
+  const sqliteCacheMb = env.SQLITE_CACHE_MB ? Number(env.SQLITE_CACHE_MB) : SQLITE_CACHE_MB_DEFAULT;
+  if (sqliteCacheMb > SQLITE_CACHE_MB_MAX) problems.push(`SQLITE_CACHE_MB: must be 1..${SQLITE_CACHE_MB_MAX}`);
   if (problems.length > 0) throw new ConfigError(problems);
 
   const e = env as Env;
@@ -103,7 +106,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${port}`,
     database: parseDatabaseUrl(e.DATABASE_URL ?? 'sqlite:./data/accolade.db', {
       synchronous: e.SQLITE_SYNCHRONOUS ?? 'FULL',
-      cacheMb: Number(e.SQLITE_CACHE_MB ?? String(SQLITE_CACHE_MB_DEFAULT)),
+      cacheMb: sqliteCacheMb,
     }),
     redisUrl: e.REDIS_URL ?? null,
     logLevel: e.LOG_LEVEL ?? 'info',

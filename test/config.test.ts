@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, loadConfig, SQLITE_CACHE_MB_DEFAULT } from '../src/config.js';
 import { createDatabase } from '../src/db/database.js';
 
 describe('configuration', () => {
@@ -10,7 +10,12 @@ describe('configuration', () => {
       port: 3000,
       host: '127.0.0.1',
       publicBaseUrl: 'http://localhost:3000',
-      database: { dialect: 'sqlite', path: './data/accolade.db', synchronous: 'FULL', cacheMb: 16 },
+      database: {
+        dialect: 'sqlite',
+        path: './data/accolade.db',
+        synchronous: 'FULL',
+        cacheMb: SQLITE_CACHE_MB_DEFAULT,
+      },
       redisUrl: null,
       bootstrapIssuer: true,
       openRateLimitPerMinute: 300,
@@ -66,6 +71,7 @@ describe('configuration', () => {
     [{ WEBHOOK_DISPATCH: 'sometimes' }, 'WEBHOOK_DISPATCH'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ SQLITE_CACHE_MB: '0' }, 'SQLITE_CACHE_MB'],
+    [{ SQLITE_CACHE_MB: '4097' }, 'SQLITE_CACHE_MB'],
   ])('refuses %j naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     try {

@@ -11,5 +11,6 @@ describe('reliability engine selection', () => {
 
   it('keeps only the PostgreSQL legs with --postgres-only', () => {
     expect(enginesFor({ full: true, postgresUrl, postgresOnly: true })).toEqual(['postgres']);
+    expect(() => enginesFor({ full: true, postgresUrl: null, postgresOnly: true })).toThrow(/PostgreSQL URL/);
   });
 });

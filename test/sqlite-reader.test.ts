@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SQLITE_CACHE_MB_DEFAULT } from '../src/config.js';
 import { createDatabase, migrateToLatest } from '../src/db/database.js';
 import { createTestApp, type TestApp, type TestIssuer } from './helpers.js';
 
@@ -103,7 +104,7 @@ describe('the SQLite reader thread', () => {
         dialect: 'sqlite',
         path: join(dir, 'closing.db'),
         synchronous: 'FULL',
-        cacheMb: 16,
+        cacheMb: SQLITE_CACHE_MB_DEFAULT,
       });
       await migrateToLatest(database);
       await sql`select count(*) from credentials`.execute(database.reader);

@@ -75,16 +75,18 @@ function rssMb(pid: number): number {
 }
 
 /**
- * The V8 heap bounds `npm start` and docs/deployment.md run the server with (a test keeps the three
- * equal). Unbounded, V8 let the old generation grow to four times its live data between major
- * collections: 398 MB of RSS under verification load where 1024/8 held it near 250.
+ * The V8 heap bounds `npm start`, the README and docs/deployment.md run the server with
+ * (test/server-flags.test.ts keeps them equal to this list). Unbounded, V8 let the heap grow to about
+ * four times its live data before a major collection: 398 MB of RSS in the verification workloads
+ * on SQLite, 205 MB with these flags (docs/decisions.md).
  */
 export const SERVER_NODE_FLAGS = ['--max-old-space-size=1024', '--max-semi-space-size=8'] as const;
 
 /** Starts the built server (dist/) as its own process, as production runs it. */
 export async function startServer(env: Record<string, string>, script = 'dist/src/server.js'): Promise<RunningServer> {
   const port = await freePort();
-  const flags = script.endsWith('server.js') ? SERVER_NODE_FLAGS : [];
+  const isApp = script.endsWith('server.js');
+  const flags = isApp ? SERVER_NODE_FLAGS : [];
   const child: ChildProcess = spawn(process.execPath, [...flags, script], {
     env: {
       PATH: process.env.PATH ?? '',
@@ -102,7 +104,7 @@ export async function startServer(env: Record<string, string>, script = 'dist/sr
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
     try {
-      const res = await fetch(script.endsWith('server.js') ? `${url}/health/ready` : `${url}/bare`);
+      const res = await fetch(isApp ? `${url}/health/ready` : `${url}/bare`);
       if (res.ok) break;
     } catch {
       // not listening yet

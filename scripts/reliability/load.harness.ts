@@ -389,8 +389,11 @@ export async function withDatabase<T>(
 
 /** The engines a run covers. */
 export function enginesFor(options: RunOptions): Engine[] {
-  if (!options.postgresUrl) return ['sqlite'];
-  return options.postgresOnly ? ['postgres'] : ['sqlite', 'postgres'];
+  if (options.postgresOnly) {
+    if (!options.postgresUrl) throw new Error('postgresOnly needs a PostgreSQL URL');
+    return ['postgres'];
+  }
+  return options.postgresUrl ? ['sqlite', 'postgres'] : ['sqlite'];
 }
 
 /** Reads the server's Prometheus text and returns one sample's value (first match). */

@@ -89,12 +89,14 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`unknown script(s): ${unknown.join(', ')}; known: ${Object.keys(SCRIPTS).join(', ')}\n`);
     return 64;
   }
+  if (values['sqlite-only'] && values['postgres-only']) {
+    process.stderr.write('--sqlite-only and --postgres-only exclude each other\n');
+    return 64;
+  }
   const candidate = postgresUrlFromEnv() ?? 'postgres://postgres@127.0.0.1:5432/test';
   const postgresUrl = values['sqlite-only'] ? null : (await reachablePostgres(candidate)) ? candidate : null;
   if (values['postgres-only'] && !postgresUrl) {
-    process.stderr.write(
-      `--postgres-only: PostgreSQL at ${candidate} does not answer${values['sqlite-only'] ? ' (or --sqlite-only was given too)' : ''}\n`,
-    );
+    process.stderr.write(`--postgres-only: PostgreSQL at ${candidate} does not answer\n`);
     return 64;
   }
   if (!postgresUrl && !values['sqlite-only']) {
