@@ -167,15 +167,9 @@ function peakRssRows(workloads: readonly WorkloadResult[]): string[] {
 
 /** docs/performance.md: the newest committed result of each engine, as tables. */
 function writePerformanceDoc(): void {
-  const newest = new Map<string, RunFile>();
-  for (const name of readdirSync('bench/results')
-    .filter((f) => f.endsWith('.json'))
-    .sort()) {
-    const run = JSON.parse(readFileSync(`bench/results/${name}`, 'utf8')) as RunFile;
-    newest.set(run.engine, run);
-  }
   const cell = (v: string | number | undefined) => (v === undefined ? '' : String(v));
-  const sections = [...newest.values()].map((run) => {
+  const runs = (['postgres', 'sqlite'] as const).flatMap((engine) => newestResult(engine) ?? []);
+  const sections = runs.map((run) => {
     const lines = [
       `## ${run.engine === 'sqlite' ? 'SQLite' : 'PostgreSQL'} (${run.date.slice(0, 16).replace('T', ' ')} UTC)`,
       '',
