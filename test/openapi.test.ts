@@ -66,6 +66,28 @@ describe('OpenAPI document on sqlite', () => {
     });
   });
 
+  it('writes every fixed set of strings as one enum, not a union of single values', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const { schemas } = doc.components;
+    expect(schemas.VerificationResult.properties.status).toEqual({
+      type: 'string',
+      enum: ['valid', 'expired', 'revoked', 'unknown'],
+    });
+    expect(schemas.CredentialDetail.properties.status).toEqual({
+      type: 'string',
+      enum: ['valid', 'expired', 'revoked'],
+    });
+    const unions: string[] = [];
+    const walk = (value: unknown, path: string): void => {
+      if (value === null || typeof value !== 'object') return;
+      const anyOf = (value as { anyOf?: { enum?: unknown[] }[] }).anyOf;
+      if (anyOf?.every((branch) => branch.enum?.length === 1)) unions.push(path);
+      for (const [key, child] of Object.entries(value)) walk(child, `${path}/${key}`);
+    };
+    walk(doc, '');
+    expect(unions).toEqual([]);
+  });
+
   it('serves the docs UI offline', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/docs/' });
     expect(res.statusCode).toBe(200);

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { DateTime, Email, Nullable, PageOffset, Text, Uuid, WebUrl } from '../../core/schemas.js';
+import { DateTime, Email, Nullable, PageOffset, StringEnum, Text, Uuid, WebUrl } from '../../core/schemas.js';
 
-export const CredentialStatus = Type.Union([Type.Literal('valid'), Type.Literal('expired'), Type.Literal('revoked')]);
+export const CredentialStatus = StringEnum(['valid', 'expired', 'revoked']);
 export type CredentialStatus = Static<typeof CredentialStatus>;
 
 const Uri = Type.String({ format: 'uri' });

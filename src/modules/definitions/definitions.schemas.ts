@@ -1,8 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { DateTime, Nullable, Text, WebUrl } from '../../core/schemas.js';
+import { DateTime, Nullable, StringEnum, Text, WebUrl } from '../../core/schemas.js';
 import { SLUG_PATTERN } from '../../core/slug.js';
 
-export const DefinitionStatus = Type.Union([Type.Literal('active'), Type.Literal('archived')]);
+export const DefinitionStatus = StringEnum(['active', 'archived']);
 
 const Slug = Type.String({ pattern: SLUG_PATTERN, maxLength: 64 });
 const StringList = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 });

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { DateTime, Nullable, Text, WebUrl } from '../../core/schemas.js';
+import { DateTime, Nullable, StringEnum, Text, WebUrl } from '../../core/schemas.js';
 
-export const EndorsementTargetType = Type.Union([Type.Literal('definition'), Type.Literal('credential')]);
+export const EndorsementTargetType = StringEnum(['definition', 'credential']);
 export type EndorsementTargetType = Static<typeof EndorsementTargetType>;
 
 export const EndorsementSchema = Type.Object(

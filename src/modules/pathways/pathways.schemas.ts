@@ -1,8 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { DateTime, Email, Text } from '../../core/schemas.js';
+import { DateTime, Email, StringEnum, Text } from '../../core/schemas.js';
 import { SLUG_PATTERN } from '../../core/slug.js';
 
-export const PathwayStatus = Type.Union([Type.Literal('active'), Type.Literal('archived')]);
+export const PathwayStatus = StringEnum(['active', 'archived']);
 export type PathwayStatus = Static<typeof PathwayStatus>;
 
 const pathwayFields = {

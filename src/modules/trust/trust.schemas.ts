@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { StringEnum } from '../../core/schemas.js';
 
 export const CONTROL_CATEGORIES = [
   'Encryption',
@@ -10,7 +11,7 @@ export const CONTROL_CATEGORIES = [
   'Observability',
 ] as const;
 
-export const ControlCategory = Type.Union(CONTROL_CATEGORIES.map((c) => Type.Literal(c)));
+export const ControlCategory = StringEnum(CONTROL_CATEGORIES);
 export type ControlCategory = Static<typeof ControlCategory>;
 
 export const ControlSchema = Type.Object({

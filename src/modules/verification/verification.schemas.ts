@@ -1,17 +1,12 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { DateTime, Email, Nullable } from '../../core/schemas.js';
+import { DateTime, Email, Nullable, StringEnum } from '../../core/schemas.js';
 
 const Uri = Type.String({ format: 'uri' });
 
 /** The most ids one bulk verification takes (design.md §4 size limits). */
 export const MAX_BULK_IDS = 1000;
 
-export const VerificationStatus = Type.Union([
-  Type.Literal('valid'),
-  Type.Literal('expired'),
-  Type.Literal('revoked'),
-  Type.Literal('unknown'),
-]);
+export const VerificationStatus = StringEnum(['valid', 'expired', 'revoked', 'unknown']);
 
 export const VerificationResultSchema = Type.Object(
   {
