@@ -91,6 +91,21 @@ export async function verificationWorkloads(
         },
       ],
     });
+    // The same route for an id of another host: answered `unknown` without touching the database,
+    // so this is the request path alone (hooks, validation, serialisation) beside the bare route.
+    const foreign = await load({
+      url: server.url,
+      connections: CONNECTIONS,
+      duration: seconds,
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/v1/verify',
+          headers: json,
+          body: JSON.stringify({ id: 'https://elsewhere.example/v1/issuers/x/assertions/y' }),
+        },
+      ],
+    });
     const bulkBodies = (size: number) =>
       Array.from({ length: 20 }, (_, k) =>
         JSON.stringify({ ids: urls.slice((k * 97) % (urls.length - size)).slice(0, size) }),
@@ -134,6 +149,15 @@ export async function verificationWorkloads(
         target: '>= 50 %',
         pass: single.rps >= 0.5 * ceiling.rps && single.non2xx === 0 && single.errors === 0,
         notes: `non-2xx ${single.non2xx}, errors ${single.errors}`,
+      },
+      {
+        workload: 'HTTP verify of a foreign id (no database)',
+        rps: foreign.rps,
+        p50Ms: foreign.p50Ms,
+        p99Ms: foreign.p99Ms,
+        limit: ceilingLimit,
+        ratio: ratio(foreign.rps, ceiling.rps),
+        notes: `the request path without the read or the event; non-2xx ${foreign.non2xx}`,
       },
       {
         workload: 'HTTP verify bulk (100 ids)',
