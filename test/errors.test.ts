@@ -22,6 +22,18 @@ describe.each(dialects)('error bodies on %s', (dialect) => {
     expect(body.issues).toEqual([expect.objectContaining({ code: 'json' })]);
   });
 
+  it('names the allowed values when a value is not one of them', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/credentials?status=pending',
+      headers: auth(issuer.key),
+    });
+    const body = expectErrorBody(res, 400, 'validation_failed');
+    expect(body.issues).toEqual([
+      { path: '/status', message: 'querystring/status must be one of: valid, expired, revoked', code: 'enum' },
+    ]);
+  });
+
   it('refuses prototype pollution payloads', async () => {
     const res = await t.app.inject({
       method: 'POST',

@@ -20,10 +20,14 @@ function validationIssues(err: FastifyError): ValidationIssue[] {
           ? `/${issue.params.additionalProperty}`
           : '';
     const path = `${issue.instancePath}${extra}`;
+    const allowed =
+      issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues) ? issue.params.allowedValues : null;
     const message =
       issue.keyword === 'additionalProperties'
         ? `${context}${path} is not a known property`
-        : `${context}${issue.instancePath} ${issue.message ?? 'is invalid'}`;
+        : allowed
+          ? `${context}${path} must be one of: ${allowed.join(', ')}`
+          : `${context}${issue.instancePath} ${issue.message ?? 'is invalid'}`;
     return { path, message, code: issue.keyword };
   });
 }

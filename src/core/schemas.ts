@@ -10,11 +10,11 @@ export function Nullable<T extends TSchema>(schema: T) {
 
 /**
  * One of a fixed set of strings, as `enum`. TypeBox writes a union of literals as `anyOf` of
- * `const`, which OpenAPI 3.0.3 lacks and which fast-json-stringify can only serialise by running
- * an ajv validator per value.
+ * `const`: the document then lists one-value alternatives, and fast-json-stringify can only
+ * serialise it by running an ajv validator per value.
  */
-export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}) {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+export function StringEnum<const T extends readonly string[]>(values: T) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
 }
 
 export const Uuid = Type.String({ format: 'uuid' });
