@@ -99,7 +99,7 @@ const FINDINGS = [
   '  real id cost about 84 µs more than the foreign one even with them off (141 against 57 µs): the',
   '  read of credential, issuer and definition (13–19 µs in process, through Kysely or a bare',
   '  better-sqlite3 statement alike), the event, and building and serialising the full result.',
-  '  Statuses and other fixed sets of strings are now one `enum` in the schemas, so a result is',
+  '  Statuses and other fixed sets of strings are now one `enum` in the API schemas, so a result is',
   '  serialised without running an ajv validator for its status.',
   '- **Verification events** carry only a time-ordered index (migration 0011). The credential-ordered',
   '  one cost each event a random index page: 30–66 µs a row on SQLite in batches of 250, against',

@@ -382,11 +382,10 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
     /**
      * Issues items in the order `insertionOrder` picks; outcomes stay in item order. A transaction
      * takes chunks, yielding to the event loop between them, until it holds TRANSACTION_ROWS rows or
-     * has been open TRANSACTION_MS, and then commits: each
-     * commit writes every page its rows touched and syncs, so a commit per chunk made the commits
-     * most of an import's time. When the quota cannot take a transaction's rows, it is rolled back
-     * and re-run with only as many new items as fit; the rest become `quota_exceeded` errors.
-     * `finish` commits with the last rows.
+     * has been open TRANSACTION_MS, and then commits: each commit writes every page its rows touched
+     * and syncs, so a commit per chunk made the commits most of an import's time. When the quota
+     * cannot take a transaction's rows, it is rolled back and re-run with only as many new items as
+     * fit; the rest become `quota_exceeded` errors. `finish` commits with the last rows.
      */
     async issue(issuerId: string, run: BatchRun, items: BatchItem[], finish?: BatchFinish): Promise<BatchOutcome[]> {
       const identity = await deps.issuers.identity(issuerId);
