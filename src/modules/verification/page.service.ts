@@ -1,8 +1,9 @@
 import type { Core } from '../../core/context.js';
 import { publicUrls } from '../../core/urls.js';
+import { coalescedReads } from '../../db/coalesced-reads.js';
 import type { EventRecorder } from './events.js';
 import { isShareAction, shareTarget } from './share.js';
-import { createVerificationRepository, type PageRow } from './verification.repository.js';
+import { CONCURRENT_READS, createVerificationRepository, type PageRow } from './verification.repository.js';
 import { type AuthenticResult, toResult } from './verification.views.js';
 
 /** Everything the human verification page shows: the API result plus the BadgeClass details. */
@@ -21,15 +22,16 @@ export interface PageView {
 
 /** The verification page (`/verify/{slug}/{id}`) and its share redirects. */
 export function createPageService(
-  core: Pick<Core, 'db' | 'clock' | 'config'>,
+  core: Pick<Core, 'db' | 'dialect' | 'clock' | 'config'>,
   deps: { events: Pick<EventRecorder, 'recordVerifications' | 'recordEngagement'> },
 ) {
   const urls = publicUrls(core.config.publicBaseUrl);
-  const repo = createVerificationRepository(core.db);
+  const repo = createVerificationRepository(core.db, core.dialect);
+  const findOne = coalescedReads(repo.findForPageByIds, CONCURRENT_READS);
 
   /** The credential, only when it is the named issuer's: any other combination is not found. */
   async function find(issuerSlug: string, id: string): Promise<PageRow | undefined> {
-    const row = await repo.findForPage(id);
+    const row = await findOne(id);
     return row?.issuer_slug === issuerSlug ? row : undefined;
   }
 

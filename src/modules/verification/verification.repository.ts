@@ -1,7 +1,16 @@
-import type { Executor } from '../../db/database.js';
+import { type SelectQueryBuilder, sql } from 'kysely';
+import type { Dialect, Executor } from '../../db/database.js';
+import { prepared } from '../../db/dialect.js';
+import type { DB } from '../../db/schema.js';
 
-/** Ids per `where id in (...)`: well under SQLite's and PostgreSQL's bound-parameter limits. */
+/** Ids per `where id in (...)` on SQLite: well under its bound-parameter limit. */
 const CHUNK = 500;
+
+/**
+ * How the single-id reads run together (`coalescedReads`): at most 4 at once, leaving the rest of
+ * the PostgreSQL pool (10) to writes; each takes up to CHUNK waiting ids.
+ */
+export const CONCURRENT_READS = { maxInFlight: 4, maxKeys: CHUNK };
 
 /*
  * The public verification read model. Verification is open: whoever holds an assertion id may check
@@ -60,52 +69,65 @@ export interface PageRow extends VerifiableRow {
   skills: string;
 }
 
-export function createVerificationRepository(db: Executor) {
+const PAGE_COLUMNS = [
+  'issuers.url as issuer_url',
+  'definitions.description',
+  'definitions.criteria_narrative',
+  'definitions.criteria_url',
+  'definitions.tags',
+  'definitions.skills',
+] as const;
+
+type Joined<R> = SelectQueryBuilder<DB, 'credentials' | 'issuers' | 'definitions', R>;
+
+export function createVerificationRepository(db: Executor, dialect: Dialect) {
   const joined = () =>
     db
       .selectFrom('credentials')
       .innerJoin('issuers', 'issuers.id', 'credentials.issuer_id')
       .innerJoin('definitions', 'definitions.id', 'credentials.definition_id');
-  // The single-id reads (the API's and the page's) are the hottest queries of the service: built
-  // and compiled once, then only their parameter changes (half the cost of building the query per
-  // request).
-  const byId = joined().select(VERIFY_COLUMNS).where('credentials.id', '=', '').compile();
-  const forPage = joined()
-    .select(VERIFY_COLUMNS)
-    .select([
-      'issuers.url as issuer_url',
-      'definitions.description',
-      'definitions.criteria_narrative',
-      'definitions.criteria_url',
-      'definitions.tags',
-      'definitions.skills',
-    ])
-    .where('credentials.id', '=', '')
-    .compile();
 
-  return {
-    /** Set-based: one query per chunk of ids, whatever their number or issuers. */
-    async findByIds(ids: readonly string[]): Promise<Map<string, VerifiableRow>> {
+  /**
+   * Rows of `query` by credential id, set-based: one statement per chunk of ids, whatever their
+   * number or issuers. The single-id reads (the API's and the page's) are the hottest queries of the
+   * service, and on PostgreSQL so is the many-id one (concurrent verifies are read together): their
+   * statements are compiled once, then only given parameters (half the cost of building the query
+   * per request), and prepared once per PostgreSQL connection.
+   */
+  function byIds<R extends { id: string }>(query: () => Joined<R>) {
+    const one = prepared(query().where('credentials.id', '=', '').compile());
+    // One parameter, an array, for any number of ids: a single prepared text.
+    const many =
+      dialect === 'postgres'
+        ? prepared(
+            query()
+              .where(sql<boolean>`${sql.ref('credentials.id')} = any(${sql.val([])}::text[])`)
+              .compile(),
+          )
+        : null;
+    return async (ids: readonly string[]): Promise<Map<string, R>> => {
       const unique = [...new Set(ids)];
-      const found = new Map<string, VerifiableRow>();
-      if (unique.length === 1) {
-        const { rows } = await db.executeQuery<VerifiableRow>({ ...byId, parameters: unique });
+      const found = new Map<string, R>();
+      const add = (rows: readonly R[]) => {
         for (const row of rows) found.set(row.id, row);
-        return found;
-      }
-      for (let i = 0; i < unique.length; i += CHUNK) {
-        const rows = await joined()
-          .select(VERIFY_COLUMNS)
-          .where('credentials.id', 'in', unique.slice(i, i + CHUNK))
-          .execute();
-        for (const row of rows) found.set(row.id, row);
+      };
+      if (unique.length === 1) add((await db.executeQuery<R>({ ...one, parameters: unique })).rows);
+      else if (many) add((await db.executeQuery<R>({ ...many, parameters: [unique] })).rows);
+      else {
+        for (let i = 0; i < unique.length; i += CHUNK) {
+          add(
+            await query()
+              .where('credentials.id', 'in', unique.slice(i, i + CHUNK))
+              .execute(),
+          );
+        }
       }
       return found;
-    },
+    };
+  }
 
-    async findForPage(id: string): Promise<PageRow | undefined> {
-      const { rows } = await db.executeQuery<PageRow>({ ...forPage, parameters: [id] });
-      return rows[0];
-    },
+  return {
+    findByIds: byIds<VerifiableRow>(() => joined().select(VERIFY_COLUMNS)),
+    findForPageByIds: byIds<PageRow>(() => joined().select(VERIFY_COLUMNS).select(PAGE_COLUMNS)),
   };
 }

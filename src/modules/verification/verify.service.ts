@@ -1,22 +1,25 @@
 import type { Core } from '../../core/context.js';
 import { publicUrls } from '../../core/urls.js';
+import { coalescedReads } from '../../db/coalesced-reads.js';
 import type { UsageService } from '../usage/usage.service.js';
 import type { EventRecorder, VerificationChannel } from './events.js';
-import { createVerificationRepository, type VerifiableRow } from './verification.repository.js';
+import { CONCURRENT_READS, createVerificationRepository, type VerifiableRow } from './verification.repository.js';
 import type { VerificationResult } from './verification.schemas.js';
 import { assertionRefParser, rowMatches, toResult, unknownResult } from './verification.views.js';
 
 /**
- * Public verification of assertion ids, singly, in bulk and (keyed, metered) premium. Every id is
- * looked up in one set-based read; each authentic one is recorded as a verification event.
+ * Public verification of assertion ids, singly, in bulk and (keyed, metered) premium. A bulk call's
+ * ids are looked up in one set-based read, and so are concurrent single verifies; each authentic
+ * id is recorded as a verification event.
  */
 export function createVerifyService(
-  core: Pick<Core, 'db' | 'clock' | 'config'>,
+  core: Pick<Core, 'db' | 'dialect' | 'clock' | 'config'>,
   deps: { events: Pick<EventRecorder, 'recordVerifications'>; usage: Pick<UsageService, 'meterPremiumVerification'> },
 ) {
   const urls = publicUrls(core.config.publicBaseUrl);
   const parse = assertionRefParser(core.config.publicBaseUrl);
-  const repo = createVerificationRepository(core.db);
+  const repo = createVerificationRepository(core.db, core.dialect);
+  const findOne = coalescedReads(repo.findByIds, CONCURRENT_READS);
 
   async function verifyMany(ids: readonly string[], channel: VerificationChannel, country: string) {
     const refs = ids.map(parse);
@@ -34,9 +37,14 @@ export function createVerifyService(
     return results;
   }
 
+  /** One id, read together with the single verifies running beside it. */
   async function verify(id: string, country: string): Promise<VerificationResult> {
-    const [result] = await verifyMany([id], 'api', country);
-    return result ?? unknownResult(id);
+    const ref = parse(id);
+    const row = ref ? await findOne(ref.credentialId) : undefined;
+    if (!ref || !rowMatches(ref, row)) return unknownResult(id);
+    const result = toResult(urls, id, row, core.clock.now());
+    await deps.events.recordVerifications([row], 'api', country);
+    return result;
   }
 
   return {
