@@ -220,10 +220,10 @@ export function prepared<R>(query: CompiledQuery<R>): CompiledQuery<R> {
 
 /**
  * The pg pool as Kysely uses it, running the texts marked `prepared` as named statements and
- * retiring a connection whose query timed out. pg leaves a timed-out
- * query running on its connection and takes the client back as healthy, so every later query on it
- * waited behind the stuck one: a stalled database held requests past the timeouts. After a timeout
- * the client fails further queries at once (a transaction's ROLLBACK too) and is destroyed on release.
+ * retiring a connection whose query timed out. pg leaves a timed-out query running on its
+ * connection and takes the client back as healthy, so every later query on it waited behind the
+ * stuck one: a stalled database held requests past the timeouts. After a timeout the client fails
+ * further queries at once (a transaction's ROLLBACK too) and is destroyed on release.
  */
 export function poolRetiringTimedOutClients(pool: pg.Pool): PostgresPool {
   return {

@@ -88,11 +88,12 @@ export function createVerificationRepository(db: Executor, dialect: Dialect) {
       .innerJoin('definitions', 'definitions.id', 'credentials.definition_id');
 
   /**
-   * Rows of `query` by credential id, set-based: one statement per chunk of ids, whatever their
-   * number or issuers. The single-id reads (the API's and the page's) are the hottest queries of the
-   * service, and on PostgreSQL so is the many-id one (concurrent verifies are read together): their
-   * statements are compiled once, then only given parameters (half the cost of building the query
-   * per request), and prepared once per PostgreSQL connection.
+   * Rows of `query` by credential id, set-based whatever the ids' number or issuers: one statement
+   * on PostgreSQL (the ids as one array parameter), one per CHUNK ids on SQLite. The single-id reads
+   * (the API's and the page's) are the hottest queries of the service, and on PostgreSQL so is the
+   * many-id one (concurrent verifies are read together): their statements are compiled once, then
+   * only given parameters (half the cost of building the query per request), and prepared once per
+   * PostgreSQL connection.
    */
   function byIds<R extends { id: string }>(query: () => Joined<R>) {
     const one = prepared(query().where('credentials.id', '=', '').compile());
