@@ -15,12 +15,11 @@ export function coalescedReads<K, V>(
   read: (keys: K[]) => Promise<ReadonlyMap<K, V>>,
   options: { maxInFlight: number; maxKeys: number },
 ): (key: K) => Promise<V | undefined> {
-  let waiting: Waiter<K, V>[] = [];
+  const waiting: Waiter<K, V>[] = [];
   let inFlight = 0;
 
   async function run(): Promise<void> {
-    const batch = waiting.length > options.maxKeys ? waiting.splice(0, options.maxKeys) : waiting;
-    if (batch === waiting) waiting = [];
+    const batch = waiting.splice(0, options.maxKeys);
     inFlight++;
     try {
       const found = await read([...new Set(batch.map((waiter) => waiter.key))]);
