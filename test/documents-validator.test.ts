@@ -235,6 +235,19 @@ describe.each(dialects)('badge image and negotiation units on %s', () => {
   });
 
   it.each([
+    ['#e67e22', '#000000'],
+    ['#00aaff', '#000000'],
+    ['#808080', '#000000'],
+    ['#ffff00', '#000000'],
+    ['#1f5fbf', '#ffffff'],
+    ['#123456', '#ffffff'],
+  ])('writes the badge text on %s in %s, whichever has the higher contrast', (brand, ink) => {
+    const svg = renderBadgeSvg({ name: 'N', issuerName: 'I', brandColor: brand });
+    expect(svg).toContain(`fill="${brand}"`);
+    expect(svg).toContain(`font-weight="700" fill="${ink}"`);
+  });
+
+  it.each([
     [undefined, false, 'ld+json'],
     ['', false, 'ld+json'],
     ['*/*', true, 'ld+json'],

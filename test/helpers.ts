@@ -84,7 +84,7 @@ export interface TestApp {
   testDb: TestDatabase;
   config: Readonly<Config>;
   /** Creates an issuer with a key; plan defaults to enterprise so quotas never interfere. */
-  issuer(options?: { plan?: string; slug?: string; name?: string }): Promise<TestIssuer>;
+  issuer(options?: { plan?: string; slug?: string; name?: string; brandPrimaryColor?: string }): Promise<TestIssuer>;
   close(): Promise<void>;
 }
 
@@ -124,7 +124,7 @@ export async function createTestApp(dialect: TestDialect, options: TestAppOption
         email: `contact@${slug}.example`,
         url: `https://${slug}.example`,
         plan: opts.plan ?? 'enterprise',
-        brandPrimaryColor: '#123456',
+        brandPrimaryColor: opts.brandPrimaryColor ?? '#123456',
       });
       return { id: issuer.id, slug: issuer.slug, key: key.key, salt: issuer.recipient_salt };
     },

@@ -76,7 +76,9 @@ describe.each(dialects)('verification page on %s', (dialect) => {
     expect(csp).not.toContain('unsafe-inline');
     const nonce = /'nonce-([A-Za-z0-9_-]+)'/.exec(csp)?.[1];
     expect(nonce).toBeDefined();
-    expect(res.body).toContain(`<style nonce="${nonce}">:root{--brand:#123456;--on-brand:#ffffff}</style>`);
+    expect(res.body).toContain(
+      `<style nonce="${nonce}">:root{--brand:#123456;--on-brand:#ffffff;--brand-line:#123456}</style>`,
+    );
     const scripts = res.body.match(/<script\b[^>]*>/g) ?? [];
     expect(scripts).toEqual([expect.stringMatching(/^<script src="\/verify\/assets\/page\.js\?v=[0-9a-f]+" defer>$/)]);
     expect(res.body).toMatch(/<html lang="en">/);
@@ -91,7 +93,7 @@ describe.each(dialects)('verification page on %s', (dialect) => {
     expect(res.body).toContain(`<link rel="alternate" type="application/ld+json" href="${valid.assertionUrl}">`);
     expect(res.body).toContain(`alt="Data Literacy badge"`);
     expect(res.body).toContain('Complete all six modules.\nPass the final assessment.');
-    expect(res.body).toContain('<a href="https://northwind.example/criteria">Full criteria</a>');
+    expect(res.body).toContain('<a class="criteria" href="https://northwind.example/criteria">Full criteria</a>');
     expect(res.body).toContain('<li>Statistics</li><li>SQL</li>');
     expect(res.body).toContain('<li>data</li>');
     expect(res.body).toContain(`href="${new URL(valid.verifyUrl).pathname}/share/linkedin"`);
@@ -104,6 +106,9 @@ describe.each(dialects)('verification page on %s', (dialect) => {
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('class="status status-revoked"');
     expect(res.body).toContain('Reason: Assessment &lt;b&gt;withdrawn&lt;/b&gt;');
+    expect(res.body).toContain(
+      '<dt>Revoked on</dt><dd><time datetime="2026-11-21T10:00:00.000Z">21 November 2026</time></dd>',
+    );
     expect(res.body).not.toContain('/share/');
   });
 
@@ -124,7 +129,7 @@ describe.each(dialects)('verification page on %s', (dialect) => {
       expect(res.statusCode, path).toBe(404);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(res.headers['content-security-policy']).toContain("default-src 'none'");
-      expect(res.body).toContain('Credential not found');
+      expect(res.body).toContain('<h1 class="label">Credential not found</h1>');
       expect(res.body).not.toContain('Northwind');
     }
   });
@@ -311,6 +316,45 @@ describe.each(dialects)('verification page on %s', (dialect) => {
         )
         .toBe(before + 1);
       await page.screenshot({ path: join(screenshots, `valid-${dialect}.png`), fullPage: true });
+      await context.close();
+    });
+
+    it('keeps outlines visible on a pale brand colour and copies the link from the keyboard', async () => {
+      const pale = await t.issuer({
+        slug: `page-pale-${dialect}`,
+        name: 'Sunny College',
+        brandPrimaryColor: '#ffff00',
+      });
+      const definition = await createDefinition(t, pale, { name: 'First Aid' });
+      const credential = await issue(t, pale, definition.id, { email: 'lin@example.test', name: 'Lin Wu' });
+      const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+      const page = await context.newPage();
+      await page.goto(credential.verifyUrl, { waitUntil: 'load' });
+      const style = (selector: string, property: string) =>
+        page.evaluate(
+          `getComputedStyle(document.querySelector(${JSON.stringify(selector)}))[${JSON.stringify(property)}]`,
+        );
+      expect(await style('.issuer-bar', 'color')).toBe('rgb(0, 0, 0)');
+      // Yellow on white is 1.07:1: the copy button is outlined in ink instead.
+      expect(await style('a[data-copy]', 'borderTopColor')).toBe('rgb(27, 31, 36)');
+      await page.locator('.issuer-name').focus();
+      expect(await style('.issuer-name', 'outlineColor')).toBe('rgb(0, 0, 0)');
+      await page.locator('a[data-copy]').focus();
+      await page.keyboard.press(' ');
+      await expect.poll(() => page.locator('#copy-status').textContent()).toBe('Link copied.');
+      expect(await page.evaluate('navigator.clipboard.readText()')).toBe(credential.verifyUrl);
+      expect(page.url()).toBe(credential.verifyUrl);
+      await context.close();
+    });
+
+    it('stacks the columns on a tablet', async () => {
+      const context = await browser.newContext({ viewport: { width: 768, height: 1024 } });
+      const page = await context.newPage();
+      await page.goto(valid.verifyUrl, { waitUntil: 'load' });
+      const columns = await page.evaluate("getComputedStyle(document.querySelector('.layout')).gridTemplateColumns");
+      expect(String(columns).split(' ')).toHaveLength(1);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(768);
       await context.close();
     });
 

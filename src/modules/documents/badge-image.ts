@@ -1,3 +1,5 @@
+import { safeHexColor, textColorOn } from '../../core/colors.js';
+
 /*
  * The generated badge image (for definitions without their own imageUrl) and its Open Badges 2.0
  * baked form. Every piece of text is XML-escaped, and characters XML 1.0 forbids are dropped, so a
@@ -28,18 +30,7 @@ export function escapeXml(text: string): string {
 
 /** Only a plain hex colour reaches the SVG; anything else stored for the issuer falls back to the default. */
 export function brandColor(stored: string | null): string {
-  return stored !== null && /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i.test(stored) ? stored : DEFAULT_BRAND_COLOR;
-}
-
-/** White on dark brand colours, near-black on light ones (WCAG relative luminance). */
-function textColorOn(hex: string): string {
-  const full = hex.length === 4 ? `#${[...hex.slice(1)].map((c) => c + c).join('')}` : hex;
-  const channel = (i: number) => {
-    const v = Number.parseInt(full.slice(i, i + 2), 16) / 255;
-    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
-  };
-  const luminance = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5);
-  return luminance > 0.4 ? '#1a1a1a' : '#ffffff';
+  return safeHexColor(stored) ?? DEFAULT_BRAND_COLOR;
 }
 
 function truncate(text: string, max: number): string {

@@ -45,20 +45,3 @@ export function safeUrl(value: string | null | undefined): string | undefined {
     return undefined;
   }
 }
-
-/** A CSS colour only when it is a plain hex colour: it is written into a stylesheet. */
-export function safeHexColor(value: string | null | undefined): string | undefined {
-  return value && /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/.test(value) ? value.toLowerCase() : undefined;
-}
-
-/** Black or white, whichever reads better on the colour (WCAG relative luminance). */
-export function textColorOn(hex: string): '#000000' | '#ffffff' {
-  const digits = hex.length === 4 ? [...hex.slice(1)].map((d) => d + d).join('') : hex.slice(1);
-  const channel = (i: number) => {
-    const c = Number.parseInt(digits.slice(i, i + 2), 16) / 255;
-    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-  };
-  const luminance = 0.2126 * channel(0) + 0.7152 * channel(2) + 0.0722 * channel(4);
-  // Contrast with white is 1.05 / (L + 0.05); with black (L + 0.05) / 0.05: equal at L ≈ 0.179.
-  return luminance > 0.179 ? '#000000' : '#ffffff';
-}

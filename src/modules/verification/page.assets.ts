@@ -7,16 +7,17 @@ import { sha256Hex } from '../../core/hashing.js';
  */
 
 export const PAGE_CSS = `
-:root{--brand:#1f3a5f;--on-brand:#fff;--ink:#1b1f24;--muted:#4a5361;--line:#d8dde4;--bg:#f5f7fa;--card:#fff;
+:root{--brand:#1f3a5f;--on-brand:#fff;--brand-line:#1f3a5f;--ink:#1b1f24;--muted:#4a5361;--line:#d8dde4;--bg:#f5f7fa;--card:#fff;
 --ok:#0f5c2a;--ok-bg:#e3f3e8;--warn:#6b4100;--warn-bg:#fff1d6;--bad:#9b1111;--bad-bg:#fde8e8;
 font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--ink);background:var(--bg)}
 *{box-sizing:border-box}
 body{margin:0;line-height:1.5}
 a{color:#0b4fa8}
 a:focus-visible,.button:focus-visible{outline:3px solid #0b4fa8;outline-offset:2px}
+.issuer-bar a:focus-visible{outline-color:var(--on-brand)}
 .skip{position:absolute;left:-999px}
 .skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem;z-index:1}
-.issuer-bar{background:var(--brand);color:var(--on-brand)}
+.issuer-bar{background:var(--brand);color:var(--on-brand);border-bottom:1px solid var(--line)}
 .issuer-bar .inner{max-width:60rem;margin:0 auto;padding:.9rem 1.25rem;display:flex;align-items:center;gap:.75rem}
 .issuer-bar img{height:2.5rem;width:auto;max-width:10rem;background:#fff;border-radius:.25rem;padding:.15rem}
 .issuer-bar .issuer-name{font-weight:600;font-size:1.1rem;color:inherit;text-decoration:none}
@@ -35,7 +36,8 @@ main{max-width:60rem;margin:0 auto;padding:1.25rem}
 .credential>div{min-width:0}
 .badge{width:8.5rem;height:8.5rem;object-fit:contain;flex:none}
 h1{font-size:1.6rem;line-height:1.25;margin:0 0 .35rem}
-h1,h2,p,li,.issuer-name{overflow-wrap:anywhere}
+h1,h2,p,li,.issuer-name{overflow-wrap:break-word}
+time{white-space:nowrap}
 h2{font-size:1.05rem;margin:1.25rem 0 .4rem}
 .lead{margin:.1rem 0;color:var(--muted)}
 .lead strong{color:var(--ink)}
@@ -47,7 +49,7 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 .chips li{border:1px solid var(--line);border-radius:1rem;padding:.1rem .7rem;background:var(--bg)}
 .share h2{margin-top:0}
 .button{display:block;text-align:center;padding:.6rem .9rem;margin:0 0 .6rem;border-radius:.4rem;font-weight:600;
-text-decoration:none;border:2px solid var(--brand);color:var(--ink);background:#fff}
+text-decoration:none;border:2px solid var(--brand-line);color:var(--ink);background:#fff;cursor:pointer}
 .button.primary{background:#0a66c2;border-color:#0a66c2;color:#fff}
 .copy-status{min-height:1.5em;margin:0 0 .5rem;color:var(--muted)}
 .qr{margin:1rem 0 0;text-align:center}
@@ -55,20 +57,23 @@ text-decoration:none;border:2px solid var(--brand);color:var(--ink);background:#
 .qr figcaption{color:var(--muted);font-size:.9rem}
 .page-url{overflow-wrap:anywhere;font-size:.85rem;color:var(--muted)}
 footer{max-width:60rem;margin:0 auto;padding:0 1.25rem 2rem;color:var(--muted);font-size:.9rem}
-@media (max-width:44rem){.layout{grid-template-columns:1fr}.credential{flex-direction:column;align-items:center;text-align:center}
+@media (max-width:52rem){.layout{grid-template-columns:1fr}.credential{flex-direction:column;align-items:center;text-align:center}
 dl.facts{text-align:left}}
 @media print{:root{background:#fff}.issuer-bar{background:#fff;color:#000;border-bottom:2px solid #000}
+.issuer-bar .inner{max-width:none;padding:0 0 .5rem}.credential{flex-direction:row;align-items:flex-start;text-align:left}.status{print-color-adjust:exact;-webkit-print-color-adjust:exact}
+.share h2{display:none}a.criteria::after{content:" (" attr(href) ")"}
 .issuer-bar img{padding:0}.button,.copy-status,.skip{display:none}.card{border:none;padding:0}
 .layout{grid-template-columns:1fr 12rem}.status{border-width:2px}a{color:#000;text-decoration:none}
-main,footer{max-width:none}}
+main,footer{max-width:none;padding-left:0;padding-right:0}}
 `.trim();
 
-/** Copy link: copies the page URL and records a share_link through the same redirect the no-script link uses. */
+/**
+ * Copy link: copies the page URL and records a share_link through the same redirect the no-script
+ * link uses. The link acts as a button (Enter or Space); a modified or middle click keeps its
+ * usual meaning.
+ */
 export const PAGE_JS = `
-document.addEventListener('click', function (event) {
-  var link = event.target instanceof Element ? event.target.closest('a[data-copy]') : null;
-  if (!link) return;
-  event.preventDefault();
+function copyLink(link) {
   var url = link.getAttribute('data-copy');
   var status = document.getElementById('copy-status');
   var say = function (text) { if (status) status.textContent = text; };
@@ -78,6 +83,21 @@ document.addEventListener('click', function (event) {
   } else {
     say('Copy this link: ' + url);
   }
+}
+function copyTarget(event) {
+  return event.target instanceof Element ? event.target.closest('a[data-copy]') : null;
+}
+document.addEventListener('click', function (event) {
+  var link = copyTarget(event);
+  if (!link || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+  event.preventDefault();
+  copyLink(link);
+});
+document.addEventListener('keydown', function (event) {
+  var link = copyTarget(event);
+  if (!link || event.key !== ' ') return;
+  event.preventDefault();
+  copyLink(link);
 });
 `.trim();
 

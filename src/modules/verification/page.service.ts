@@ -10,6 +10,8 @@ import { type AuthenticResult, toResult } from './verification.views.js';
 export interface PageView {
   result: AuthenticResult;
   credentialId: string;
+  /** When the issuer revoked it; null while it stands. */
+  revokedAt: string | null;
   assertionUrl: string;
   /** The issuer's own website, where the issuer's name links to. */
   issuerUrl: string;
@@ -48,6 +50,7 @@ export function createPageService(
       return {
         result: toResult(urls, assertionUrl, row, core.clock.now()),
         credentialId: row.id,
+        revokedAt: row.revoked_at,
         assertionUrl,
         issuerUrl: row.issuer_url,
         description: row.description,

@@ -1,5 +1,6 @@
 import QRCode from 'qrcode';
-import { html, Markup, safeHexColor, safeUrl, textColorOn } from './html.js';
+import { contrastRatio, safeHexColor, textColorOn } from '../../core/colors.js';
+import { html, Markup, safeUrl } from './html.js';
 import { PAGE_ASSETS_VERSION } from './page.assets.js';
 import type { PageView } from './page.service.js';
 import { PAGE_SHARE_BUTTONS } from './share.js';
@@ -9,14 +10,15 @@ export const PAGE_JS_PATH = '/verify/assets/page.js';
 
 /**
  * The page's policy: scripts and styles only from this origin (plus the one nonce'd brand-colour
- * style), images from here or any https host (issuer logos, badge images), nothing else.
+ * style), images from here or any web host (issuer logos and badge images are http(s) URLs the
+ * issuer gave; an https page's browser upgrades http ones), nothing else.
  */
 export function pageCsp(nonce: string): string {
   return [
     "default-src 'none'",
     "script-src 'self'",
     `style-src 'self' 'nonce-${nonce}'`,
-    "img-src 'self' https: data:",
+    "img-src 'self' https: http: data:",
     "connect-src 'self'",
     "base-uri 'none'",
     "form-action 'none'",
@@ -44,10 +46,14 @@ function date(iso: string): Markup {
   return html`<time datetime="${iso}">${dateFormat.format(new Date(iso))}</time>`;
 }
 
+/** Outlines drawn in the brand colour on white need 3:1 (WCAG 1.4.11); paler brands outline in ink. */
+const MIN_OUTLINE_CONTRAST = 3;
+
 function brandStyle(nonce: string, color: string | null | undefined): Markup {
   const brand = safeHexColor(color);
   if (!brand) return html``;
-  return html`<style nonce="${nonce}">:root{--brand:${brand};--on-brand:${textColorOn(brand)}}</style>`;
+  const line = contrastRatio(brand, '#ffffff') >= MIN_OUTLINE_CONTRAST ? brand : 'var(--ink)';
+  return html`<style nonce="${nonce}">:root{--brand:${brand};--on-brand:${textColorOn(brand)};--brand-line:${line}}</style>`;
 }
 
 function htmlDocument(options: {
@@ -62,6 +68,7 @@ function htmlDocument(options: {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
+<link rel="icon" href="data:,">
 <title>${options.title}</title>
 ${options.head}
 <link rel="stylesheet" href="${PAGE_CSS_PATH}?v=${PAGE_ASSETS_VERSION}">
@@ -105,7 +112,7 @@ function shareLinks(view: PageView): Markup {
   const base = new URL(view.result.verifyPageUrl).pathname;
   return html`${PAGE_SHARE_BUTTONS.map(({ action, label }) =>
     action === 'share_link'
-      ? html`<a class="button" href="${base}/share/${action}" data-copy="${view.result.verifyPageUrl}">${label}</a>`
+      ? html`<a class="button" role="button" href="${base}/share/${action}" data-copy="${view.result.verifyPageUrl}">${label}</a>`
       : html`<a class="button primary" href="${base}/share/${action}" target="_blank" rel="noopener">${label}</a>`,
   )}<p id="copy-status" class="copy-status" role="status" aria-live="polite"></p>`;
 }
@@ -152,6 +159,7 @@ ${result.recipientName ? html`<p class="lead">Awarded to <strong>${result.recipi
 <dl class="facts">
 <dt>Issued on</dt><dd>${date(view.result.issuedOn)}</dd>
 <dt>${result.status === 'expired' ? 'Expired on' : 'Expires'}</dt><dd>${result.expiresOn ? date(result.expiresOn) : 'Does not expire'}</dd>
+${view.revokedAt ? html`<dt>Revoked on</dt><dd>${date(view.revokedAt)}</dd>` : ''}
 <dt>Credential ID</dt><dd>${view.credentialId}</dd>
 </dl>
 </div>
@@ -161,7 +169,7 @@ ${result.recipientName ? html`<p class="lead">Awarded to <strong>${result.recipi
 <p class="prose">${view.description}</p>
 ${view.criteriaNarrative || criteriaUrl ? html`<h2>Criteria</h2>` : ''}
 ${view.criteriaNarrative ? html`<p class="prose">${view.criteriaNarrative}</p>` : ''}
-${criteriaUrl ? html`<p><a href="${criteriaUrl}">Full criteria</a></p>` : ''}
+${criteriaUrl ? html`<p><a class="criteria" href="${criteriaUrl}">Full criteria</a></p>` : ''}
 ${chips('Skills', view.skills)}
 ${chips('Tags', view.tags)}
 </section>
@@ -193,7 +201,7 @@ export function renderNotFoundPage(nonce: string): string {
     title: 'Credential not found',
     body: html`<main id="main">
 <section class="status status-unknown" aria-label="Verification status">
-<p class="label">Credential not found</p>
+<h1 class="label">Credential not found</h1>
 <p>No credential matches this address. Check that the link is complete, or ask the person who shared it for a new one.</p>
 </section>
 </main>`,
