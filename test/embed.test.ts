@@ -10,13 +10,20 @@ import { createDefinition, freePort, type Issued, issue, launchChromium, revoke 
 const HOSTILE = '<img src=x onerror="window.__xss=1">';
 
 /** A page on another origin, as an earner's portfolio site would be. */
-async function hostSite(html: () => string): Promise<{ server: Server; url: string }> {
+async function hostSite(
+  html: () => string,
+  options: { headers?: Record<string, string>; css?: string } = {},
+): Promise<{ server: Server; url: string }> {
   const server = createServer((request, response) => {
+    if (request.url === '/site.css' && options.css !== undefined) {
+      response.writeHead(200, { 'content-type': 'text/css' }).end(options.css);
+      return;
+    }
     if (request.url !== '/') {
       response.writeHead(404).end();
       return;
     }
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html());
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...options.headers }).end(html());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
@@ -29,6 +36,8 @@ describe.each(dialects)('embed script on %s', (dialect) => {
   let base: string;
   let browser: Browser;
   let host: { server: Server; url: string };
+  let strictHost: { server: Server; url: string };
+  let longName: Issued;
   let a: TestIssuer;
   let valid: Issued;
   let second: Issued;
@@ -52,6 +61,8 @@ describe.each(dialects)('embed script on %s', (dialect) => {
     revoked = await issue(t, a, literacy.id, { email: 'alan@example.test', name: 'Alan Turing' });
     await revoke(t, a, revoked.credentialId, 'Issued in error');
     hostile = await issue(t, a, evil.id, { email: 'mallory@example.test', name: `${HOSTILE} Mallory` });
+    const long = await createDefinition(t, a, { name: `Informationssicherheitsmanagement${'x'.repeat(60)}` });
+    longName = await issue(t, a, long.id, { email: 'lin@example.test', name: 'Lin Wu' });
     const profile = await t.app.inject({
       method: 'POST',
       url: '/api/v1/profiles',
@@ -70,10 +81,27 @@ describe.each(dialects)('embed script on %s', (dialect) => {
 <script src="${base}/embed/v1.js" async></script>
 </body></html>`,
     );
+    // A site that forbids inline styles and styles every div its own way.
+    strictHost = await hostSite(
+      () => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Strict site</title>
+<link rel="stylesheet" href="/site.css"></head><body>
+<div id="long" data-service-credential="${longName.assertionUrl}"></div>
+<div id="profile" data-service-profile="${profileUrl}"></div>
+<div id="later"></div>
+<script src="${base}/embed/v1.js" async></script>
+</body></html>`,
+      {
+        headers: {
+          'content-security-policy': `default-src 'none'; script-src ${base}; connect-src ${base}; img-src ${base}; style-src 'self'`,
+        },
+        css: 'div{color:red;font-size:30px;font-family:serif}',
+      },
+    );
   });
   afterAll(async () => {
     await browser?.close();
     await new Promise((resolve) => host?.server.close(resolve));
+    await new Promise((resolve) => strictHost?.server.close(resolve));
     await t?.close();
   });
 
@@ -179,6 +207,39 @@ describe.each(dialects)('embed script on %s', (dialect) => {
     await expect.poll(() => text(page, '#late .st')).toBe('Verified');
     expect(await text(page, '#late .nm')).toBe('SQL Foundations');
     await page.close();
+  });
+
+  it('keeps its own look on a site that forbids inline styles and styles every div, on a phone', async () => {
+    const context = await browser.newContext({ viewport: { width: 360, height: 800 } });
+    const page = await context.newPage();
+    const violations: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
+    await page.goto(strictHost.url, { waitUntil: 'load' });
+    await expect.poll(() => text(page, '#long .st')).toBe('Verified');
+    await expect.poll(() => page.locator('#profile .card').count()).toBe(2);
+    const style = (host: string, selector: string, property: string) =>
+      page.evaluate(
+        `getComputedStyle(document.querySelector(${JSON.stringify(host)}).shadowRoot.querySelector(${JSON.stringify(selector)})).getPropertyValue(${JSON.stringify(property)})`,
+      );
+    expect(await style('#long', 'img', 'width')).toBe('64px');
+    expect(await style('#long', '.card', 'border-left-width')).toBe('4px');
+    expect(await style('#long', '.nm', 'color')).toBe('rgb(27, 31, 36)');
+    expect(await style('#long', '.is', 'font-size')).toBe('14px');
+    expect(await style('#long', '.is', 'font-family')).not.toBe('serif');
+    // A badge name with no break point wraps inside the card instead of widening the page.
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+    expect(await text(page, '#long .nm')).toBe(`Informationssicherheitsmanagement${'x'.repeat(60)}`);
+
+    // A div that is given the attribute after it was inserted is picked up too.
+    await page.evaluate(
+      `document.querySelector('#later').setAttribute('data-service-credential', '${valid.assertionUrl}')`,
+    );
+    await expect.poll(() => text(page, '#later .st')).toBe('Verified');
+    expect(violations).toEqual([]);
+    await page.screenshot({ path: join(screenshots, `embed-strict-${dialect}.png`), fullPage: true });
+    await context.close();
   });
 
   it('shows a neutral state when the network fails', async () => {

@@ -6,6 +6,12 @@ import { sha256Hex } from '../../core/hashing.js';
  * `div[data-service-profile]` (an earner profile URL), calling the verify API of the origin it was
  * loaded from with no key, no cookies and no referrer. Text goes in through textContent only, and
  * only http(s) URLs reach src/href.
+ *
+ * The host page is hostile ground for styling. The card's wrapper resets and sets every inherited
+ * property (`all:initial`), since the page's rules reach the host element and would be inherited
+ * inside the shadow root. The styles are a constructed stylesheet where the browser has them: that
+ * is not inline style, so a page whose CSP forbids inline styles still shows a styled card (older
+ * browsers get a <style> element). Long unbroken names wrap instead of widening the page.
  */
 const SOURCE = `(function () {
   'use strict';
@@ -15,15 +21,16 @@ const SOURCE = `(function () {
   var P = 'data-service-profile';
   var seen = new WeakSet();
   var LABEL = { valid: 'Verified', expired: 'Expired', revoked: 'Revoked', unknown: 'Not verified' };
-  var CSS = ':host{display:block;font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;color:#1b1f24}' +
-    '.box{display:grid;gap:8px;max-width:440px}' +
-    '.card{display:flex;gap:12px;align-items:center;padding:12px;border:1px solid #d8dde4;border-left:4px solid #8a94a3;border-radius:8px;background:#fff}' +
-    'img{width:64px;height:64px;object-fit:contain;flex:none}' +
+  var CSS = ':host{display:block}' +
+    '.box{all:initial;display:grid;grid-template-columns:minmax(0,1fr);gap:8px;max-width:440px;font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;color:#1b1f24;text-align:left}' +
+    '.card{display:flex;gap:12px;align-items:center;padding:12px;border:1px solid #d8dde4;border-left:4px solid #8a94a3;border-radius:8px;background:#fff;min-width:0;overflow-wrap:anywhere}' +
+    'img{width:64px;height:64px;object-fit:contain;flex:none}.body{min-width:0}' +
     '.st{font-weight:700;text-transform:uppercase;font-size:12px;letter-spacing:.04em}' +
-    '.nm{font-weight:600;font-size:15px}.is,.rc,.wait,.fail{color:#4a5361}.lk{color:#0b4fa8}.hd{font-weight:700}' +
+    '.nm{font-weight:600;font-size:15px}.is,.rc,.wait,.fail{color:#4a5361}.lk{color:#0b4fa8}.hd{font-weight:700;font-size:15px;margin:0}' +
     '.s-valid{border-left-color:#0f5c2a}.s-valid .st{color:#0f5c2a}' +
     '.s-expired{border-left-color:#6b4100}.s-expired .st{color:#6b4100}' +
     '.s-revoked,.s-unknown{border-left-color:#9b1111}.s-revoked .st,.s-unknown .st{color:#9b1111}';
+  var sheet = null;
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -54,7 +61,13 @@ const SOURCE = `(function () {
   function mount(host) {
     var root = host.shadowRoot || host.attachShadow({ mode: 'open' });
     while (root.firstChild) root.removeChild(root.firstChild);
-    root.appendChild(el('style', null, CSS));
+    if ('adoptedStyleSheets' in root && typeof CSSStyleSheet === 'function' && CSSStyleSheet.prototype.replaceSync) {
+      if (!sheet) {
+        sheet = new CSSStyleSheet();
+        sheet.replaceSync(CSS);
+      }
+      root.adoptedStyleSheets = [sheet];
+    } else root.appendChild(el('style', null, CSS));
     var box = el('div', 'box');
     box.setAttribute('aria-live', 'polite');
     root.appendChild(box);
@@ -70,8 +83,10 @@ const SOURCE = `(function () {
     var img = v.credential && web(v.credential.imageUrl);
     if (img) {
       var i = el('img');
-      i.src = img;
+      i.referrerPolicy = 'no-referrer';
+      i.width = i.height = 64;
       i.alt = v.credential.name + ' badge';
+      i.src = img;
       c.appendChild(i);
     }
     var b = el('div', 'body');
@@ -118,7 +133,7 @@ const SOURCE = `(function () {
     });
   }
   function scan(node) {
-    if (!node || node.nodeType !== 1) return;
+    if (!node || node.nodeType !== 1 || !node.querySelectorAll) return;
     var found = [node].concat([].slice.call(node.querySelectorAll('div[' + C + '],div[' + P + ']')));
     found.forEach(function (n) {
       if (n.tagName !== 'DIV' || seen.has(n)) return;
@@ -134,8 +149,11 @@ const SOURCE = `(function () {
   function start() {
     scan(document.body);
     new MutationObserver(function (records) {
-      records.forEach(function (r) { [].forEach.call(r.addedNodes, scan); });
-    }).observe(document.documentElement, { childList: true, subtree: true });
+      records.forEach(function (r) {
+        if (r.type === 'attributes') scan(r.target);
+        else [].forEach.call(r.addedNodes, scan);
+      });
+    }).observe(document.documentElement, { childList: true, subtree: true, attributes: true, attributeFilter: [C, P] });
   }
   if (document.body) start();
   else document.addEventListener('DOMContentLoaded', start);
