@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { runCli } from '../src/cli.js';
 import { createDatabase, type Database, migrateToLatest } from '../src/db/database.js';
@@ -113,4 +113,35 @@ describe.each(dialects)('console (CLI) on %s', (dialect) => {
       ).code,
     ).toBe(1);
   });
+
+  it.each([
+    ['--logo-url', 'logo.jpg', 'The issuer logo url must be an http(s) URL.'],
+    ['--image-url', 'javascript:alert(1)', 'The issuer image url must be an http(s) URL.'],
+    ['--brand-color', 'red;}', 'The issuer brand colour must be a hex colour such as #1f5fbf.'],
+  ])(
+    'refuses an issuer whose %s is %s: it would reach the Profile document and the page',
+    async (flag, value, message) => {
+      const slug = `brand-${dialect}-${flag.slice(2)}`;
+      const base = [
+        'issuers',
+        'create',
+        '--name',
+        'Brand',
+        '--slug',
+        slug,
+        '--email',
+        'a@b.example',
+        '--url',
+        'https://b.example',
+      ];
+      const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+      try {
+        expect((await cli([...base, flag, value])).code).toBe(1);
+        expect(stderr).toHaveBeenCalledWith(`error: ${message}\n`);
+      } finally {
+        stderr.mockRestore();
+      }
+      expect((await cli(['issuers', 'list'])).lines.some((l) => l.startsWith(`${slug}\t`))).toBe(false);
+    },
+  );
 });

@@ -244,13 +244,23 @@ describe.each(dialects)('Open Badges 2.0 documents on %s', (dialect) => {
 
   it('escapes every text in the SVG and keeps it well-formed', async () => {
     const nasty = `<script>alert(1)</script>&"' ]]>`;
-    await t.app.services.issuers.createIssuer({
+    const hostileColor = '"/><script>alert(1)</script>';
+    const evilIssuer = {
       name: `Evil & <Co> "quoted"`,
       slug: `evil-${dialect}`,
       email: 'x@evil.example',
       url: 'https://evil.example',
-      brandPrimaryColor: '"/><script>alert(1)</script>',
-    });
+    };
+    await expect(
+      t.app.services.issuers.createIssuer({ ...evilIssuer, brandPrimaryColor: hostileColor }),
+    ).rejects.toThrow('brand colour');
+    await t.app.services.issuers.createIssuer(evilIssuer);
+    // A value stored before colours were checked still never reaches the SVG.
+    await t.database.db
+      .updateTable('issuers')
+      .set({ brand_primary_color: hostileColor })
+      .where('slug', '=', evilIssuer.slug)
+      .execute();
     const evil = (await t.app.services.issuers.listIssuers()).find((i) => i.slug === `evil-${dialect}`);
     const key = (await t.app.services.issuers.createKey(`evil-${dialect}`)).key;
     const def = await post(key, '/api/v1/definitions', { name: nasty, description: 'x', slug: 'nasty' });

@@ -20,8 +20,11 @@ export function StringEnum<const T extends readonly string[]>(values: T) {
 export const Uuid = Type.String({ format: 'uuid' });
 export const Email = Type.String({ format: 'email', maxLength: 254 });
 export const Uri = Type.String({ format: 'uri', maxLength: 2048 });
-/** An http(s) URL a browser can open; other schemes (javascript:, data:) are refused. */
-export const WebUrl = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048 });
+/**
+ * An http(s) URL a browser can open, with a host (ajv's `uri` alone takes `https://`); other
+ * schemes (javascript:, data:) are refused.
+ */
+export const WebUrl = Type.String({ format: 'uri', pattern: '^https?://[^/?#\\s]+', maxLength: 2048 });
 export const DateTime = Type.String({ format: 'date-time' });
 /**
  * A list offset. Above 2^53 a number is no longer an exact integer and the databases refuse it as a

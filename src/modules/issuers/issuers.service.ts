@@ -1,4 +1,5 @@
 import { isoNow } from '../../core/clock.js';
+import { safeHexColor } from '../../core/colors.js';
 import type { AuthContext, Core } from '../../core/context.js';
 import { AppError, errors } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hashing.js';
@@ -7,6 +8,8 @@ import { createIssuerRepository, type IssuerRow, type PlanRow } from './issuers.
 
 export const API_KEY_PREFIX = 'acc_';
 const KEY_BODY_LENGTH = 40;
+/** The issuer's website, logo and image: absolute http(s) URLs. */
+const WEB_URL = /^https?:\/\/[^\s]+$/;
 
 export interface NewIssuer {
   name: string;
@@ -139,8 +142,17 @@ export function createIssuerService(core: Pick<Core, 'db' | 'clock' | 'ids' | 'c
       if (!new RegExp(SLUG_PATTERN).test(input.slug) || input.slug.length > 64) {
         throw errors.validation(`Slug "${input.slug}" must be lower-case kebab case (a-z, 0-9, single dashes).`);
       }
-      if (!/^https?:\/\/[^\s]+$/.test(input.url)) throw errors.validation('The issuer url must be an http(s) URL.');
+      if (!WEB_URL.test(input.url)) throw errors.validation('The issuer url must be an http(s) URL.');
       if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.email)) throw errors.validation('The issuer email is invalid.');
+      for (const [name, value] of [
+        ['logo url', input.brandLogoUrl],
+        ['image url', input.imageUrl],
+      ] as const) {
+        if (value && !WEB_URL.test(value)) throw errors.validation(`The issuer ${name} must be an http(s) URL.`);
+      }
+      if (input.brandPrimaryColor && !safeHexColor(input.brandPrimaryColor)) {
+        throw errors.validation('The issuer brand colour must be a hex colour such as #1f5fbf.');
+      }
       await requirePlan(input.plan ?? 'free');
       if (await repo.getBySlug(input.slug)) throw errors.slugTaken(input.slug);
       const now = isoNow(core.clock);
