@@ -63,6 +63,18 @@ describe('report windows', () => {
     expect(reportWindow({ from: '2024-01-01', to: '2024-12-31' }).to).toBe('2025-01-01T00:00:00.000Z');
   });
 
+  it('holds bounds to the years 0000-9999, so they still order as text', () => {
+    expect(reportWindow({ to: '9999-12-31' })).toEqual({ from: null, to: '9999-12-31T23:59:59.999Z' });
+    expect(analyticsWindow({ from: '9999-12-30', to: '9999-12-31' }, now)).toEqual({
+      from: '9999-12-30T00:00:00.000Z',
+      to: '9999-12-31T23:59:59.999Z',
+    });
+    expect(analyticsWindow({ to: '0000-01-05' }, now)).toEqual({
+      from: '0000-01-01T00:00:00.000Z',
+      to: '0000-01-06T00:00:00.000Z',
+    });
+  });
+
   it('lists every UTC day the window touches, partial edge days included', () => {
     expect(utcDays({ from: '2026-11-01T12:00:00.000Z', to: '2026-11-03T00:00:00.000Z' })).toEqual([
       '2026-11-01',

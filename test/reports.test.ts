@@ -416,6 +416,9 @@ describe.each(dialects)('reports and analytics on %s', (dialect) => {
         ['from=2026-13-01', '/from'],
         ['to=2026-11-21T25:00:00Z', '/to'],
         ['from=2025-01-01&to=2026-01-02', '/to'],
+        // A leap second passes the date-time format, but no JavaScript Date holds it.
+        ['from=2016-12-31T23:59:60Z', '/from'],
+        ['to=2016-12-31T23:59:60Z', '/to'],
       ];
       for (const [qs, path_] of cases) {
         const res = await get(`${path}?${qs}`);

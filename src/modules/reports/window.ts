@@ -19,17 +19,30 @@ export interface WindowQuery {
   to?: string;
 }
 
+/** The instants a four-digit ISO year holds: beyond them ISO strings gain a sign and stop ordering as text. */
+const EARLIEST = Date.parse('0000-01-01T00:00:00.000Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
+/** The stored timestamp form of an instant, held to the years 0000-9999. */
+function stored(time: number): string {
+  return new Date(Math.min(Math.max(time, EARLIEST), LATEST)).toISOString();
+}
+
 /**
  * A query bound in the stored timestamp form, so that windows compare as text against stored ISO
  * columns. A bare date is midnight UTC as `from`, and the end of that whole day as `to`: the
- * window `from=2026-11-01&to=2026-11-30` is all of November.
+ * window `from=2026-11-01&to=2026-11-30` is all of November. Bounds beyond the years 0000-9999
+ * are held to them; a date-time JavaScript cannot represent (a leap second) is a 400.
  */
 function bound(value: string, edge: 'from' | 'to'): string {
-  if (DATE_ONLY.test(value)) {
-    const midnight = Date.parse(`${value}T00:00:00.000Z`);
-    return new Date(edge === 'to' ? midnight + DAY_MS : midnight).toISOString();
+  const time = DATE_ONLY.test(value)
+    ? Date.parse(`${value}T00:00:00.000Z`) + (edge === 'to' ? DAY_MS : 0)
+    : Date.parse(value);
+  if (Number.isNaN(time)) {
+    const message = `\`${edge}\` is not a date-time this service can represent.`;
+    throw errors.validation(message, [{ path: `/${edge}`, message, code: 'format' }]);
   }
-  return new Date(value).toISOString();
+  return stored(time);
 }
 
 function check(window: { from: string; to: string }): void {
@@ -58,9 +71,7 @@ export function reportWindow(query: WindowQuery): TimeWindow {
 export function analyticsWindow(query: WindowQuery, now: Date): { from: string; to: string } {
   const to = query.to === undefined ? now.toISOString() : bound(query.to, 'to');
   const from =
-    query.from === undefined
-      ? new Date(Date.parse(to) - DEFAULT_ANALYTICS_DAYS * DAY_MS).toISOString()
-      : bound(query.from, 'from');
+    query.from === undefined ? stored(Date.parse(to) - DEFAULT_ANALYTICS_DAYS * DAY_MS) : bound(query.from, 'from');
   check({ from, to });
   return { from, to };
 }
