@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { registerAuth } from './core/auth.js';
@@ -73,7 +78,7 @@ const JSON_BODY_LIMIT = 1024 * 1024;
 const OPEN_CORS = [/^\/api\/v1\/verify(\/bulk)?(\?|$)/, /^\/v1\//, /^\/embed\/v1\.js/];
 
 /** Log redaction: keys and every email-bearing field, wherever pino meets them. */
-export const REDACT_PATHS = [
+const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers["x-api-key"]',
   'recipientEmail',
@@ -83,6 +88,33 @@ export const REDACT_PATHS = [
   '*.*.recipientEmail',
   '*.*.email',
 ];
+
+/** An email address in a URL, plain or with its `@` percent-encoded. */
+const EMAIL_IN_URL = /[^/?&=#\s]+(?:@|%40)[^/?&=#\s]+/gi;
+
+/**
+ * The request as each log line shows it (Fastify's default fields). A client may put an email in
+ * the URL (a query parameter no route reads, a mistyped path), and the URL is logged for every
+ * request, so addresses in it are redacted too.
+ */
+function requestForLog(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: typeof request.url === 'string' ? request.url.replace(EMAIL_IN_URL, '[redacted]') : undefined,
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
+
+/** The service's logger: JSON lines at `level`, with keys and email addresses redacted. */
+export function logOptions(level: string) {
+  return {
+    level,
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    serializers: { req: requestForLog },
+  };
+}
 
 /**
  * A query parameter with a default is optional to the client: ajv fills the default in. TypeBox
@@ -99,7 +131,7 @@ function defaultsOptional(schema: unknown): unknown {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps;
   const app = Fastify({
-    logger: deps.logger ?? { level: config.logLevel, redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
+    logger: deps.logger ?? logOptions(config.logLevel),
     bodyLimit: JSON_BODY_LIMIT,
     trustProxy: config.trustProxy,
     requestIdHeader: false,

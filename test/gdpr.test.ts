@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REDACT_PATHS } from '../src/app.js';
+import { logOptions } from '../src/app.js';
 import {
   auth,
   createTestApp,
@@ -115,7 +115,7 @@ describe.each(dialects)('GDPR export and erase on %s', (dialect) => {
     });
     t = await createTestApp(dialect, {
       clock,
-      logger: { level: 'info', stream, redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
+      logger: { ...logOptions('info'), stream },
     });
     a = await t.issuer({ slug: `gdpr-a-${dialect}` });
     b = await t.issuer({ slug: `gdpr-b-${dialect}` });
@@ -324,8 +324,17 @@ describe.each(dialects)('GDPR export and erase on %s', (dialect) => {
       { recipientEmail: EMAIL, req: { headers: { authorization: `Bearer ${a.key}` } } },
       'redaction probe',
     );
+    // An email a client puts in the URL: a query parameter no route reads, a path that names nothing.
+    for (const url of [
+      `/api/v1/credentials?recipientEmail=${encodeURIComponent(EMAIL)}`,
+      `/api/v1/credentials?recipientEmail=${EMAIL}`,
+      `/verify/${a.slug}/${EMAIL}`,
+    ]) {
+      await t.app.inject({ method: 'GET', url, headers: auth(a.key) });
+    }
     const logs = logLines.join('\n');
     expect(logs).toContain('redaction probe');
+    expect(logs).toContain(`"url":"/verify/${a.slug}/[redacted]"`);
     expect(logs.toLowerCase()).not.toContain('erin.erasure');
     expect(logs).not.toContain(a.key);
   });

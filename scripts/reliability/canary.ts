@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
-import { REDACT_PATHS } from '../../src/app.js';
+import { logOptions } from '../../src/app.js';
 import { type CanaryClient, ISSUING_CHANNELS, sendThroughEveryChannel } from './canary.channels.js';
 import { type Dialect, freshDatabase, startHarnessApp } from './lib/app.js';
 import { parseCommonArgs, runMain, writeReport } from './lib/report.js';
@@ -99,8 +99,7 @@ export async function runCanary(options: { dialect: Dialect }): Promise<CanaryRe
 
   const logLines: string[] = [];
   const logger = {
-    level: 'debug',
-    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    ...logOptions('debug'),
     stream: { write: (line: string) => logLines.push(line) },
   };
   const pgLogStart = pgLogSize();

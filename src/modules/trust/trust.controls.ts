@@ -166,9 +166,9 @@ export const CONTROLS: readonly Control[] = [
     category: 'Secrets Management',
     title: 'Secrets redacted from logs',
     description:
-      'The JSON logs redact the Authorization and X-API-Key headers and every email field wherever they appear, so neither keys nor recipient emails reach log storage.',
+      'The JSON logs redact the Authorization and X-API-Key headers, every email field wherever it appears and any email address in a logged request URL, so neither keys nor recipient emails reach log storage.',
     evidence:
-      'Code: src/app.ts (REDACT_PATHS). Tests: test/gdpr.test.ts (captured logs hold neither the key nor the email).',
+      'Code: src/app.ts (logOptions). Tests: test/gdpr.test.ts (captured logs hold neither the key nor the email).',
   },
   {
     id: 'SEC-3',
