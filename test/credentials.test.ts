@@ -367,6 +367,23 @@ describe.each(dialects)('definitions and credentials on %s', (dialect) => {
       expect(results.filter((r) => r.statusCode === 200)).toHaveLength(49);
     });
 
+    it('normalises the email as trim().toLowerCase(): surrounding space names the same recipient', async () => {
+      const payload = {
+        definitionId,
+        recipientEmail: `  ${EMAIL.toUpperCase()}\t`,
+        completionKey: 'course-1:ada-spaced',
+      };
+      const spaced = await t.app.inject({ method: 'POST', url: '/api/v1/credentials', headers: auth(a.key), payload });
+      expect(spaced.statusCode, spaced.body).toBe(201);
+      const hashes = await t.database.db
+        .selectFrom('credentials')
+        .select('recipient_hash')
+        .where('id', 'in', [credentialId, spaced.json().credentialId])
+        .execute();
+      expect(hashes).toHaveLength(2);
+      expect(new Set(hashes.map((h) => h.recipient_hash)).size).toBe(1);
+    });
+
     it('never stores or logs the raw email', async () => {
       if (t.testDb.file) {
         for (const suffix of ['', '-wal']) {

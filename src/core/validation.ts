@@ -1,5 +1,6 @@
 import { Ajv, type AnySchema, type ErrorObject, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
+import { fullFormats } from 'ajv-formats/dist/formats.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext it arrives as the module object.
 const addFormats = formats as unknown as typeof formats.default;
@@ -101,6 +102,10 @@ function createAjv(coerce: boolean): Ajv {
     strict: false,
   });
   addFormats(ajv);
+  // Emails are normalised as trim().toLowerCase() before hashing (design.md), so surrounding
+  // whitespace is accepted rather than refused.
+  const email = fullFormats.email as RegExp;
+  ajv.addFormat('email', { type: 'string', validate: (value: string) => email.test(value.trim()) });
   return ajv;
 }
 
