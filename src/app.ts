@@ -93,9 +93,11 @@ const REDACT_PATHS = [
 const EMAIL_IN_URL = /[^/?&=#\s]+(?:@|%40)[^/?&=#\s]+/gi;
 
 /**
- * The request as each log line shows it (Fastify's default fields). A client may put an email in
- * the URL (a query parameter no route reads, a mistyped path), and the URL is logged for every
- * request, so addresses in it are redacted too.
+ * The request as each log line shows it (Fastify's default fields, less the API version header,
+ * which this service does not use). A client may put an email in the URL (a query parameter no
+ * route reads, a mistyped path), and the URL is logged for every request, so addresses in it are
+ * redacted too: anything shaped `x@y` (or `x%40y`) between separators, which also catches a file
+ * name like `logo@2x.png` and leaves the key of `key=x@y` in place.
  */
 function requestForLog(request: FastifyRequest) {
   return {

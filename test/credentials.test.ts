@@ -82,6 +82,19 @@ describe.each(dialects)('definitions and credentials on %s', (dialect) => {
       });
       const body = expectErrorBody(res, 400, 'validation_failed') as { issues: { path: string }[] };
       expect(body.issues.map((i) => i.path)).toEqual(expect.arrayContaining(['/issuerId', '/imageUrl']));
+      for (const hostless of ['https://', 'https:///x', 'http://:80/', 'https://@/']) {
+        const refused = await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/definitions',
+          headers: auth(a.key),
+          payload: { name: 'X', description: 'Y', criteriaUrl: hostless },
+        });
+        const issues = (expectErrorBody(refused, 400, 'validation_failed') as { issues: { path: string }[] }).issues;
+        expect(
+          issues.map((i) => i.path),
+          hostless,
+        ).toEqual(['/criteriaUrl']);
+      }
     });
 
     it("lists only the key holder's definitions and hides other issuers' ones", async () => {

@@ -237,9 +237,26 @@ describe.each(dialects)('embed script on %s', (dialect) => {
       `document.querySelector('#later').setAttribute('data-service-credential', '${valid.assertionUrl}')`,
     );
     await expect.poll(() => text(page, '#later .st')).toBe('Verified');
+    // A page that reuses the div for another credential gets that credential's card.
+    await page.evaluate(
+      `document.querySelector('#later').setAttribute('data-service-credential', '${revoked.assertionUrl}')`,
+    );
+    await expect.poll(() => text(page, '#later .st')).toBe('Revoked');
     expect(violations).toEqual([]);
     await page.screenshot({ path: join(screenshots, `embed-strict-${dialect}.png`), fullPage: true });
     await context.close();
+  });
+
+  it('falls back to a <style> element where constructed stylesheets are missing', async () => {
+    const page = await browser.newPage();
+    await page.addInitScript('delete ShadowRoot.prototype.adoptedStyleSheets');
+    await page.goto(host.url, { waitUntil: 'load' });
+    await expect.poll(() => text(page, '#credential .st')).toBe('Verified');
+    const image = await page.evaluate(
+      "(() => { const root = document.querySelector('#credential').shadowRoot; return [root.adoptedStyleSheets === undefined, root.querySelectorAll('style').length, getComputedStyle(root.querySelector('img')).width]; })()",
+    );
+    expect(image).toEqual([true, 1, '64px']);
+    await page.close();
   });
 
   it('shows a neutral state when the network fails', async () => {

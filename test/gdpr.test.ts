@@ -335,6 +335,10 @@ describe.each(dialects)('GDPR export and erase on %s', (dialect) => {
     const logs = logLines.join('\n');
     expect(logs).toContain('redaction probe');
     expect(logs).toContain(`"url":"/verify/${a.slug}/[redacted]"`);
+    // Everything else in a URL is logged as it was.
+    expect(logs).toContain(`"url":"/api/v1/credentials?recipientEmail=[redacted]"`);
+    await t.app.inject({ method: 'GET', url: `/v1/issuers/${a.slug}/assertions/${ids[0]}?v=2_0` });
+    expect(logLines.join('\n')).toContain(`"url":"/v1/issuers/${a.slug}/assertions/${ids[0]}?v=2_0"`);
     expect(logs.toLowerCase()).not.toContain('erin.erasure');
     expect(logs).not.toContain(a.key);
   });

@@ -74,6 +74,7 @@ describe.each(dialects)('verification page on %s', (dialect) => {
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toContain('unsafe-inline');
+    expect(csp).toContain("img-src 'self' https: http: data:");
     const nonce = /'nonce-([A-Za-z0-9_-]+)'/.exec(csp)?.[1];
     expect(nonce).toBeDefined();
     expect(res.body).toContain(
@@ -339,6 +340,8 @@ describe.each(dialects)('verification page on %s', (dialect) => {
       // Yellow on white is 1.07:1: the copy button is outlined in ink instead.
       expect(await style('a[data-copy]', 'borderTopColor')).toBe('rgb(27, 31, 36)');
       await page.locator('.issuer-name').focus();
+      expect(await style('.issuer-name', 'outlineStyle')).toBe('solid');
+      expect(await style('.issuer-name', 'outlineWidth')).toBe('3px');
       expect(await style('.issuer-name', 'outlineColor')).toBe('rgb(0, 0, 0)');
       await page.locator('a[data-copy]').focus();
       await page.keyboard.press(' ');
@@ -359,8 +362,13 @@ describe.each(dialects)('verification page on %s', (dialect) => {
     });
 
     it('fits a phone screen and prints without the share buttons', async () => {
+      const long = await createDefinition(t, a, { name: `Informationssicherheitsmanagement${'x'.repeat(40)}` });
+      const longName = await issue(t, a, long.id, { email: 'lin@example.test', name: 'Lin Wu' });
       const context = await browser.newContext({ viewport: { width: 360, height: 740 } });
       const page = await context.newPage();
+      // A badge name with no break point wraps instead of widening the page.
+      await page.goto(longName.verifyUrl, { waitUntil: 'load' });
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
       await page.goto(valid.verifyUrl, { waitUntil: 'load' });
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
       await page.emulateMedia({ media: 'print' });

@@ -21,10 +21,11 @@ export const Uuid = Type.String({ format: 'uuid' });
 export const Email = Type.String({ format: 'email', maxLength: 254 });
 export const Uri = Type.String({ format: 'uri', maxLength: 2048 });
 /**
- * An http(s) URL a browser can open, with a host (ajv's `uri` alone takes `https://`); other
- * schemes (javascript:, data:) are refused.
+ * An http(s) URL a browser can open: the scheme, then a host (after any user info) that is not
+ * empty. ajv's `uri` alone takes `https://`; other schemes (javascript:, data:) are refused.
  */
-export const WebUrl = Type.String({ format: 'uri', pattern: '^https?://[^/?#\\s]+', maxLength: 2048 });
+export const WEB_URL_PATTERN = '^https?://([^/?#\\s@]*@)?[^/?#\\s@:]';
+export const WebUrl = Type.String({ format: 'uri', pattern: WEB_URL_PATTERN, maxLength: 2048 });
 export const DateTime = Type.String({ format: 'date-time' });
 /**
  * A list offset. Above 2^53 a number is no longer an exact integer and the databases refuse it as a

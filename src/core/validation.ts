@@ -93,20 +93,28 @@ function refusingNul(inner: Validator): Validator {
   return validate;
 }
 
-function createAjv(coerce: boolean): Ajv {
-  const ajv = new Ajv({
-    coerceTypes: coerce ? 'array' : false,
-    useDefaults: true,
-    removeAdditional: false,
-    allErrors: true,
-    strict: false,
-  });
+/**
+ * The formats every schema of the service is checked with: ajv-formats', except that an email may
+ * carry surrounding whitespace, since emails are normalised as trim().toLowerCase() before hashing
+ * (design.md).
+ */
+export function addServiceFormats(ajv: Ajv): Ajv {
   addFormats(ajv);
-  // Emails are normalised as trim().toLowerCase() before hashing (design.md), so surrounding
-  // whitespace is accepted rather than refused.
   const email = fullFormats.email as RegExp;
   ajv.addFormat('email', { type: 'string', validate: (value: string) => email.test(value.trim()) });
   return ajv;
+}
+
+function createAjv(coerce: boolean): Ajv {
+  return addServiceFormats(
+    new Ajv({
+      coerceTypes: coerce ? 'array' : false,
+      useDefaults: true,
+      removeAdditional: false,
+      allErrors: true,
+      strict: false,
+    }),
+  );
 }
 
 /**

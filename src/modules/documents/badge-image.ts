@@ -110,7 +110,7 @@ export function renderBadgeSvg(art: BadgeArt, bake?: Bake): string {
     `<circle cx="200" cy="200" r="192" fill="${fill}"/>`,
     `<circle cx="200" cy="200" r="172" fill="none" stroke="${ink}" stroke-opacity="0.55" stroke-width="4"/>`,
     `<text text-anchor="middle" font-family="Helvetica, Arial, sans-serif" font-size="${fontSize}" font-weight="700" fill="${ink}">${tspans}</text>`,
-    `<text x="200" y="318" text-anchor="middle" font-family="Helvetica, Arial, sans-serif" font-size="16" fill="${ink}" fill-opacity="0.85">${escapeXml(truncate(art.issuerName, MAX_ISSUER_CHARS))}</text>`,
+    `<text x="200" y="318" text-anchor="middle" font-family="Helvetica, Arial, sans-serif" font-size="16" fill="${ink}">${escapeXml(truncate(art.issuerName, MAX_ISSUER_CHARS))}</text>`,
     '</svg>',
   ].join('');
 }

@@ -1,8 +1,8 @@
 import { Ajv } from 'ajv';
-import formats from 'ajv-formats';
 import type { Core } from '../../core/context.js';
 import { hashRecipientEmail } from '../../core/hashing.js';
 import { Email, WebUrl } from '../../core/schemas.js';
+import { addServiceFormats } from '../../core/validation.js';
 import { CompletionKey } from '../credentials/credentials.schemas.js';
 import { autoCompletionKey } from '../credentials/issuance.batch.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
@@ -12,10 +12,7 @@ import { type DateFormat, type DateResult, parseDate } from './dates.js';
 import { createDefinitionResolver, type DefinitionResolver } from './definition-resolver.js';
 import type { PreparedEntry } from './import-run.js';
 
-// ajv-formats is CommonJS with a default export; under NodeNext it arrives as the module object.
-const addFormats = formats as unknown as typeof formats.default;
-const ajv = new Ajv();
-addFormats(ajv);
+const ajv = addServiceFormats(new Ajv());
 /** The very checks the API schemas apply, so a row passes exactly when the same JSON field would. */
 const isEmail = ajv.compile(Email);
 const isWebUrl = ajv.compile(WebUrl);

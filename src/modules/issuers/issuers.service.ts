@@ -3,13 +3,14 @@ import { safeHexColor } from '../../core/colors.js';
 import type { AuthContext, Core } from '../../core/context.js';
 import { AppError, errors } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hashing.js';
+import { WEB_URL_PATTERN } from '../../core/schemas.js';
 import { SLUG_PATTERN } from '../../core/slug.js';
 import { createIssuerRepository, type IssuerRow, type PlanRow } from './issuers.repository.js';
 
 export const API_KEY_PREFIX = 'acc_';
 const KEY_BODY_LENGTH = 40;
-/** The issuer's website, logo and image: absolute http(s) URLs. */
-const WEB_URL = /^https?:\/\/[^\s]+$/;
+/** The issuer's website, logo and image: http(s) URLs with a host, without spaces. */
+const WEB_URL = new RegExp(`${WEB_URL_PATTERN}[^\\s]*$`);
 
 export interface NewIssuer {
   name: string;
@@ -148,9 +149,10 @@ export function createIssuerService(core: Pick<Core, 'db' | 'clock' | 'ids' | 'c
         ['logo url', input.brandLogoUrl],
         ['image url', input.imageUrl],
       ] as const) {
-        if (value && !WEB_URL.test(value)) throw errors.validation(`The issuer ${name} must be an http(s) URL.`);
+        if (value != null && !WEB_URL.test(value))
+          throw errors.validation(`The issuer ${name} must be an http(s) URL.`);
       }
-      if (input.brandPrimaryColor && !safeHexColor(input.brandPrimaryColor)) {
+      if (input.brandPrimaryColor != null && !safeHexColor(input.brandPrimaryColor)) {
         throw errors.validation('The issuer brand colour must be a hex colour such as #1f5fbf.');
       }
       await requirePlan(input.plan ?? 'free');

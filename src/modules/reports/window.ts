@@ -97,7 +97,7 @@ export function dayStart(day: string): string {
 
 /** Midnight UTC closing a YYYY-MM-DD day (the next day's start). */
 export function dayEnd(day: string): string {
-  return new Date(Date.parse(dayStart(day)) + DAY_MS).toISOString();
+  return stored(Date.parse(dayStart(day)) + DAY_MS);
 }
 
 /** The UTC day `days` after (or before, when negative) the one holding `iso`. */

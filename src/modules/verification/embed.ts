@@ -11,7 +11,8 @@ import { sha256Hex } from '../../core/hashing.js';
  * property (`all:initial`), since the page's rules reach the host element and would be inherited
  * inside the shadow root. The styles are a constructed stylesheet where the browser has them: that
  * is not inline style, so a page whose CSP forbids inline styles still shows a styled card (older
- * browsers get a <style> element). Long unbroken names wrap instead of widening the page.
+ * browsers get a <style> element). Long unbroken names wrap instead of widening the page. A div
+ * whose attribute is added or changed later is rendered (again) for its new value.
  */
 const SOURCE = `(function () {
   'use strict';
@@ -19,11 +20,11 @@ const SOURCE = `(function () {
   var origin = me && me.src ? new URL(me.src).origin : location.origin;
   var C = 'data-service-credential';
   var P = 'data-service-profile';
-  var seen = new WeakSet();
+  var shown = new WeakMap();
   var LABEL = { valid: 'Verified', expired: 'Expired', revoked: 'Revoked', unknown: 'Not verified' };
   var CSS = ':host{display:block}' +
-    '.box{all:initial;display:grid;grid-template-columns:minmax(0,1fr);gap:8px;max-width:440px;font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;color:#1b1f24;text-align:left}' +
-    '.card{display:flex;gap:12px;align-items:center;padding:12px;border:1px solid #d8dde4;border-left:4px solid #8a94a3;border-radius:8px;background:#fff;min-width:0;overflow-wrap:anywhere}' +
+    '.box{all:initial;visibility:inherit;display:grid;grid-template-columns:minmax(0,1fr);gap:8px;max-width:440px;font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;color:#1b1f24;text-align:start}' +
+    '.card{display:flex;gap:12px;align-items:center;padding:12px;border:1px solid #d8dde4;border-left:4px solid #8a94a3;border-radius:8px;background:#fff;min-width:0;overflow-wrap:break-word;overflow-wrap:anywhere}' +
     'img{width:64px;height:64px;object-fit:contain;flex:none}.body{min-width:0}' +
     '.st{font-weight:700;text-transform:uppercase;font-size:12px;letter-spacing:.04em}' +
     '.nm{font-weight:600;font-size:15px}.is,.rc,.wait,.fail{color:#4a5361}.lk{color:#0b4fa8}.hd{font-weight:700;font-size:15px;margin:0}' +
@@ -133,17 +134,15 @@ const SOURCE = `(function () {
     });
   }
   function scan(node) {
-    if (!node || node.nodeType !== 1 || !node.querySelectorAll) return;
+    if (!node || node.nodeType !== 1) return;
     var found = [node].concat([].slice.call(node.querySelectorAll('div[' + C + '],div[' + P + ']')));
     found.forEach(function (n) {
-      if (n.tagName !== 'DIV' || seen.has(n)) return;
-      if (n.hasAttribute(C)) {
-        seen.add(n);
-        credential(n);
-      } else if (n.hasAttribute(P)) {
-        seen.add(n);
-        profile(n);
-      }
+      if (n.tagName !== 'DIV') return;
+      var what = n.hasAttribute(C) ? 'c ' + n.getAttribute(C) : n.hasAttribute(P) ? 'p ' + n.getAttribute(P) : null;
+      if (what === null || shown.get(n) === what) return;
+      shown.set(n, what);
+      if (n.hasAttribute(C)) credential(n);
+      else profile(n);
     });
   }
   function start() {

@@ -7,7 +7,7 @@ import { sha256Hex } from '../../core/hashing.js';
  */
 
 export const PAGE_CSS = `
-:root{--brand:#1f3a5f;--on-brand:#fff;--brand-line:#1f3a5f;--ink:#1b1f24;--muted:#4a5361;--line:#d8dde4;--bg:#f5f7fa;--card:#fff;
+:root{--brand:#1f3a5f;--on-brand:#fff;--brand-line:var(--brand);--ink:#1b1f24;--muted:#4a5361;--line:#d8dde4;--bg:#f5f7fa;--card:#fff;
 --ok:#0f5c2a;--ok-bg:#e3f3e8;--warn:#6b4100;--warn-bg:#fff1d6;--bad:#9b1111;--bad-bg:#fde8e8;
 font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--ink);background:var(--bg)}
 *{box-sizing:border-box}
@@ -33,7 +33,7 @@ main{max-width:60rem;margin:0 auto;padding:1.25rem}
 .card+.card{margin-top:1.25rem}
 .card>h2:first-child{margin-top:0}
 .credential{display:flex;gap:1.25rem;align-items:flex-start}
-.credential>div{min-width:0}
+.credential>div{min-width:0;max-width:100%}
 .badge{width:8.5rem;height:8.5rem;object-fit:contain;flex:none}
 h1{font-size:1.6rem;line-height:1.25;margin:0 0 .35rem}
 h1,h2,p,li,.issuer-name{overflow-wrap:break-word}
@@ -57,7 +57,7 @@ text-decoration:none;border:2px solid var(--brand-line);color:var(--ink);backgro
 .qr figcaption{color:var(--muted);font-size:.9rem}
 .page-url{overflow-wrap:anywhere;font-size:.85rem;color:var(--muted)}
 footer{max-width:60rem;margin:0 auto;padding:0 1.25rem 2rem;color:var(--muted);font-size:.9rem}
-@media (max-width:52rem){.layout{grid-template-columns:1fr}.credential{flex-direction:column;align-items:center;text-align:center}
+@media (max-width:52rem){.layout{grid-template-columns:minmax(0,1fr)}.credential{flex-direction:column;align-items:center;text-align:center}
 dl.facts{text-align:left}}
 @media print{:root{background:#fff}.issuer-bar{background:#fff;color:#000;border-bottom:2px solid #000}
 .issuer-bar .inner{max-width:none;padding:0 0 .5rem}.credential{flex-direction:row;align-items:flex-start;text-align:left}.status{print-color-adjust:exact;-webkit-print-color-adjust:exact}
