@@ -11,7 +11,7 @@ export function safeHexColor(value: string | null | undefined): string | undefin
 }
 
 /** WCAG relative luminance of a hex colour, 0 (black) to 1 (white). */
-export function relativeLuminance(hex: string): number {
+function relativeLuminance(hex: string): number {
   const digits = hex.length === 4 ? [...hex.slice(1)].map((d) => d + d).join('') : hex.slice(1);
   const channel = (i: number) => {
     const c = Number.parseInt(digits.slice(i, i + 2), 16) / 255;
