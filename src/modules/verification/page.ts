@@ -30,10 +30,20 @@ export function pageCsp(nonce: string): string {
 const QR_CACHE_SIZE = 1000;
 const qrCache = new Map<string, Markup>();
 
+/**
+ * A copy of `text` held in one piece. The encoder builds its SVG from thousands of appended
+ * fragments, and V8 keeps such a string as a tree of them: every page embedding the cached tree
+ * walked it again when the response's length and bytes were computed (about 50 µs of a page's
+ * 60 µs in `Buffer.byteLength`); the flat copy is walked once, here.
+ */
+function flat(text: string): string {
+  return Buffer.from(text, 'utf8').toString('utf8');
+}
+
 async function qrCode(url: string): Promise<Markup> {
   const cached = qrCache.get(url);
   if (cached) return cached;
-  const svg = new Markup(await QRCode.toString(url, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }));
+  const svg = new Markup(flat(await QRCode.toString(url, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' })));
   const oldest = qrCache.keys().next();
   if (qrCache.size >= QR_CACHE_SIZE && !oldest.done) qrCache.delete(oldest.value);
   qrCache.set(url, svg);
