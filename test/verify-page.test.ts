@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
+import QRCode from 'qrcode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, dialects, manualClock, type TestApp, type TestIssuer } from './helpers.js';
 import { createDefinition, freePort, type Issued, issue, launchChromium, revoke } from './verification.support.js';
@@ -89,6 +90,10 @@ describe.each(dialects)('verification page on %s', (dialect) => {
     expect(res.body).not.toContain('Hopper');
     expect(res.body).not.toContain('Brewster');
     expect(res.body).toMatch(/<figure class="qr"><div role="img" aria-label="[^"]+"><svg [^>]*viewBox/);
+    // The code encodes the page's own URL, the same when it comes from the cache on a later view.
+    const qr = await QRCode.toString(valid.verifyUrl, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' });
+    expect(res.body).toContain(`<div role="img" aria-label="QR code linking to this verification page">${qr}</div>`);
+    expect((await get(valid.verifyUrl)).body).toContain(qr);
     expect(res.body).toContain(`<meta property="og:url" content="${valid.verifyUrl}">`);
     expect(res.body).toContain('<meta property="og:title" content="Data Literacy · Northwind Academy">');
     expect(res.body).toContain(`<link rel="alternate" type="application/ld+json" href="${valid.assertionUrl}">`);
