@@ -74,6 +74,26 @@ describe.each(dialects)('buffered verification events on %s', (dialect) => {
     expect(Number(await stored()) - Number(before)).toBe(EVENTS_HIGH_WATER - 1 + 300);
   });
 
+  it('writes what was recorded before a flush, leaving a partial batch recorded during it for the next', async () => {
+    let openGate: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      openGate = resolve;
+    });
+    const recorder = createEventRecorder(t.app.core, { outbox: { enqueueEach: () => gate } });
+    const before = Number(await stored());
+
+    await recorder.recordVerifications(rows(10), 'api', 'ZZ');
+    const flushed = recorder.flush();
+    // Recorded while the first write is held open: fewer than a batch, so no transaction of its own.
+    await recorder.recordVerifications(rows(30), 'api', 'ZZ');
+    openGate();
+    await flushed;
+    expect(Number(await stored()) - before).toBe(10);
+
+    await recorder.flush();
+    expect(Number(await stored()) - before).toBe(40);
+  });
+
   it('lets waiting callers go when the database refuses, keeping the events for the next flush', async () => {
     let refuse = true;
     const recorder = createEventRecorder(t.app.core, {

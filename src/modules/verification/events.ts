@@ -128,21 +128,21 @@ export function createEventRecorder(
     }
   }
 
-  /** Writes the oldest batch; on failure puts it back and answers false. */
-  async function writeBatch(): Promise<boolean> {
+  /** Writes the oldest batch and answers its size (0 when nothing waits); on failure puts it back and answers null. */
+  async function writeBatch(): Promise<number | null> {
     const v = verifications.splice(0, BATCH);
     const e = engagements.splice(0, BATCH - v.length);
     try {
       // These events are buffered already (a crash loses the last interval), so their commit need
       // not wait for the disk either.
       await relaxedTransaction(core.db, core.config.database, (trx) => write(trx, v, e));
-      return true;
+      return v.length + e.length;
     } catch (err) {
       // Kept for the next flush, newest first to survive: a database that is down must not grow memory forever.
       verifications = [...v, ...verifications].slice(-MAX_PENDING);
       engagements = [...e, ...engagements].slice(-MAX_PENDING);
       core.log.warn({ err, pending: pending() }, 'verification events not written; retrying at the next flush');
-      return false;
+      return null;
     }
   }
 
@@ -154,10 +154,19 @@ export function createEventRecorder(
     for (const resolve of released) resolve();
   }
 
-  /** Batch after batch until the buffer is empty or the database refuses, letting requests run in between. */
+  /**
+   * Batch after batch, letting requests run in between, until what was recorded before the drain is
+   * written and less than a full batch waits, or the database refuses. The rest waits for the timer or
+   * a full batch: going on while any event waited committed the few recorded during each write, about
+   * 30 events a transaction under load instead of 250, with a transaction's fixed cost on each.
+   */
   async function drain(): Promise<void> {
+    let owed = pending();
     try {
-      while (pending() > 0 && (await writeBatch())) {
+      while (owed > 0 || pending() >= BATCH) {
+        const written = await writeBatch();
+        if (!written) break;
+        owed -= written;
         release(false);
         await new Promise((resolve) => setImmediate(resolve));
       }
