@@ -88,6 +88,15 @@ export const SERVER_NODE_FLAGS = ['--max-old-space-size=1024', '--max-semi-space
  */
 export const READY_WITHIN_MS = 45_000;
 
+/** Whether `url` answers 2xx within 5 s; false while nothing listens there yet. */
+export async function answersOk(url: string): Promise<boolean> {
+  try {
+    return (await fetch(url, { signal: AbortSignal.timeout(5_000) })).ok;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Starts a server and waits until it answers ready; stops it and answers null when it does not in
  * time. A server that exits first is an error.
@@ -115,12 +124,7 @@ async function launch(
   const deadline = Date.now() + READY_WITHIN_MS;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      const res = await fetch(isApp ? `${url}/health/ready` : `${url}/bare`, { signal: AbortSignal.timeout(5_000) });
-      if (res.ok) return { child, url };
-    } catch {
-      // not listening yet
-    }
+    if (await answersOk(isApp ? `${url}/health/ready` : `${url}/bare`)) return { child, url };
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       return null;

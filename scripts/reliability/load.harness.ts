@@ -5,7 +5,13 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely, RawBuilder } from 'kysely';
 import pino from 'pino';
-import { freePort, freshBenchDatabase, READY_WITHIN_MS, SERVER_NODE_FLAGS } from '../../bench/lib/harness.js';
+import {
+  answersOk,
+  freePort,
+  freshBenchDatabase,
+  READY_WITHIN_MS,
+  SERVER_NODE_FLAGS,
+} from '../../bench/lib/harness.js';
 import { loadConfig } from '../../src/config.js';
 import { randomIds, systemClock } from '../../src/core/clock.js';
 import type { Core } from '../../src/core/context.js';
@@ -284,12 +290,7 @@ export async function launchServer(
   const deadline = Date.now() + (options.readyTimeoutMs ?? READY_WITHIN_MS);
   for (;;) {
     if (exitValue !== null) throw new Error(`server exited with ${exitValue} before it was ready`);
-    try {
-      const res = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(5_000) });
-      if (res.ok) break;
-    } catch {
-      // not listening yet
-    }
+    if (await answersOk(`${url}/health/ready`)) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error('server did not become ready');
