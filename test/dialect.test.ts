@@ -14,6 +14,10 @@ describe('database availability errors', () => {
     expect(isUnavailable(Object.assign(new Error('x'), { code }))).toBe(true);
   });
 
+  it('treats a pg client whose connection broke (a ROLLBACK after a restart) as unavailable', () => {
+    expect(isUnavailable(new Error('Client has encountered a connection error and is not queryable'))).toBe(true);
+  });
+
   it('leaves constraint errors and HTTP-level errors alone', () => {
     expect(isUnavailable(Object.assign(new Error('x'), { code: 'SQLITE_CONSTRAINT_UNIQUE' }))).toBe(false);
     expect(isUnavailable(Object.assign(new Error('aborted'), { code: 'ECONNRESET', statusCode: 400 }))).toBe(false);

@@ -144,7 +144,11 @@ export function isUnavailable(err: unknown): boolean {
     code === 'SQLITE_BUSY' ||
     code === 'SQLITE_FULL' ||
     code.startsWith('SQLITE_IOERR') ||
-    /timeout exceeded when trying to connect|Connection terminated|Query read timeout|database is locked/i.test(message)
+    // pg refuses any query on a client whose connection broke, such as the ROLLBACK of a transaction
+    // cut by a PostgreSQL restart; that refusal then replaces the error that ended the transaction.
+    /timeout exceeded when trying to connect|Connection terminated|Query read timeout|database is locked|Client has encountered a connection error/i.test(
+      message,
+    )
   );
 }
 
