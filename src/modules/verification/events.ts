@@ -1,7 +1,7 @@
 import type { Core } from '../../core/context.js';
 import { publicUrls } from '../../core/urls.js';
 import type { Executor } from '../../db/database.js';
-import { relaxedTransaction, unnestRows } from '../../db/dialect.js';
+import { relaxedTransaction, unnestRows, valuesStatements } from '../../db/dialect.js';
 import type { Job } from '../../services.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
 import { type VerificationChannel, verifiedEventData } from '../webhooks/webhooks.events.js';
@@ -14,6 +14,20 @@ export type EngagementAction = (typeof ENGAGEMENT_ACTIONS)[number];
 
 const VERIFICATION_COLUMNS = ['issuer_id', 'credential_id', 'channel', 'country', 'occurred_at'] as const;
 const ENGAGEMENT_COLUMNS = ['issuer_id', 'credential_id', 'action', 'country', 'occurred_at'] as const;
+
+type VerificationEventRow = Record<(typeof VERIFICATION_COLUMNS)[number], string>;
+type EngagementEventRow = Record<(typeof ENGAGEMENT_COLUMNS)[number], string>;
+
+/**
+ * SQLite: each batch's insert, compiled once per batch size. Building the Kysely query from every
+ * value of a 250-event batch and compiling it cost more than the insert itself.
+ */
+const verificationValues = valuesStatements<VerificationEventRow>(VERIFICATION_COLUMNS, (executor, template) =>
+  executor.insertInto('verification_events').values(template),
+);
+const engagementValues = valuesStatements<EngagementEventRow>(ENGAGEMENT_COLUMNS, (executor, template) =>
+  executor.insertInto('engagement_events').values(template),
+);
 
 /** How often buffered events are written. */
 const FLUSH_INTERVAL_MS = 100;
@@ -88,32 +102,40 @@ export function createEventRecorder(
     // One statement per batch; on PostgreSQL over `unnest` arrays, planned once for any batch size.
     const postgres = core.dialect === 'postgres';
     if (v.length > 0) {
-      const rows = v.map((event) => ({
-        issuer_id: event.row.issuer_id,
-        credential_id: event.row.id,
-        channel: event.channel,
-        country: event.country,
-        occurred_at: event.occurredAt.toISOString(),
-      }));
-      const insert = trx.insertInto('verification_events');
+      const rows = v.map(
+        (event): VerificationEventRow => ({
+          issuer_id: event.row.issuer_id,
+          credential_id: event.row.id,
+          channel: event.channel,
+          country: event.country,
+          occurred_at: event.occurredAt.toISOString(),
+        }),
+      );
       await (postgres
-        ? insert.columns(VERIFICATION_COLUMNS).expression(unnestRows(rows, VERIFICATION_COLUMNS))
-        : insert.values(rows)
-      ).execute();
+        ? trx
+            .insertInto('verification_events')
+            .columns(VERIFICATION_COLUMNS)
+            .expression(unnestRows(rows, VERIFICATION_COLUMNS))
+            .execute()
+        : trx.executeQuery(verificationValues(trx, rows)));
     }
     if (e.length > 0) {
-      const rows = e.map((event) => ({
-        issuer_id: event.issuerId,
-        credential_id: event.credentialId,
-        action: event.action,
-        country: event.country,
-        occurred_at: event.occurredAt,
-      }));
-      const insert = trx.insertInto('engagement_events');
+      const rows = e.map(
+        (event): EngagementEventRow => ({
+          issuer_id: event.issuerId,
+          credential_id: event.credentialId,
+          action: event.action,
+          country: event.country,
+          occurred_at: event.occurredAt,
+        }),
+      );
       await (postgres
-        ? insert.columns(ENGAGEMENT_COLUMNS).expression(unnestRows(rows, ENGAGEMENT_COLUMNS))
-        : insert.values(rows)
-      ).execute();
+        ? trx
+            .insertInto('engagement_events')
+            .columns(ENGAGEMENT_COLUMNS)
+            .expression(unnestRows(rows, ENGAGEMENT_COLUMNS))
+            .execute()
+        : trx.executeQuery(engagementValues(trx, rows)));
     }
     const byIssuer = new Map<string, PendingVerification[]>();
     for (const event of v) {
