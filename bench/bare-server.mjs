@@ -3,5 +3,5 @@ import Fastify from 'fastify';
 
 const app = Fastify({ logger: false });
 app.post('/bare', async (request) => ({ id: request.body?.id ?? null, authentic: true, status: 'valid', valid: true }));
-app.get('/bare', async () => ({ status: 'ok' }));
+app.get('/ready', async () => ({ status: 'ok' }));
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });

@@ -124,7 +124,7 @@ async function launch(
   const deadline = Date.now() + READY_WITHIN_MS;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    if (await answersOk(isApp ? `${url}/health/ready` : `${url}/bare`)) return { child, url };
+    if (await answersOk(isApp ? `${url}/health/ready` : `${url}/ready`)) return { child, url };
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       return null;

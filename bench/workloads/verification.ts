@@ -20,24 +20,23 @@ async function issueMany(seeded: Seeded, count: number): Promise<string[]> {
   return ids;
 }
 
-/** Round-robin over a fixed list of request bodies. */
-function cycling(method: string, headers: Record<string, string>, bodies: string[]) {
-  let n = 0;
-  return {
-    method,
-    headers,
-    setupRequest: (request: object) => ({ ...request, body: bodies[n++ % bodies.length] }),
-  };
+/**
+ * Requests built once, which each connection sends in turn: autocannon rebuilds a request that has
+ * a `setupRequest` on every send, which cost its one process 2-3 times the CPU per request of the
+ * bare route's fixed request, CPU the server then lacked on this 2-core machine.
+ */
+function posts(path: string, bodies: readonly string[]) {
+  return bodies.map((body) => ({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body }));
 }
 
-function cyclingPaths(paths: string[]) {
-  let n = 0;
-  return { method: 'GET', setupRequest: (request: object) => ({ ...request, path: paths[n++ % paths.length] }) };
+function gets(paths: readonly string[]) {
+  return paths.map((path) => ({ method: 'GET', path }));
 }
 
 /**
- * The bare Fastify route (HTTP ceiling), the raw in-process verify (read + event), and over HTTP:
- * single verify, bulk verify of 100 and 1,000 ids, and the verification page.
+ * The bare Fastify route (HTTP ceiling), the raw in-process verify (read + event), the same work on
+ * node:http without a framework, and over HTTP: single verify,
+ * bulk verify of 100 and 1,000 ids, and the verification page.
  */
 export async function verificationWorkloads(
   engine: Engine,
@@ -48,10 +47,10 @@ export async function verificationWorkloads(
   let ceiling: Awaited<ReturnType<typeof load>>;
   try {
     ceiling = await load({
-      url: `${bare.url}/bare`,
+      url: bare.url,
       connections: CONNECTIONS,
       duration: seconds,
-      requests: [{ method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":"x"}' }],
+      requests: posts('/bare', ['{"id":"x"}']),
     });
   } finally {
     await bare.stop();
@@ -68,28 +67,39 @@ export async function verificationWorkloads(
   );
   await seeded.app.services.verification.events.flush();
 
+  const frameworkless = await startServer({ DATABASE_URL: db.url }, 'bench/verify-frameworkless-server.mjs');
+  let bareVerify: Awaited<ReturnType<typeof load>>;
+  try {
+    bareVerify = await load({
+      url: frameworkless.url,
+      connections: CONNECTIONS,
+      duration: seconds,
+      requests: posts(
+        '/',
+        base(frameworkless.url)
+          .slice(0, 500)
+          .map((id) => JSON.stringify({ id })),
+      ),
+    });
+  } finally {
+    await frameworkless.stop();
+  }
+
   const server = await startServer({
     DATABASE_URL: db.url,
     WEBHOOK_DISPATCH: 'off',
     OPEN_RATE_LIMIT_PER_MINUTE: '100000000',
   });
-  const json = { 'content-type': 'application/json' };
   try {
     const urls = base(server.url);
     const single = await load({
       url: server.url,
       connections: CONNECTIONS,
       duration: seconds,
-      requests: [
-        {
-          ...cycling(
-            'POST',
-            json,
-            urls.slice(0, 500).map((id) => JSON.stringify({ id })),
-          ),
-          path: '/api/v1/verify',
-        },
-      ],
+      requests: posts(
+        '/api/v1/verify',
+        urls.slice(0, 500).map((id) => JSON.stringify({ id })),
+      ),
     });
     // The same route for an id of another host: answered `unknown` without touching the database,
     // so this is the request path alone (hooks, validation, serialisation) beside the bare route.
@@ -97,14 +107,9 @@ export async function verificationWorkloads(
       url: server.url,
       connections: CONNECTIONS,
       duration: seconds,
-      requests: [
-        {
-          method: 'POST',
-          path: '/api/v1/verify',
-          headers: json,
-          body: JSON.stringify({ id: 'https://elsewhere.example/v1/issuers/x/assertions/y' }),
-        },
-      ],
+      requests: posts('/api/v1/verify', [
+        JSON.stringify({ id: 'https://elsewhere.example/v1/issuers/x/assertions/y' }),
+      ]),
     });
     const bulkBodies = (size: number) =>
       Array.from({ length: 20 }, (_, k) =>
@@ -114,19 +119,19 @@ export async function verificationWorkloads(
       url: server.url,
       connections: 8,
       duration: seconds,
-      requests: [{ ...cycling('POST', json, bulkBodies(100)), path: '/api/v1/verify/bulk' }],
+      requests: posts('/api/v1/verify/bulk', bulkBodies(100)),
     });
     const bulk1000 = await load({
       url: server.url,
       connections: 4,
       duration: seconds,
-      requests: [{ ...cycling('POST', json, bulkBodies(1000)), path: '/api/v1/verify/bulk' }],
+      requests: posts('/api/v1/verify/bulk', bulkBodies(1000)),
     });
     const page = await load({
       url: server.url,
       connections: CONNECTIONS,
       duration: seconds,
-      requests: [cyclingPaths(ids.slice(0, 500).map((id) => `/verify/${seeded.issuerSlug}/${id}`))],
+      requests: gets(ids.slice(0, 500).map((id) => `/verify/${seeded.issuerSlug}/${id}`)),
     });
     const ceilingLimit = { name: 'bare Fastify route', rps: ceiling.rps };
     const rss = server.peakRssMb();
@@ -139,6 +144,15 @@ export async function verificationWorkloads(
       },
       { workload: 'raw verify read + event (in-process)', rps: raw.rps, p99Ms: raw.p99Ms },
       {
+        workload: 'HTTP verify without a framework (node:http)',
+        rps: bareVerify.rps,
+        p50Ms: bareVerify.p50Ms,
+        p99Ms: bareVerify.p99Ms,
+        limit: ceilingLimit,
+        ratio: ratio(bareVerify.rps, ceiling.rps),
+        notes: `one read, the event and the answer, no hooks (bench/verify-frameworkless-server.mjs); non-2xx ${bareVerify.non2xx}`,
+      },
+      {
         workload: 'HTTP verify (single)',
         rps: single.rps,
         p50Ms: single.p50Ms,
@@ -148,7 +162,7 @@ export async function verificationWorkloads(
         ratio: ratio(single.rps, ceiling.rps),
         target: '>= 50 %',
         pass: single.rps >= 0.5 * ceiling.rps && single.non2xx === 0 && single.errors === 0,
-        notes: `non-2xx ${single.non2xx}, errors ${single.errors}`,
+        notes: `${Math.round((100 * single.rps) / bareVerify.rps)} % of the verify without a framework; non-2xx ${single.non2xx}, errors ${single.errors}`,
       },
       {
         workload: 'HTTP verify of a foreign id (no database)',
