@@ -18,6 +18,11 @@ export function ratio(rps: number, limit: number): number {
   return limit > 0 ? Number((rps / limit).toFixed(3)) : 0;
 }
 
+/** A ratio as shown beside its target: one decimal, so 49.7 % never reads as a met 50 %. */
+export function percent(value: number | undefined): string {
+  return value === undefined ? '' : `${(value * 100).toFixed(1)} %`;
+}
+
 export function printTable(engine: string, rows: WorkloadResult[]): void {
   const header = ['workload', 'rps', 'p50 ms', 'p99 ms', 'RSS MB', 'limit', 'ratio', 'target', 'pass'];
   const lines = rows.map((r) => [
@@ -27,7 +32,7 @@ export function printTable(engine: string, rows: WorkloadResult[]): void {
     r.p99Ms.toFixed(1),
     r.rssMb === undefined ? '' : r.rssMb.toFixed(0),
     r.limit ? `${r.limit.name} (${r.limit.rps})` : '',
-    r.ratio === undefined ? '' : `${(r.ratio * 100).toFixed(0)} %`,
+    percent(r.ratio),
     r.target ?? '',
     r.pass === undefined ? '' : r.pass ? 'yes' : 'NO',
   ]);

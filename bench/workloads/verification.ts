@@ -35,8 +35,8 @@ function gets(paths: readonly string[]) {
 
 /**
  * The bare Fastify route (HTTP ceiling), the raw in-process verify (read + event), the same work on
- * node:http without a framework, and over HTTP: single verify,
- * bulk verify of 100 and 1,000 ids, and the verification page.
+ * node:http without a framework, and over HTTP: single verify, bulk verify of 100 and 1,000 ids,
+ * and the verification page.
  */
 export async function verificationWorkloads(
   engine: Engine,
@@ -68,9 +68,9 @@ export async function verificationWorkloads(
   await seeded.app.services.verification.events.flush();
 
   const frameworkless = await startServer({ DATABASE_URL: db.url }, 'bench/verify-frameworkless-server.mjs');
-  let bareVerify: Awaited<ReturnType<typeof load>>;
+  let unframed: Awaited<ReturnType<typeof load>>;
   try {
-    bareVerify = await load({
+    unframed = await load({
       url: frameworkless.url,
       connections: CONNECTIONS,
       duration: seconds,
@@ -145,12 +145,12 @@ export async function verificationWorkloads(
       { workload: 'raw verify read + event (in-process)', rps: raw.rps, p99Ms: raw.p99Ms },
       {
         workload: 'HTTP verify without a framework (node:http)',
-        rps: bareVerify.rps,
-        p50Ms: bareVerify.p50Ms,
-        p99Ms: bareVerify.p99Ms,
+        rps: unframed.rps,
+        p50Ms: unframed.p50Ms,
+        p99Ms: unframed.p99Ms,
         limit: ceilingLimit,
-        ratio: ratio(bareVerify.rps, ceiling.rps),
-        notes: `one read, the event and the answer, no hooks (bench/verify-frameworkless-server.mjs); non-2xx ${bareVerify.non2xx}`,
+        ratio: ratio(unframed.rps, ceiling.rps),
+        notes: `one read, the event and the answer, no hooks (bench/verify-frameworkless-server.mjs); non-2xx ${unframed.non2xx}`,
       },
       {
         workload: 'HTTP verify (single)',
@@ -162,7 +162,7 @@ export async function verificationWorkloads(
         ratio: ratio(single.rps, ceiling.rps),
         target: '>= 50 %',
         pass: single.rps >= 0.5 * ceiling.rps && single.non2xx === 0 && single.errors === 0,
-        notes: `${Math.round((100 * single.rps) / bareVerify.rps)} % of the verify without a framework; non-2xx ${single.non2xx}, errors ${single.errors}`,
+        notes: `${Math.round((100 * single.rps) / unframed.rps)} % of the verify without a framework; non-2xx ${single.non2xx}, errors ${single.errors}`,
       },
       {
         workload: 'HTTP verify of a foreign id (no database)',
