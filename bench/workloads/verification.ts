@@ -33,6 +33,21 @@ function gets(paths: readonly string[]) {
   return paths.map((path) => ({ method: 'GET', path }));
 }
 
+/** Starts a reference server, loads it for `seconds` with the requests made for its URL, stops it. */
+async function loadServer(
+  script: string,
+  env: Record<string, string>,
+  seconds: number,
+  requests: (url: string) => ReturnType<typeof posts>,
+) {
+  const server = await startServer(env, script);
+  try {
+    return await load({ url: server.url, connections: CONNECTIONS, duration: seconds, requests: requests(server.url) });
+  } finally {
+    await server.stop();
+  }
+}
+
 /**
  * The bare Fastify route (HTTP ceiling), the raw in-process verify (read + event), the same work on
  * node:http without a framework, and over HTTP: single verify, bulk verify of 100 and 1,000 ids,
@@ -43,18 +58,7 @@ export async function verificationWorkloads(
   postgresUrl: string | null,
   seconds: number,
 ): Promise<WorkloadResult[]> {
-  const bare = await startServer({}, 'bench/bare-server.mjs');
-  let ceiling: Awaited<ReturnType<typeof load>>;
-  try {
-    ceiling = await load({
-      url: bare.url,
-      connections: CONNECTIONS,
-      duration: seconds,
-      requests: posts('/bare', ['{"id":"x"}']),
-    });
-  } finally {
-    await bare.stop();
-  }
+  const ceiling = await loadServer('bench/bare-server.mjs', {}, seconds, () => posts('/bare', ['{"id":"x"}']));
 
   const db = await freshBenchDatabase(engine, postgresUrl);
   const seeded = await seed(db.url);
@@ -67,23 +71,14 @@ export async function verificationWorkloads(
   );
   await seeded.app.services.verification.events.flush();
 
-  const frameworkless = await startServer({ DATABASE_URL: db.url }, 'bench/verify-frameworkless-server.mjs');
-  let unframed: Awaited<ReturnType<typeof load>>;
-  try {
-    unframed = await load({
-      url: frameworkless.url,
-      connections: CONNECTIONS,
-      duration: seconds,
-      requests: posts(
-        '/',
-        base(frameworkless.url)
-          .slice(0, 500)
-          .map((id) => JSON.stringify({ id })),
-      ),
-    });
-  } finally {
-    await frameworkless.stop();
-  }
+  const unframed = await loadServer('bench/verify-frameworkless-server.mjs', { DATABASE_URL: db.url }, seconds, (url) =>
+    posts(
+      '/',
+      base(url)
+        .slice(0, 500)
+        .map((id) => JSON.stringify({ id })),
+    ),
+  );
 
   const server = await startServer({
     DATABASE_URL: db.url,
