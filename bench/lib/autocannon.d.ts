@@ -38,7 +38,13 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string;
     requests?: Request[];
+    /** Leaves the result for `aggregateResult` to merge with other instances' results. */
+    skipAggregateResult?: boolean;
   }
   function autocannon(options: Options): Promise<Result>;
+  namespace autocannon {
+    /** Merges the results of instances run with `skipAggregateResult` (latencies and counts). */
+    function aggregateResult(results: Result[], options: { url: string; connections?: number }): Result;
+  }
   export default autocannon;
 }

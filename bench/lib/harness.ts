@@ -186,6 +186,45 @@ export async function load(options: Parameters<typeof autocannon>[0]): Promise<L
   };
 }
 
+/**
+ * Like `load` for a list of distinct requests, with each connection starting at its own place in the
+ * list. autocannon gives every connection its own pass over `requests` from the first one, so the
+ * connections would ask for the same ids at the same moments, and a server that reads concurrent
+ * asks together would read each id once for many answers. One single-connection instance per
+ * connection instead, each starting `requests.length / connections` further on, merged.
+ */
+export async function loadSpread(options: {
+  url: string;
+  connections: number;
+  duration: number;
+  requests: NonNullable<Parameters<typeof autocannon>[0]['requests']>;
+}): Promise<LoadResult> {
+  const { url, connections, duration, requests } = options;
+  const results = await Promise.all(
+    Array.from({ length: connections }, (_, i) => {
+      const offset = Math.floor((i * requests.length) / connections);
+      return autocannon({
+        url,
+        connections: 1,
+        duration,
+        requests: [...requests.slice(offset), ...requests.slice(0, offset)],
+        skipAggregateResult: true,
+      });
+    }),
+  );
+  const result = autocannon.aggregateResult(results, { url, connections });
+  return {
+    // The merged per-second histogram is empty without the instances' own; the count is exact.
+    rps: Math.round(result.requests.total / duration),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requests: result.requests.total,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    status: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count])),
+  };
+}
+
 /** Runs `op` from `concurrency` loops for `seconds`; returns operations per second and p99 in ms. */
 export async function inProcessRate(
   seconds: number,

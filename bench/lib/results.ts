@@ -15,12 +15,12 @@ export interface WorkloadResult {
 }
 
 export function ratio(rps: number, limit: number): number {
-  return limit > 0 ? Number((rps / limit).toFixed(3)) : 0;
+  return limit > 0 ? Number((rps / limit).toFixed(4)) : 0;
 }
 
-/** A ratio as shown beside its target: one decimal, so 49.7 % never reads as a met 50 %. */
+/** A ratio as shown beside its target: one decimal, cut rather than rounded, so 49.96 % never reads as a met 50 %. */
 export function percent(value: number | undefined): string {
-  return value === undefined ? '' : `${(value * 100).toFixed(1)} %`;
+  return value === undefined ? '' : `${(Math.floor(value * 1000 + 1e-6) / 10).toFixed(1)} %`;
 }
 
 export function printTable(engine: string, rows: WorkloadResult[]): void {

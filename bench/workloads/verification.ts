@@ -1,5 +1,12 @@
-import { type Engine, freshBenchDatabase, inProcessRate, load, startServer } from '../lib/harness.js';
-import { ratio, type WorkloadResult } from '../lib/results.js';
+import {
+  type Engine,
+  freshBenchDatabase,
+  inProcessRate,
+  type LoadResult,
+  loadSpread,
+  startServer,
+} from '../lib/harness.js';
+import { percent, ratio, type WorkloadResult } from '../lib/results.js';
 import { type Seeded, seed } from '../lib/setup.js';
 
 const CONNECTIONS = 32;
@@ -42,7 +49,12 @@ async function loadServer(
 ) {
   const server = await startServer(env, script);
   try {
-    return await load({ url: server.url, connections: CONNECTIONS, duration: seconds, requests: requests(server.url) });
+    return await loadSpread({
+      url: server.url,
+      connections: CONNECTIONS,
+      duration: seconds,
+      requests: requests(server.url),
+    });
   } finally {
     await server.stop();
   }
@@ -61,147 +73,167 @@ export async function verificationWorkloads(
   const ceiling = await loadServer('bench/bare-server.mjs', {}, seconds, () => posts('/bare', ['{"id":"x"}']));
 
   const db = await freshBenchDatabase(engine, postgresUrl);
-  const seeded = await seed(db.url);
-  const ids = await issueMany(seeded, CREDENTIALS);
-  const base = (origin: string) => ids.map((id) => `${origin}/v1/issuers/${seeded.issuerSlug}/assertions/${id}`);
-
-  const rawUrls = base('http://localhost:3000');
-  const raw = await inProcessRate(seconds, CONNECTIONS, (n) =>
-    seeded.app.services.verification.verify.verify(rawUrls[n % rawUrls.length] ?? '', 'ZZ'),
-  );
-  await seeded.app.services.verification.events.flush();
-
-  const unframed = await loadServer('bench/verify-frameworkless-server.mjs', { DATABASE_URL: db.url }, seconds, (url) =>
-    posts(
-      '/',
-      base(url)
-        .slice(0, 500)
-        .map((id) => JSON.stringify({ id })),
-    ),
-  );
-
-  const server = await startServer({
-    DATABASE_URL: db.url,
-    WEBHOOK_DISPATCH: 'off',
-    OPEN_RATE_LIMIT_PER_MINUTE: '100000000',
-  });
   try {
-    const urls = base(server.url);
-    const single = await load({
-      url: server.url,
-      connections: CONNECTIONS,
-      duration: seconds,
-      requests: posts(
-        '/api/v1/verify',
-        urls.slice(0, 500).map((id) => JSON.stringify({ id })),
-      ),
-    });
-    // The same route for an id of another host: answered `unknown` without touching the database,
-    // so this is the request path alone (hooks, validation, serialisation) beside the bare route.
-    const foreign = await load({
-      url: server.url,
-      connections: CONNECTIONS,
-      duration: seconds,
-      requests: posts('/api/v1/verify', [
-        JSON.stringify({ id: 'https://elsewhere.example/v1/issuers/x/assertions/y' }),
-      ]),
-    });
-    const bulkBodies = (size: number) =>
-      Array.from({ length: 20 }, (_, k) =>
-        JSON.stringify({ ids: urls.slice((k * 97) % (urls.length - size)).slice(0, size) }),
-      );
-    const bulk100 = await load({
-      url: server.url,
-      connections: 8,
-      duration: seconds,
-      requests: posts('/api/v1/verify/bulk', bulkBodies(100)),
-    });
-    const bulk1000 = await load({
-      url: server.url,
-      connections: 4,
-      duration: seconds,
-      requests: posts('/api/v1/verify/bulk', bulkBodies(1000)),
-    });
-    const page = await load({
-      url: server.url,
-      connections: CONNECTIONS,
-      duration: seconds,
-      requests: gets(ids.slice(0, 500).map((id) => `/verify/${seeded.issuerSlug}/${id}`)),
-    });
-    const ceilingLimit = { name: 'bare Fastify route', rps: ceiling.rps };
-    const rss = server.peakRssMb();
-    return [
-      {
-        workload: 'bare Fastify JSON route (HTTP ceiling)',
-        rps: ceiling.rps,
-        p50Ms: ceiling.p50Ms,
-        p99Ms: ceiling.p99Ms,
-      },
-      { workload: 'raw verify read + event (in-process)', rps: raw.rps, p99Ms: raw.p99Ms },
-      {
-        workload: 'HTTP verify without a framework (node:http)',
-        rps: unframed.rps,
-        p50Ms: unframed.p50Ms,
-        p99Ms: unframed.p99Ms,
-        limit: ceilingLimit,
-        ratio: ratio(unframed.rps, ceiling.rps),
-        notes: `one read, the event and the answer, no hooks (bench/verify-frameworkless-server.mjs); non-2xx ${unframed.non2xx}`,
-      },
-      {
-        workload: 'HTTP verify (single)',
-        rps: single.rps,
-        p50Ms: single.p50Ms,
-        p99Ms: single.p99Ms,
-        rssMb: rss,
-        limit: ceilingLimit,
-        ratio: ratio(single.rps, ceiling.rps),
-        target: '>= 50 %',
-        pass: single.rps >= 0.5 * ceiling.rps && single.non2xx === 0 && single.errors === 0,
-        notes: `${Math.round((100 * single.rps) / unframed.rps)} % of the verify without a framework; non-2xx ${single.non2xx}, errors ${single.errors}`,
-      },
-      {
-        workload: 'HTTP verify of a foreign id (no database)',
-        rps: foreign.rps,
-        p50Ms: foreign.p50Ms,
-        p99Ms: foreign.p99Ms,
-        limit: ceilingLimit,
-        ratio: ratio(foreign.rps, ceiling.rps),
-        notes: `the request path without the read or the event; non-2xx ${foreign.non2xx}`,
-      },
-      {
-        workload: 'HTTP verify bulk (100 ids)',
-        rps: bulk100.rps,
-        p50Ms: bulk100.p50Ms,
-        p99Ms: bulk100.p99Ms,
-        rssMb: rss,
-        notes: `${bulk100.rps * 100} ids/s, non-2xx ${bulk100.non2xx}`,
-      },
-      {
-        workload: 'HTTP verify bulk (1,000 ids)',
-        rps: bulk1000.rps,
-        p50Ms: bulk1000.p50Ms,
-        p99Ms: bulk1000.p99Ms,
-        rssMb: rss,
-        target: engine === 'sqlite' ? 'p99 < 150 ms' : undefined,
-        pass: engine === 'sqlite' ? bulk1000.p99Ms < 150 && bulk1000.non2xx === 0 : undefined,
-        notes: `${bulk1000.rps * 1000} ids/s, non-2xx ${bulk1000.non2xx}`,
-      },
-      {
-        workload: 'verification page render',
-        rps: page.rps,
-        p50Ms: page.p50Ms,
-        p99Ms: page.p99Ms,
-        rssMb: rss,
-        limit: ceilingLimit,
-        ratio: ratio(page.rps, ceiling.rps),
-        target: '>= 30 %',
-        pass: page.rps >= 0.3 * ceiling.rps && page.non2xx === 0,
-        notes: `non-2xx ${page.non2xx}`,
-      },
-    ];
+    return await serviceWorkloads(engine, db.url, seconds, ceiling);
   } finally {
-    await server.stop();
-    await seeded.close();
     await db.drop();
+  }
+}
+
+/** Everything measured on a seeded database: the in-process verify, the frameworkless one and the service. */
+async function serviceWorkloads(
+  engine: Engine,
+  databaseUrl: string,
+  seconds: number,
+  ceiling: LoadResult,
+): Promise<WorkloadResult[]> {
+  const seeded = await seed(databaseUrl);
+  try {
+    const ids = await issueMany(seeded, CREDENTIALS);
+    const base = (origin: string) => ids.map((id) => `${origin}/v1/issuers/${seeded.issuerSlug}/assertions/${id}`);
+
+    const rawUrls = base('http://localhost:3000');
+    const raw = await inProcessRate(seconds, CONNECTIONS, (n) =>
+      seeded.app.services.verification.verify.verify(rawUrls[n % rawUrls.length] ?? '', 'ZZ'),
+    );
+    await seeded.app.services.verification.events.flush();
+
+    const unframed = await loadServer(
+      'bench/verify-frameworkless-server.mjs',
+      { DATABASE_URL: databaseUrl },
+      seconds,
+      (url) =>
+        posts(
+          '/',
+          base(url)
+            .slice(0, 500)
+            .map((id) => JSON.stringify({ id })),
+        ),
+    );
+
+    const server = await startServer({
+      DATABASE_URL: databaseUrl,
+      WEBHOOK_DISPATCH: 'off',
+      OPEN_RATE_LIMIT_PER_MINUTE: '100000000',
+    });
+    try {
+      const urls = base(server.url);
+      const single = await loadSpread({
+        url: server.url,
+        connections: CONNECTIONS,
+        duration: seconds,
+        requests: posts(
+          '/api/v1/verify',
+          urls.slice(0, 500).map((id) => JSON.stringify({ id })),
+        ),
+      });
+      // The same route for an id of another host: answered `unknown` without touching the database,
+      // so this is the request path alone (hooks, validation, serialisation) beside the bare route.
+      const foreign = await loadSpread({
+        url: server.url,
+        connections: CONNECTIONS,
+        duration: seconds,
+        requests: posts('/api/v1/verify', [
+          JSON.stringify({ id: 'https://elsewhere.example/v1/issuers/x/assertions/y' }),
+        ]),
+      });
+      const bulkBodies = (size: number) =>
+        Array.from({ length: 20 }, (_, k) =>
+          JSON.stringify({ ids: urls.slice((k * 97) % (urls.length - size)).slice(0, size) }),
+        );
+      const bulk100 = await loadSpread({
+        url: server.url,
+        connections: 8,
+        duration: seconds,
+        requests: posts('/api/v1/verify/bulk', bulkBodies(100)),
+      });
+      const bulk1000 = await loadSpread({
+        url: server.url,
+        connections: 4,
+        duration: seconds,
+        requests: posts('/api/v1/verify/bulk', bulkBodies(1000)),
+      });
+      const page = await loadSpread({
+        url: server.url,
+        connections: CONNECTIONS,
+        duration: seconds,
+        requests: gets(ids.slice(0, 500).map((id) => `/verify/${seeded.issuerSlug}/${id}`)),
+      });
+      const ceilingLimit = { name: 'bare Fastify route', rps: ceiling.rps };
+      const rss = server.peakRssMb();
+      return [
+        {
+          workload: 'bare Fastify JSON route (HTTP ceiling)',
+          rps: ceiling.rps,
+          p50Ms: ceiling.p50Ms,
+          p99Ms: ceiling.p99Ms,
+        },
+        { workload: 'raw verify read + event (in-process)', rps: raw.rps, p99Ms: raw.p99Ms },
+        {
+          workload: 'HTTP verify without a framework (node:http)',
+          rps: unframed.rps,
+          p50Ms: unframed.p50Ms,
+          p99Ms: unframed.p99Ms,
+          limit: ceilingLimit,
+          ratio: ratio(unframed.rps, ceiling.rps),
+          notes: `one read, the event and the answer with the service's views, no hooks (bench/verify-frameworkless-server.mjs); non-2xx ${unframed.non2xx}`,
+        },
+        {
+          workload: 'HTTP verify (single)',
+          rps: single.rps,
+          p50Ms: single.p50Ms,
+          p99Ms: single.p99Ms,
+          rssMb: rss,
+          limit: ceilingLimit,
+          ratio: ratio(single.rps, ceiling.rps),
+          target: '>= 50 %',
+          pass: single.rps >= 0.5 * ceiling.rps && single.non2xx === 0 && single.errors === 0,
+          notes: `${percent(ratio(single.rps, unframed.rps))} of the verify without a framework; non-2xx ${single.non2xx}, errors ${single.errors}`,
+        },
+        {
+          workload: 'HTTP verify of a foreign id (no database)',
+          rps: foreign.rps,
+          p50Ms: foreign.p50Ms,
+          p99Ms: foreign.p99Ms,
+          limit: ceilingLimit,
+          ratio: ratio(foreign.rps, ceiling.rps),
+          notes: `the request path without the read or the event; non-2xx ${foreign.non2xx}`,
+        },
+        {
+          workload: 'HTTP verify bulk (100 ids)',
+          rps: bulk100.rps,
+          p50Ms: bulk100.p50Ms,
+          p99Ms: bulk100.p99Ms,
+          rssMb: rss,
+          notes: `${bulk100.rps * 100} ids/s, non-2xx ${bulk100.non2xx}`,
+        },
+        {
+          workload: 'HTTP verify bulk (1,000 ids)',
+          rps: bulk1000.rps,
+          p50Ms: bulk1000.p50Ms,
+          p99Ms: bulk1000.p99Ms,
+          rssMb: rss,
+          target: engine === 'sqlite' ? 'p99 < 150 ms' : undefined,
+          pass: engine === 'sqlite' ? bulk1000.p99Ms < 150 && bulk1000.non2xx === 0 : undefined,
+          notes: `${bulk1000.rps * 1000} ids/s, non-2xx ${bulk1000.non2xx}`,
+        },
+        {
+          workload: 'verification page render',
+          rps: page.rps,
+          p50Ms: page.p50Ms,
+          p99Ms: page.p99Ms,
+          rssMb: rss,
+          limit: ceilingLimit,
+          ratio: ratio(page.rps, ceiling.rps),
+          target: '>= 30 %',
+          pass: page.rps >= 0.3 * ceiling.rps && page.non2xx === 0,
+          notes: `non-2xx ${page.non2xx}`,
+        },
+      ];
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    await seeded.close();
   }
 }

@@ -20,7 +20,8 @@ type EngagementEventRow = Record<(typeof ENGAGEMENT_COLUMNS)[number], string>;
 
 /**
  * SQLite: each batch's insert, compiled once per batch size. Building the Kysely query from every
- * value of a 250-event batch and compiling it cost more than the insert itself.
+ * value of a 250-event batch and compiling it took about a fifth of what an event cost to record and
+ * write (in process: 7.1–8.2 µs an event before, 5.6–6.7 µs after).
  */
 const verificationValues = valuesStatements<VerificationEventRow>(VERIFICATION_COLUMNS, (executor, template) =>
   executor.insertInto('verification_events').values(template),
