@@ -173,10 +173,10 @@ export interface LoadResult {
   status: Record<string, number>;
 }
 
-export async function load(options: Parameters<typeof autocannon>[0]): Promise<LoadResult> {
-  const result = await autocannon(options);
+/** An autocannon result as the harness reports it, at `rps` requests per second. */
+function summary(result: Awaited<ReturnType<typeof autocannon>>, rps: number): LoadResult {
   return {
-    rps: Math.round(result.requests.average),
+    rps: Math.round(rps),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     requests: result.requests.total,
@@ -184,6 +184,11 @@ export async function load(options: Parameters<typeof autocannon>[0]): Promise<L
     non2xx: result.non2xx,
     status: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count])),
   };
+}
+
+export async function load(options: Parameters<typeof autocannon>[0]): Promise<LoadResult> {
+  const result = await autocannon(options);
+  return summary(result, result.requests.average);
 }
 
 /**
@@ -213,16 +218,8 @@ export async function loadSpread(options: {
     }),
   );
   const result = autocannon.aggregateResult(results, { url, connections });
-  return {
-    // The merged per-second histogram is empty without the instances' own; the count is exact.
-    rps: Math.round(result.requests.total / duration),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    requests: result.requests.total,
-    errors: result.errors + result.timeouts,
-    non2xx: result.non2xx,
-    status: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, s]) => [code, s.count])),
-  };
+  // The merged per-second histogram is empty without the instances' own; the count is exact.
+  return summary(result, result.requests.total / duration);
 }
 
 /** Runs `op` from `concurrency` loops for `seconds`; returns operations per second and p99 in ms. */
