@@ -40,21 +40,23 @@ function gets(paths: readonly string[]) {
   return paths.map((path) => ({ method: 'GET', path }));
 }
 
+type Requests = Parameters<typeof loadSpread>[0]['requests'];
+
+/** `requests` sent to `url` for `seconds` over `connections`, each starting at its own place in the list. */
+function drive(url: string, seconds: number, requests: Requests, connections = CONNECTIONS) {
+  return loadSpread({ url, connections, duration: seconds, requests });
+}
+
 /** Starts a reference server, loads it for `seconds` with the requests made for its URL, stops it. */
 async function loadServer(
   script: string,
   env: Record<string, string>,
   seconds: number,
-  requests: (url: string) => ReturnType<typeof posts>,
+  requests: (url: string) => Requests,
 ) {
   const server = await startServer(env, script);
   try {
-    return await loadSpread({
-      url: server.url,
-      connections: CONNECTIONS,
-      duration: seconds,
-      requests: requests(server.url),
-    });
+    return await drive(server.url, seconds, requests(server.url));
   } finally {
     await server.stop();
   }
@@ -118,47 +120,32 @@ async function serviceWorkloads(
     });
     try {
       const urls = base(server.url);
-      const single = await loadSpread({
-        url: server.url,
-        connections: CONNECTIONS,
-        duration: seconds,
-        requests: posts(
+      const single = await drive(
+        server.url,
+        seconds,
+        posts(
           '/api/v1/verify',
           urls.slice(0, 500).map((id) => JSON.stringify({ id })),
         ),
-      });
+      );
       // The same route for an id of another host: answered `unknown` without touching the database,
       // so this is the request path alone (hooks, validation, serialisation) beside the bare route.
-      const foreign = await loadSpread({
-        url: server.url,
-        connections: CONNECTIONS,
-        duration: seconds,
-        requests: posts('/api/v1/verify', [
-          JSON.stringify({ id: 'https://elsewhere.example/v1/issuers/x/assertions/y' }),
-        ]),
-      });
+      const foreign = await drive(
+        server.url,
+        seconds,
+        posts('/api/v1/verify', [JSON.stringify({ id: 'https://elsewhere.example/v1/issuers/x/assertions/y' })]),
+      );
       const bulkBodies = (size: number) =>
         Array.from({ length: 20 }, (_, k) =>
           JSON.stringify({ ids: urls.slice((k * 97) % (urls.length - size)).slice(0, size) }),
         );
-      const bulk100 = await loadSpread({
-        url: server.url,
-        connections: 8,
-        duration: seconds,
-        requests: posts('/api/v1/verify/bulk', bulkBodies(100)),
-      });
-      const bulk1000 = await loadSpread({
-        url: server.url,
-        connections: 4,
-        duration: seconds,
-        requests: posts('/api/v1/verify/bulk', bulkBodies(1000)),
-      });
-      const page = await loadSpread({
-        url: server.url,
-        connections: CONNECTIONS,
-        duration: seconds,
-        requests: gets(ids.slice(0, 500).map((id) => `/verify/${seeded.issuerSlug}/${id}`)),
-      });
+      const bulk100 = await drive(server.url, seconds, posts('/api/v1/verify/bulk', bulkBodies(100)), 8);
+      const bulk1000 = await drive(server.url, seconds, posts('/api/v1/verify/bulk', bulkBodies(1000)), 4);
+      const page = await drive(
+        server.url,
+        seconds,
+        gets(ids.slice(0, 500).map((id) => `/verify/${seeded.issuerSlug}/${id}`)),
+      );
       const ceilingLimit = { name: 'bare Fastify route', rps: ceiling.rps };
       const rss = server.peakRssMb();
       return [
