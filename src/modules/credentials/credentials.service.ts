@@ -1,6 +1,7 @@
 import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
+import { refuseEmailIn } from '../../core/personal-data.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
 import { credentialEventData } from '../webhooks/webhooks.events.js';
@@ -57,8 +58,12 @@ export function createCredentialService(
       return repo.getById(issuerId, id);
     },
 
-    /** Revokes once; revoking again answers with the original time and reason and changes nothing. */
+    /**
+     * Revokes once; revoking again answers with the original time and reason and changes nothing.
+     * A reason holding an email address is refused: it would outlive an erasure in the audit log.
+     */
     async revoke(issuerId: string, actor: string, id: string, reason: string | null) {
+      refuseEmailIn('reason', reason);
       const row = await core.db.transaction().execute(async (trx) => {
         const txRepo = createCredentialRepository(trx, core.dialect);
         const locked = await txRepo.lockById(issuerId, id);
@@ -104,6 +109,7 @@ export function createCredentialService(
       id: string,
       input: { completionKey?: string; evidenceUrl?: string },
     ): Promise<IssueOutcome> {
+      refuseEmailIn('completionKey', input.completionKey);
       const original = await requireRow(issuerId, id);
       if (input.completionKey) {
         const existing = await repo.getByCompletionKey(issuerId, input.completionKey);
