@@ -101,7 +101,9 @@ export function createCredentialService(
 
     /**
      * Issues a fresh credential (new id and assertion) for the same recipient and definition and
-     * revokes the original with reason `reissued`. Replays when the completion key already exists.
+     * revokes the original with reason `reissued`. Replays when the completion key already exists,
+     * and, without a completion key, when the original was already replaced: a double click or
+     * concurrent retries get the one replacement (the original's row lock orders them).
      */
     async reissue(
       issuerId: string,
@@ -111,17 +113,20 @@ export function createCredentialService(
     ): Promise<IssueOutcome> {
       refuseEmailIn('completionKey', input.completionKey);
       const original = await requireRow(issuerId, id);
-      if (input.completionKey) {
-        const existing = await repo.getByCompletionKey(issuerId, input.completionKey);
-        if (existing) return { row: existing, created: false };
-      }
+      const known = input.completionKey
+        ? await repo.getByCompletionKey(issuerId, input.completionKey)
+        : await repo.latestReplacement(issuerId, id);
+      if (known) return { row: known, created: false };
       const definition = await deps.issuance.definitionFor(issuerId, original.definition_id);
       const outcome = await core.db.transaction().execute(async (trx) => {
         const txRepo = createCredentialRepository(trx, core.dialect);
         const locked = await txRepo.lockById(issuerId, id);
         if (!locked) throw errors.notFound('Credential');
-        const completionKey =
-          input.completionKey ?? `${locked.completion_key}#reissue-${(await txRepo.countReissues(issuerId, id)) + 1}`;
+        if (input.completionKey === undefined) {
+          const replacement = await txRepo.latestReplacement(issuerId, id);
+          if (replacement) return { row: replacement, created: false };
+        }
+        const completionKey = input.completionKey ?? `${locked.completion_key}#reissue-1`;
         const row = {
           ...deps.issuance.buildRow(issuerId, definition, {
             recipientHash: locked.recipient_hash,
