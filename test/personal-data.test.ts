@@ -222,6 +222,25 @@ describe.each(dialects)('names and keys carrying email addresses on %s', (dialec
     }
   });
 
+  it('an erasure replaces a stored completion key holding an email address', async () => {
+    const issued = await post('/api/v1/credentials', {
+      definitionId: course.id,
+      recipientEmail: 'legacy@school.example',
+      completionKey: 'ds101:enrol-legacy',
+    });
+    const id = issued.json().credentialId;
+    // As a release before this one stored it.
+    await t.database.db
+      .updateTable('credentials')
+      .set({ completion_key: 'ds101:legacy@school.example' })
+      .where('id', '=', id)
+      .execute();
+    const erased = await post('/api/v1/gdpr/erase', { recipientEmail: 'legacy@school.example' });
+    expect(erased.json()).toMatchObject({ found: true, revoked: 1, credentialIds: [id] });
+    const detail = await t.app.inject({ method: 'GET', url: `/api/v1/credentials/${id}`, headers: auth(a.key) });
+    expect(detail.json()).toMatchObject({ status: 'revoked', completionKey: `erased:${id}` });
+  });
+
   it('migration 0015 forgets stored names holding an email address and keeps the others', async () => {
     const db = t.database.db;
     const rows = await db
