@@ -308,7 +308,7 @@ function trickleConnection(port: number, everyMs: number, bodyBytes: number) {
 
 /**
  * Issue 21 item 6: many connections each trickle a POST body a byte at a time; every one must be
- * closed within the request timeout (plus Node's 1 s check), the server's file descriptors return
+ * closed within the request timeout (plus Node's 1 s check and 4 s of scheduling), the server's file descriptors return
  * and /health answers throughout. The full tier runs the default 30 s timeout, the quick one 2 s.
  */
 export async function runSlowBody(options: RunOptions): Promise<ReliabilityReport> {
@@ -316,7 +316,9 @@ export async function runSlowBody(options: RunOptions): Promise<ReliabilityRepor
   const connections = options.full ? 500 : 50;
   const timeoutMs = options.full ? 30_000 : 2_000;
   const everyMs = options.full ? 1_000 : 200;
-  const slackMs = 2_500;
+  // Node looks for overdue connections every second; closing hundreds at once on a loaded machine
+  // takes a few more. Before the fix none was ever closed (one was still open after 420 s).
+  const slackMs = 5_000;
   const figures = await withDatabase('sqlite', null, async (databaseUrl) => {
     const server = await startFrontServer({
       DATABASE_URL: databaseUrl,
