@@ -133,9 +133,51 @@ const LONG_URL_CHARS = 15_000;
 const NEAR_LIMIT_CHARS = 8_000;
 
 /**
- * Issue 21 item 1: four clients each send four long URLs a second (one over the 8 KiB limit, the
- * next just under it, both one unbroken run the old expression backtracked over) while /health is
- * probed every 100 ms; the same probing without the attack first is the control. The server logs
+ * The url-stall attackers, in a process of their own as real attackers are: four clients, each
+ * sending URL_STALL_PER_CLIENT_PER_S requests a second, alternating a URL over the 8 KiB limit and
+ * one just under it. Prints every answer's status and time as JSON when done.
+ */
+const ATTACKERS = `
+const [url, seconds, clients, perSecond, long, near] = process.argv.slice(1).map((a, i) => (i === 0 ? a : Number(a)));
+const statuses = [];
+const ms = [];
+const started = performance.now();
+async function client(n) {
+  for (let i = 0; performance.now() - started < seconds * 1000; i++) {
+    const t = performance.now();
+    const path = '/verify/x/' + 'a'.repeat(i % 2 === 0 ? long : near) + n;
+    try {
+      const res = await fetch(url + path, { signal: AbortSignal.timeout(10000) });
+      await res.arrayBuffer();
+      statuses.push(res.status);
+    } catch {
+      statuses.push(0);
+    }
+    const took = performance.now() - t;
+    ms.push(took);
+    await new Promise((r) => setTimeout(r, Math.max(0, 1000 / perSecond - took)));
+  }
+}
+Promise.all(Array.from({ length: clients }, (_, n) => client(n))).then(() => process.stdout.write(JSON.stringify({ statuses, ms })));
+`;
+
+async function attackFromElsewhere(url: string, seconds: number): Promise<{ statuses: number[]; ms: number[] }> {
+  const args = [url, seconds, URL_STALL_CLIENTS, URL_STALL_PER_CLIENT_PER_S, LONG_URL_CHARS, NEAR_LIMIT_CHARS];
+  const child = spawn(process.execPath, ['-e', ATTACKERS, ...args.map(String)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  await new Promise((resolve) => child.once('exit', resolve));
+  return JSON.parse(out) as { statuses: number[]; ms: number[] };
+}
+
+/**
+ * Issue 21 item 1: four clients (another process) each send four long URLs a second (one over the
+ * 8 KiB limit, the next just under it, both one unbroken run the old expression backtracked over)
+ * while /health is probed every 100 ms; the same probing without the attack first is the control. The server logs
  * at info, as in production, so every request's URL passes through the redaction. The full tier
  * holds the issue's bar, /health p99 under 100 ms during the attack; the quick tier, which runs
  * inside `npm test` on a shared machine whose own load moves the p99 by hundreds of ms, holds the
@@ -152,30 +194,18 @@ export async function runUrlStall(options: RunOptions): Promise<ReliabilityRepor
       const control = await probeHealth(server.url, 100, () => performance.now() - controlStarted > seconds * 1000);
       const started = performance.now();
       const done = () => performance.now() - started > seconds * 1000;
-      const statuses: number[] = [];
-      const attackMs: number[] = [];
-      const client = async (n: number) => {
-        let i = 0;
-        while (!done()) {
-          const chars = i % 2 === 0 ? LONG_URL_CHARS : NEAR_LIMIT_CHARS;
-          const res = await request(`${server.url}/verify/x/${'a'.repeat(chars)}${n}`, { timeoutMs: 10_000 });
-          statuses.push(res.status);
-          attackMs.push(res.ms);
-          i++;
-          await sleep(Math.max(0, 1000 / URL_STALL_PER_CLIENT_PER_S - res.ms));
-        }
-      };
-      const [health] = await Promise.all([
+      const [health, attack] = await Promise.all([
         probeHealth(server.url, 100, done),
-        ...Array.from({ length: URL_STALL_CLIENTS }, (_, n) => client(n)),
+        attackFromElsewhere(server.url, seconds),
       ]);
+      const statuses = attack.statuses;
       return {
         seconds,
         clients: URL_STALL_CLIENTS,
         requestsPerClientPerSecond: URL_STALL_PER_CLIENT_PER_S,
         attackRequests: statuses.length,
         attackStatus: tally(statuses),
-        attackP99Ms: round(percentile(attackMs, 99)),
+        attackP99Ms: round(percentile(attack.ms, 99)),
         control,
         health,
       };
