@@ -102,10 +102,11 @@ const REDACT_PATHS = [
  */
 function requestForLog(request: FastifyRequest) {
   const url = typeof request.url === 'string' ? request.url : undefined;
+  const tooLong = url !== undefined && url.length > MAX_URL_LENGTH;
   return {
     method: request.method,
-    url: url === undefined ? undefined : url.length > MAX_URL_LENGTH ? REDACTED : redactUrl(url),
-    ...(url !== undefined && url.length > MAX_URL_LENGTH ? { urlLength: url.length } : {}),
+    url: url === undefined ? undefined : tooLong ? REDACTED : redactUrl(url),
+    ...(tooLong ? { urlLength: url.length } : {}),
     host: request.host,
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,
@@ -147,22 +148,23 @@ function trustProxyOption(trust: Config['trustProxy']): false | string[] | ((add
 /** Builds the whole service without listening: server.ts listens, tests inject. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps;
+  // A request (headers and body) must arrive within these; Node looks for overdue connections every
+  // CONNECTIONS_CHECK_INTERVAL_MS, so a body trickled a byte at a time is cut off, not held for good.
+  const serverTimeouts = {
+    headersTimeout: config.http.headersTimeoutMs,
+    requestTimeout: config.http.requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(CONNECTIONS_CHECK_INTERVAL_MS, config.http.headersTimeoutMs),
+  };
   const app = Fastify({
     logger: deps.logger ?? logOptions(config.logLevel),
     bodyLimit: JSON_BODY_LIMIT,
     trustProxy: trustProxyOption(config.trustProxy),
-    // A request (headers and body) must arrive within these; Node checks each connection every
-    // CHECK_INTERVAL_MS, so a body trickled a byte at a time is cut off, not held for good.
     requestTimeout: config.http.requestTimeoutMs,
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
-    http: {
-      headersTimeout: config.http.headersTimeoutMs,
-      requestTimeout: config.http.requestTimeoutMs,
-      connectionsCheckingInterval: Math.min(CONNECTIONS_CHECK_INTERVAL_MS, config.http.headersTimeoutMs),
-    },
+    http: serverTimeouts,
     requestIdHeader: false,
     genReqId: () => randomUUID(),
-    ...(deps.https ? { https: { ...deps.https, minVersion: 'TLSv1.2' as const } } : {}),
+    ...(deps.https ? { https: { ...deps.https, ...serverTimeouts, minVersion: 'TLSv1.2' as const } } : {}),
     ajv: { customOptions: { strict: false } },
     // Node refuses a request line over its 16 KiB header limit; every parameter under that reaches
     // its route, whose own schema and lookup answer for it (a list under an unknown id is empty).
