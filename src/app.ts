@@ -15,8 +15,10 @@ import { type Clock, type IdSource, randomIds, systemClock } from './core/clock.
 import type { Core } from './core/context.js';
 import { registerCors } from './core/cors.js';
 import { registerErrorHandling } from './core/error-handler.js';
+import { AppError } from './core/errors.js';
+import { REDACTED, redactUrl } from './core/log-redaction.js';
 import { createMetrics, type Metrics } from './core/metrics.js';
-import { registerRateLimit } from './core/rate-limit.js';
+import { createRateLimits } from './core/rate-limit.js';
 import { sharedSchemas } from './core/schemas.js';
 import { registerSecurityHeaders } from './core/security-headers.js';
 import { createValidatorCompiler } from './core/validation.js';
@@ -73,6 +75,10 @@ export interface AppDeps {
 
 export const API_VERSION = '1.1.0';
 const JSON_BODY_LIMIT = 1024 * 1024;
+/** Longer request URLs answer 414 before anything else looks at them (and are not logged). */
+export const MAX_URL_LENGTH = 8 * 1024;
+/** How often Node looks for connections past their request or headers timeout (its default is 30 s). */
+const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
 
 /** Paths every origin may call without credentials (public verification, documents, embed). */
 const OPEN_CORS = [/^\/api\/v1\/verify(\/bulk)?(\?|$)/, /^\/v1\//, /^\/embed\/v1\.js/];
@@ -89,20 +95,18 @@ const REDACT_PATHS = [
   '*.*.email',
 ];
 
-/** An email address in a URL, plain or with its `@` percent-encoded. */
-const EMAIL_IN_URL = /[^/?&=#\s]+(?:@|%40)[^/?&=#\s]+/gi;
-
 /**
  * The request as each log line shows it (Fastify's default fields, less the API version header,
- * which this service does not use). A client may put an email in the URL (a query parameter no
- * route reads, a mistyped path), and the URL is logged for every request, so addresses in it are
- * redacted too: anything shaped `x@y` (or `x%40y`) between separators, which also catches a file
- * name like `logo@2x.png` and leaves the key of `key=x@y` in place.
+ * which this service does not use), its URL without email addresses, keys or tokens
+ * (core/log-redaction.ts). A URL over MAX_URL_LENGTH is refused unread, and logged as its length.
  */
 function requestForLog(request: FastifyRequest) {
+  const url = typeof request.url === 'string' ? request.url : undefined;
+  const tooLong = url !== undefined && url.length > MAX_URL_LENGTH;
   return {
     method: request.method,
-    url: typeof request.url === 'string' ? request.url.replace(EMAIL_IN_URL, '[redacted]') : undefined,
+    url: url === undefined ? undefined : tooLong ? REDACTED : redactUrl(url),
+    ...(tooLong ? { urlLength: url.length } : {}),
     host: request.host,
     remoteAddress: request.ip,
     remotePort: request.socket?.remotePort,
@@ -129,16 +133,38 @@ function defaultsOptional(schema: unknown): unknown {
   return { ...object, required: object.required.filter((name) => properties[name]?.default === undefined) };
 }
 
+/**
+ * Fastify's trustProxy for TRUST_PROXY. Addresses/CIDRs trust exactly those peers. A hop count
+ * trusts that many hops from this process (the socket's peer and the X-Forwarded-For entries the
+ * proxies appended, right to left), never the client-written entries left of them; Fastify itself
+ * reads a bare number as "trust nothing", since a hop count cannot check who the peer is, so it is
+ * only for replicas that nothing but the proxies can reach (docs/deployment.md).
+ */
+function trustProxyOption(trust: Config['trustProxy']): false | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust !== 'number') return trust;
+  return (_address, hop) => hop < trust;
+}
+
 /** Builds the whole service without listening: server.ts listens, tests inject. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps;
+  // A request (headers and body) must arrive within these; Node looks for overdue connections every
+  // CONNECTIONS_CHECK_INTERVAL_MS, so a body trickled a byte at a time is cut off, not held for good.
+  const serverTimeouts = {
+    headersTimeout: config.http.headersTimeoutMs,
+    requestTimeout: config.http.requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(CONNECTIONS_CHECK_INTERVAL_MS, config.http.headersTimeoutMs),
+  };
   const app = Fastify({
     logger: deps.logger ?? logOptions(config.logLevel),
     bodyLimit: JSON_BODY_LIMIT,
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    http: serverTimeouts,
     requestIdHeader: false,
     genReqId: () => randomUUID(),
-    ...(deps.https ? { https: { ...deps.https, minVersion: 'TLSv1.2' as const } } : {}),
+    ...(deps.https ? { https: { ...deps.https, ...serverTimeouts, minVersion: 'TLSv1.2' as const } } : {}),
     ajv: { customOptions: { strict: false } },
     // Node refuses a request line over its 16 KiB header limit; every parameter under that reaches
     // its route, whose own schema and lookup answer for it (a list under an unknown id is empty).
@@ -203,6 +229,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandling(app);
 
   registerSecurityHeaders(app, { hsts: config.tls !== null || config.publicBaseUrl.startsWith('https://') });
+  // First of the request's own work: an over-long URL is refused before keys, limits or routes read it.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.url.length <= MAX_URL_LENGTH) return done();
+    done(new AppError('uri_too_long', `The request URL is longer than ${MAX_URL_LENGTH} characters.`));
+  });
   app.addHook('onResponse', (request, reply, done) => {
     const labels = {
       method: request.method,
@@ -247,8 +278,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
   });
 
-  registerAuth(app, (key) => services.issuers.authenticate(key));
-  await registerRateLimit(app, { openPerMinute: config.openRateLimitPerMinute, redis: deps.redis ?? null });
+  const limits = createRateLimits({
+    openPerMinute: config.openRateLimitPerMinute,
+    redis: deps.redis ?? null,
+    log: app.log,
+  });
+  registerAuth(
+    app,
+    (key) => services.issuers.authenticate(key),
+    (request, reply) => limits.refusalBeforeKeyLookup(request, reply),
+  );
+  await limits.register(app);
 
   app.get('/openapi.json', { schema: { hide: true }, config: { rateLimitExempt: true } }, async () => app.swagger());
 

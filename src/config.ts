@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 
@@ -27,7 +28,10 @@ const EnvSchema = Type.Object({
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   TLS_CERT_FILE: Type.Optional(Type.String({ minLength: 1 })),
   TLS_KEY_FILE: Type.Optional(Type.String({ minLength: 1 })),
-  TRUST_PROXY: Type.Optional(Bool),
+  TRUST_PROXY: Type.Optional(Type.String({ minLength: 1 })),
+  HTTP_REQUEST_TIMEOUT_MS: Type.Optional(PositiveInt),
+  HTTP_HEADERS_TIMEOUT_MS: Type.Optional(PositiveInt),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: Type.Optional(PositiveInt),
   TRUST_SUBPROCESSORS_FILE: Type.Optional(Type.String({ minLength: 1 })),
   DATA_RESIDENCY: Type.Optional(Type.String({ minLength: 1 })),
 });
@@ -61,7 +65,10 @@ export interface Config {
   geoCountryHeader: string | null;
   metricsToken: string | null;
   tls: { certFile: string; keyFile: string } | null;
-  trustProxy: boolean;
+  /** The proxies whose X-Forwarded-* are honoured: a hop count, addresses/CIDRs, or none (false). */
+  trustProxy: number | string[] | false;
+  /** Node's HTTP timeouts: the whole request (headers and body) must arrive within these. */
+  http: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number };
   trustSubprocessorsFile: string | null;
   dataResidency: string;
 }
@@ -97,6 +104,15 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT: must be 0..65535`);
   const sqliteCacheMb = env.SQLITE_CACHE_MB ? Number(env.SQLITE_CACHE_MB) : SQLITE_CACHE_MB_DEFAULT;
   if (sqliteCacheMb > SQLITE_CACHE_MB_MAX) problems.push(`SQLITE_CACHE_MB: must be 1..${SQLITE_CACHE_MB_MAX}`);
+  const trustProxy = parseTrustProxy(env.TRUST_PROXY, problems);
+  const http = {
+    requestTimeoutMs: Number(env.HTTP_REQUEST_TIMEOUT_MS ?? '30000'),
+    headersTimeoutMs: Number(env.HTTP_HEADERS_TIMEOUT_MS ?? '10000'),
+    keepAliveTimeoutMs: Number(env.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? '72000'),
+  };
+  if (http.headersTimeoutMs > http.requestTimeoutMs) {
+    problems.push('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const e = env as Env;
@@ -119,10 +135,56 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     geoCountryHeader: e.GEO_COUNTRY_HEADER?.toLowerCase() ?? null,
     metricsToken: e.METRICS_TOKEN ?? null,
     tls: tlsCert && tlsKey ? { certFile: tlsCert, keyFile: tlsKey } : null,
-    trustProxy: e.TRUST_PROXY === 'true',
+    trustProxy,
+    http,
     trustSubprocessorsFile: e.TRUST_SUBPROCESSORS_FILE ?? null,
     dataResidency: e.DATA_RESIDENCY ?? 'Australia, single region',
   });
+}
+
+/** The names proxy-addr (Fastify's trustProxy) gives to whole address ranges. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function validProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^[0-9]{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY: how many proxies stand in front (a hop count), or their addresses and CIDRs (comma
+ * list). `true` would trust every hop, so the left-most X-Forwarded-For entry, which the client
+ * writes, would become its address: refused, saying what to set instead.
+ */
+function parseTrustProxy(value: string | undefined, problems: string[]): number | string[] | false {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') {
+    problems.push(
+      'TRUST_PROXY: "true" would let any client pick its address (and its rate limit) with X-Forwarded-For; ' +
+        'set the number of proxies in front of the service (e.g. TRUST_PROXY=1) or their addresses/CIDRs ' +
+        '(e.g. TRUST_PROXY=10.0.0.0/8)',
+    );
+    return false;
+  }
+  if (/^[0-9]+$/.test(value)) {
+    const hops = Number(value);
+    if (hops >= 1 && hops <= 16) return hops;
+    problems.push(`TRUST_PROXY: a hop count must be 1..16 (got ${JSON.stringify(value)})`);
+    return false;
+  }
+  const entries = value.split(',').map((entry) => entry.trim());
+  const invalid = entries.filter((entry) => !validProxyAddress(entry));
+  if (invalid.length > 0) {
+    problems.push(
+      `TRUST_PROXY: must be a hop count or a comma list of proxy addresses/CIDRs (not ${invalid.map((i) => JSON.stringify(i)).join(', ')})`,
+    );
+    return false;
+  }
+  return entries;
 }
 
 function parseDatabaseUrl(url: string, sqlite: { synchronous: 'FULL' | 'NORMAL'; cacheMb: number }): DatabaseConfig {

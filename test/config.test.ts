@@ -26,6 +26,7 @@ describe('configuration', () => {
       metricsToken: null,
       tls: null,
       trustProxy: false,
+      http: { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 72_000 },
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -72,6 +73,11 @@ describe('configuration', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ SQLITE_CACHE_MB: '0' }, 'SQLITE_CACHE_MB'],
     [{ SQLITE_CACHE_MB: '4097' }, 'SQLITE_CACHE_MB'],
+    [{ TRUST_PROXY: '0' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'lb.internal' }, 'TRUST_PROXY'],
+    [{ HTTP_REQUEST_TIMEOUT_MS: '0' }, 'HTTP_REQUEST_TIMEOUT_MS'],
+    [{ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '6000' }, 'HTTP_HEADERS_TIMEOUT_MS'],
   ])('refuses %j naming %s', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     try {
@@ -79,5 +85,32 @@ describe('configuration', () => {
     } catch (err) {
       expect((err as ConfigError).message).toContain(name);
     }
+  });
+
+  it('refuses TRUST_PROXY=true, saying what to set instead', () => {
+    expect(() => loadConfig({ TRUST_PROXY: 'true' })).toThrow(
+      /TRUST_PROXY.*any client pick its address.*TRUST_PROXY=1.*10\.0\.0\.0\/8/s,
+    );
+  });
+
+  it('reads TRUST_PROXY as a hop count or a list of proxy addresses and CIDRs', () => {
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.4.7,fd00::/8,loopback' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '192.168.4.7',
+      'fd00::/8',
+      'loopback',
+    ]);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+  });
+
+  it('reads the HTTP timeouts', () => {
+    expect(
+      loadConfig({
+        HTTP_REQUEST_TIMEOUT_MS: '20000',
+        HTTP_HEADERS_TIMEOUT_MS: '5000',
+        HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000',
+      }).http,
+    ).toEqual({ requestTimeoutMs: 20_000, headersTimeoutMs: 5_000, keepAliveTimeoutMs: 65_000 });
   });
 });

@@ -314,7 +314,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const env: Record<string, string> = {
     DATABASE_URL: options.databaseUrl,
     REDIS_URL: options.redisUrl,
-    TRUST_PROXY: 'true',
+    TRUST_PROXY: '127.0.0.1',
     WEBHOOK_DISPATCH: 'off',
     WEBHOOK_ALLOW_PRIVATE: 'true',
     OPEN_RATE_LIMIT_PER_MINUTE: String(options.openRateLimitPerMinute),

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext } from './context.js';
 import { errors } from './errors.js';
 
@@ -34,8 +34,14 @@ export function presentedKey(request: FastifyRequest): string | null {
  * Resolves the key once per request (onRequest, before rate limiting, so the limiter can key on the
  * issuer and apply its plan), and refuses keyed routes without a valid key in preParsing, so a
  * request with a bad key is still counted against its client address and its body is never parsed.
+ * `refuseFirst` answers before the lookup (an address already over its limit): a key costs a
+ * database query only for a client the limiter still admits.
  */
-export function registerAuth(app: FastifyInstance, authenticate: (key: string) => Promise<AuthContext | null>): void {
+export function registerAuth(
+  app: FastifyInstance,
+  authenticate: (key: string) => Promise<AuthContext | null>,
+  refuseFirst: (request: FastifyRequest, reply: FastifyReply) => Error | null,
+): void {
   app.decorateRequest('auth', null);
   app.decorateRequest('issuerId', function (this: FastifyRequest) {
     if (!this.auth) throw errors.unauthorized();
@@ -46,9 +52,11 @@ export function registerAuth(app: FastifyInstance, authenticate: (key: string) =
   });
 
   // Callback hooks: most requests (all open ones) carry no key, and need no promise to say so.
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const key = presentedKey(request);
     if (!key) return done();
+    const refused = refuseFirst(request, reply);
+    if (refused) return done(refused);
     authenticate(key).then((auth) => {
       request.auth = auth;
       done();

@@ -1,5 +1,6 @@
-import type { FastifyError, FastifyInstance, FastifyReply, RouteOptions } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { isUnavailable } from '../db/dialect.js';
+import { negotiate } from '../modules/documents/negotiation.js';
 import { AppError, type ErrorCode, ErrorCodes, type ValidationIssue } from './errors.js';
 import { errorResponses } from './schemas.js';
 
@@ -50,6 +51,43 @@ function send(reply: FastifyReply, code: ErrorCode, message: string, extra: Reco
 const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
 /**
+ * A 429 for a browser (text/html strictly preferred over JSON, as on the verification page): a
+ * small page saying when to retry, with the same status and headers as the Error body.
+ */
+function sendRateLimitPage(request: FastifyRequest, reply: FastifyReply, message: string): boolean {
+  if (negotiate(request.headers.accept, { html: true }) !== 'html') return false;
+  const seconds = Number(reply.getHeader('retry-after') ?? 60);
+  const wait = `${seconds} second${seconds === 1 ? '' : 's'}`;
+  reply
+    .status(429)
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('content-security-policy', "default-src 'none'")
+    .header('cache-control', 'no-store')
+    .send(
+      `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="refresh" content="${seconds}"><title>Too many requests</title></head>
+<body>
+<h1>Too many requests</h1>
+<p>This address has asked for more pages than the service answers in a minute. Please retry in ${wait}; this page reloads itself then.</p>
+<p><small>${message.replace(/[<>&]/g, '')}</small></p>
+</body>
+</html>
+`,
+    );
+  return true;
+}
+
+/**
+ * The methods `path` has routes for, OPTIONS aside (it is answered for CORS preflights only).
+ * A request whose method is among them was not found by its route (an unknown id), not refused.
+ */
+function allowedMethods(app: FastifyInstance, path: string): string[] {
+  return app.supportedMethods.filter((method) => method !== 'OPTIONS' && app.findRoute({ method, url: path }));
+}
+
+/**
  * Documents the failures this handler answers before a route's own code runs: a body Fastify parses
  * can be malformed (400), too large (413) or of another media type (415), and any validated part of
  * the request can fail validation (400). Routes list their own failures; these are everyone's.
@@ -77,6 +115,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof AppError) {
       if (err.statusCode >= 500) request.log.error({ err }, 'request failed');
+      if (err.code === 'rate_limited' && sendRateLimitPage(request, reply, err.message)) return reply;
       return send(reply, err.code, err.message, err.extra);
     }
     if (err.validation) {
@@ -106,7 +145,17 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return send(reply, 'internal_error', 'An unexpected error occurred.');
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    send(reply, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}.`),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = allowedMethods(app, path);
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      reply.header('allow', allowed.join(', '));
+      return send(
+        reply,
+        'method_not_allowed',
+        `${request.method} is not allowed here; allowed: ${allowed.join(', ')}.`,
+      );
+    }
+    return send(reply, 'not_found', `No route for ${request.method} ${path}.`);
+  });
 }

@@ -3,6 +3,8 @@ export const ErrorCodes = {
   unauthorized: 401,
   validation_failed: 400,
   not_found: 404,
+  method_not_allowed: 405,
+  uri_too_long: 414,
   slug_taken: 409,
   stage_exists: 409,
   quota_exceeded: 402,

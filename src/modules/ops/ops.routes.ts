@@ -2,9 +2,47 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { sha256Hex } from '../../core/hashing.js';
-import { errorResponses } from '../../core/schemas.js';
+import { errorResponses, openErrors } from '../../core/schemas.js';
 
 const READY_TIMEOUT_MS = 2_000;
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * The page at `/`: what the service is and where its documentation lives (the API reference, the
+ * OpenAPI document, and how to embed a badge, which nothing else the service serves explains to a
+ * person). Issuers without a website link their name here from the verification page.
+ */
+export function renderLandingPage(publicBaseUrl: string): string {
+  const base = escapeHtml(publicBaseUrl);
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Accolade: Open Badges credentials service</title></head>
+<body>
+<main>
+<h1>Accolade</h1>
+<p>An Open Badges 2.0 credentials service: issuers issue, manage and revoke badges through its API, and
+anyone can verify a badge on its verification page or through the open verification API.</p>
+<ul>
+<li><a href="/docs">API reference</a> (interactive)</li>
+<li><a href="/openapi.json">OpenAPI document</a> (JSON)</li>
+<li><a href="#embed">Embedding a live-verified badge</a></li>
+<li><a href="/api/v1/trust/controls">Security controls and subprocessors</a> (JSON)</li>
+</ul>
+<h2 id="embed">Embedding a badge</h2>
+<p>Put the script on your page once, and a <code>div</code> for each badge (its assertion URL) or for an
+earner's whole wallet (their profile URL). Each is verified live when the page loads.</p>
+<pre><code>&lt;div data-service-credential="ASSERTION_URL"&gt;&lt;/div&gt;
+&lt;div data-service-profile="PROFILE_URL"&gt;&lt;/div&gt;
+&lt;script src="${base}/embed/v1.js" async&gt;&lt;/script&gt;</code></pre>
+</main>
+</body>
+</html>
+`;
+}
 
 function tokensMatch(presented: string, expected: string): boolean {
   return timingSafeEqual(Buffer.from(sha256Hex(presented)), Buffer.from(sha256Hex(expected)));
@@ -13,6 +51,28 @@ function tokensMatch(presented: string, expected: string): boolean {
 /** Liveness, readiness and Prometheus metrics: exempt from rate limits, for load balancers and scrapers. */
 export const opsRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { database, metrics, config } = app.core;
+  const landingPage = renderLandingPage(config.publicBaseUrl);
+
+  app.get(
+    '/',
+    {
+      schema: {
+        operationId: 'getLandingPage',
+        tags: ['Operations'],
+        summary: 'What this service is, with links to the API reference, the OpenAPI document and the embed guide',
+        response: {
+          200: { description: 'The landing page', content: { 'text/html': { schema: Type.String() } } },
+          ...errorResponses(...openErrors),
+        },
+      },
+    },
+    async (_request, reply) =>
+      reply
+        .header('content-type', 'text/html; charset=utf-8')
+        .header('content-security-policy', "default-src 'none'")
+        .header('cache-control', 'public, max-age=300')
+        .send(landingPage),
+  );
 
   app.get(
     '/health',

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { BULK_IDS_PER_UNIT, costPerItems } from '../../core/rate-limit.js';
 import { errorResponses, keyedErrors, openErrors } from '../../core/schemas.js';
 import {
   BulkVerifyBody,
@@ -33,6 +34,7 @@ export const verificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/verify/bulk',
     {
+      config: { rateLimitCost: costPerItems('ids', BULK_IDS_PER_UNIT) },
       schema: {
         operationId: 'verifyCredentialsBulk',
         tags,
