@@ -32,10 +32,13 @@ const HELP = `accolade: the Accolade operator console
   issuers create --name N --slug S --email E --url U [--plan free|starter|growth|enterprise]
   issuers list
   keys create|list|revoke|rotate --issuer <slug> [--key <id|prefix>] [--grace <seconds>]
+                         rotate: new key now; every older key stops after the grace (default 0)
   plans list
   plans set --issuer <slug> --plan <code>
   plans set --plan <code> [--quota N|unlimited] [--premium true|false] [--rpm N]
-  audit verify [--issuer <slug>]
+  audit verify [--issuer <slug>] [--checkpoint <file>]   recompute the chains, hold them to their heads
+                         (and to a kept checkpoint); exit 2 when broken
+  audit head [--issuer <slug>]   print a checkpoint (JSON) to keep elsewhere
   backup <file>          online copy of the SQLite database (PostgreSQL: prints the pg_dump way, exit 2)
   bench-seed --issuer <slug> --credentials N --verifications N [--engagements N] [--definitions 20]
   webhooks add --issuer <slug> --url <https url> --events credential.issued,credential.revoked

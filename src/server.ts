@@ -21,8 +21,8 @@ async function main(): Promise<void> {
   });
   logRedisError = (err) => app.log.warn({ err }, 'redis error');
 
-  const banner = await bootstrapDemoIssuer(config, app.services.issuers);
-  await app.listen({ port: config.port, host: config.host });
+  const address = await app.listen({ port: config.port, host: config.host });
+  const banner = await bootstrapDemoIssuer(config, app.services.issuers, address);
   if (banner) process.stdout.write(`${banner}\n`);
 
   let closing = false;

@@ -33,8 +33,8 @@ export interface Job {
  * passed here, never through its repository.
  */
 export function createServices(core: Core) {
-  const issuers = createIssuerService(core);
   const audit = createAuditService(core);
+  const issuers = createIssuerService(core, { audit });
   const outbox = createOutboxService(core);
   const usage = createUsageService(core, { issuers });
   const definitions = createDefinitionService(core);

@@ -48,7 +48,8 @@ describe.each(dialects)('batch issuance transactions on %s', (dialect) => {
     expect(real.rows.slice(QUOTA).every((r) => r.outcome === 'error' && r.message === 'quota_exceeded')).toBe(true);
 
     expect(await countRows(t, 'credentials')).toBe(QUOTA);
-    expect(await countRows(t, 'audit_log')).toBe(QUOTA);
+    // One record per credential, after the issuer's own two (issuer.created, api_key.created).
+    expect(await countRows(t, 'audit_log')).toBe(QUOTA + 2);
     const deliveries = await t.database.db
       .selectFrom('webhook_deliveries')
       .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -58,7 +59,7 @@ describe.each(dialects)('batch issuance transactions on %s', (dialect) => {
     const usage = await t.app.services.usage.remainingIssuance(issuer.id);
     expect(usage).toMatchObject({ used: QUOTA, remaining: 0 });
     const [chain] = await t.app.services.audit.verify(issuer.id);
-    expect(chain).toMatchObject({ records: QUOTA, ok: true });
+    expect(chain).toMatchObject({ records: QUOTA + 2, ok: true });
     const batches = await t.database.db
       .selectFrom('import_batches')
       .select(['total', 'issued', 'skipped', 'errored'])

@@ -75,6 +75,7 @@ describe.each(dialects)('webhooks console and worker on %s', (dialect) => {
     const listed = await cli(['webhooks', 'list', '--issuer', issuer.slug]);
     expect(listed.code).toBe(0);
     expect(listed.lines).toEqual([
+      'ID\tURL\tEVENTS\tCREATED',
       expect.stringMatching(new RegExp(`^${id}\thttp://127.0.0.1:9/cli\tcredential.issued,credential.expired\t`)),
     ]);
     expect(listed.lines.join('\n')).not.toContain(secret);

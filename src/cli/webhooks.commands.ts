@@ -1,19 +1,15 @@
-import { parseArgs } from 'node:util';
-import { type CliCommand, requireOption, UsageError } from './context.js';
+import { type CliCommand, parseOptions, printTable, requireOption, UsageError } from './context.js';
 
 const USAGE =
   'webhooks add --issuer <slug> --url <https url> --events a,b | webhooks list --issuer <slug> | webhooks remove --issuer <slug> --id <id>';
 
 export const webhooksCommand: CliCommand = async (args, ctx) => {
   const [action, ...rest] = args;
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      issuer: { type: 'string' },
-      url: { type: 'string' },
-      events: { type: 'string' },
-      id: { type: 'string' },
-    },
+  const values = parseOptions(rest, {
+    issuer: { type: 'string' },
+    url: { type: 'string' },
+    events: { type: 'string' },
+    id: { type: 'string' },
   });
   const { subscriptions } = ctx.services.webhooks;
   switch (action) {
@@ -30,9 +26,8 @@ export const webhooksCommand: CliCommand = async (args, ctx) => {
     }
     case 'list': {
       const issuer = await ctx.services.issuers.getIssuerBySlug(requireOption(values, 'issuer'));
-      const list = await subscriptions.list(issuer.id);
-      for (const w of list) ctx.out(`${w.id}\t${w.url}\t${w.events.join(',')}\t${w.createdAt}`);
-      if (list.length === 0) ctx.out('No webhooks.');
+      const rows = (await subscriptions.list(issuer.id)).map((w) => [w.id, w.url, w.events.join(','), w.createdAt]);
+      printTable(ctx.out, ['ID', 'URL', 'EVENTS', 'CREATED'], rows, 'No webhooks.');
       return 0;
     }
     case 'remove': {

@@ -111,5 +111,29 @@ export function createAuditRepository(db: Executor, dialect: Dialect) {
       if (issuerId) query = query.where('issuer_id', '=', issuerId);
       return query.orderBy('issuer_id').orderBy('stripe').execute();
     },
+    /** The chain heads (the newest record's seq and hash per stripe), of every issuer or of one. */
+    async heads(issuerId?: string): Promise<{ issuer_id: string; stripe: number; seq: number; hash: string }[]> {
+      let query = db.selectFrom('audit_heads').select(['issuer_id', 'stripe', 'seq', 'hash']).where('seq', '>', 0);
+      if (issuerId) query = query.where('issuer_id', '=', issuerId);
+      return query.orderBy('issuer_id').orderBy('stripe').execute();
+    },
+    async headOf(issuerId: string, stripe: number): Promise<{ seq: number; hash: string } | undefined> {
+      return db
+        .selectFrom('audit_heads')
+        .select(['seq', 'hash'])
+        .where('issuer_id', '=', issuerId)
+        .where('stripe', '=', stripe)
+        .where('seq', '>', 0)
+        .executeTakeFirst();
+    },
+    async recordAt(issuerId: string, stripe: number, seq: number): Promise<{ id: string; hash: string } | undefined> {
+      return db
+        .selectFrom('audit_log')
+        .select(['id', 'hash'])
+        .where('issuer_id', '=', issuerId)
+        .where('stripe', '=', stripe)
+        .where('seq', '=', seq)
+        .executeTakeFirst();
+    },
   };
 }

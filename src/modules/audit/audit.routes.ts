@@ -1,21 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses, keyedErrors, PageOffset } from '../../core/schemas.js';
-
-const AuditRecord = Type.Object(
-  {
-    id: Type.String(),
-    seq: Type.Integer(),
-    occurredAt: Type.String({ format: 'date-time' }),
-    actor: Type.String({ description: 'API key id, `cli` or `system`' }),
-    action: Type.String(),
-    targetType: Type.String(),
-    targetId: Type.String(),
-    details: Type.Object({}, { additionalProperties: true }),
-    hash: Type.String({ description: 'SHA-256 chain hash of this record' }),
-  },
-  { $id: 'AuditRecord' },
-);
+import { AuditCheckpoint, AuditRecord } from './audit.schemas.js';
 
 export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { audit } = app.services;
@@ -27,6 +13,8 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'listAuditRecords',
         tags: ['Audit'],
         summary: "The issuer's append-only audit records, newest first",
+        description:
+          'Each record carries its stripe, seq, prevHash and hash, so a client can recompute every chain (docs/audit.md).',
         querystring: Type.Object(
           {
             limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
@@ -47,6 +35,22 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => audit.list(request.issuerId(), request.query.limit, request.query.offset),
   );
+
+  app.get(
+    '/api/v1/audit/head',
+    {
+      config: { auth: 'key' },
+      schema: {
+        operationId: 'getAuditHead',
+        tags: ['Audit'],
+        summary: "A checkpoint of the issuer's audit log: each stripe's record count and newest hash",
+        description:
+          'Keep it outside the service; `accolade audit verify --checkpoint FILE` later proves the log still extends it.',
+        response: { 200: Type.Ref(AuditCheckpoint), ...errorResponses(...keyedErrors) },
+      },
+    },
+    async (request) => audit.checkpoint(request.issuerId()),
+  );
 };
 
-export const auditSchemas = [AuditRecord];
+export const auditSchemas = [AuditRecord, AuditCheckpoint];

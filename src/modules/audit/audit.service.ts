@@ -3,6 +3,7 @@ import type { Core } from '../../core/context.js';
 import { canonicalJson, sha256Hex } from '../../core/hashing.js';
 import type { Executor } from '../../db/database.js';
 import { type AuditRow, createAuditRepository } from './audit.repository.js';
+import type { AuditCheckpoint } from './audit.schemas.js';
 
 export interface AuditEntry {
   issuerId: string;
@@ -19,8 +20,10 @@ export interface ChainReport {
   issuerId: string;
   records: number;
   ok: boolean;
-  /** The first record that does not fit its chain, when broken. */
-  brokenAt?: { stripe: number; seq: number; id: string; reason: string };
+  /** The first place the log does not fit its chains, heads or checkpoint; `id` when a record is named. */
+  brokenAt?: { stripe: number; seq: number; id?: string; reason: string };
+  /** When the issuer's records were held to a checkpoint: the time it was taken. */
+  checkpointTakenAt?: string;
 }
 
 /**
@@ -118,6 +121,8 @@ export function createAuditService(core: Pick<Core, 'db' | 'dialect' | 'clock' |
         offset,
         items: rows.map((r) => ({
           id: r.id,
+          issuerId: r.issuer_id,
+          stripe: r.stripe,
           seq: r.seq,
           occurredAt: r.occurred_at,
           actor: r.actor,
@@ -125,19 +130,71 @@ export function createAuditService(core: Pick<Core, 'db' | 'dialect' | 'clock' |
           targetType: r.target_type,
           targetId: r.target_id,
           details: JSON.parse(r.details) as Record<string, unknown>,
+          prevHash: r.prev_hash,
           hash: r.hash,
         })),
       };
     },
 
-    /** Recomputes every chain of every issuer (or of one) from its first record. */
-    async verify(issuerId?: string): Promise<ChainReport[]> {
+    /**
+     * Checkpoints of the log as it stands: per issuer, each stripe's record count and newest hash.
+     * Kept elsewhere, a checkpoint lets `verify` prove the log still extends it, which a rewrite
+     * that recomputed every hash and head consistently cannot fake.
+     */
+    async checkpoints(issuerId?: string): Promise<AuditCheckpoint[]> {
+      const heads = await createAuditRepository(core.db, core.dialect).heads(issuerId);
+      const takenAt = isoNow(core.clock);
+      const byIssuer = new Map<string, AuditCheckpoint>();
+      if (issuerId) byIssuer.set(issuerId, { issuerId, takenAt, stripes: [] });
+      for (const head of heads) {
+        const checkpoint = byIssuer.get(head.issuer_id) ?? { issuerId: head.issuer_id, takenAt, stripes: [] };
+        byIssuer.set(head.issuer_id, checkpoint);
+        checkpoint.stripes.push({ stripe: head.stripe, count: head.seq, hash: head.hash });
+      }
+      return [...byIssuer.values()];
+    },
+
+    /** One issuer's checkpoint (`GET /api/v1/audit/head`). */
+    async checkpoint(issuerId: string): Promise<AuditCheckpoint> {
+      const [checkpoint = { issuerId, takenAt: isoNow(core.clock), stripes: [] }] = await this.checkpoints(issuerId);
+      return checkpoint;
+    },
+
+    /**
+     * Recomputes every chain of every issuer (or of one) from its first record, holds each chain's
+     * end to its head (so records deleted from the end, or whole chains, are found), and, given
+     * checkpoints, proves each checkpointed record is still there with the same hash.
+     */
+    async verify(issuerId?: string, checkpoints: AuditCheckpoint[] = []): Promise<ChainReport[]> {
       const repo = createAuditRepository(core.db, core.dialect);
       const reports = new Map<string, ChainReport>();
-      for (const chain of await repo.chains(issuerId)) {
-        const report = reports.get(chain.issuer_id) ?? { issuerId: chain.issuer_id, records: 0, ok: true };
-        reports.set(chain.issuer_id, report);
+      const reportOf = (id: string) => {
+        const report = reports.get(id) ?? { issuerId: id, records: 0, ok: true };
+        reports.set(id, report);
+        return report;
+      };
+      const breakAt = (report: ChainReport, brokenAt: NonNullable<ChainReport['brokenAt']>) => {
+        if (!report.ok) return;
+        report.ok = false;
+        report.brokenAt = brokenAt;
+      };
+      const heads = new Map<string, { seq: number; hash: string }>();
+      const chains = new Map<string, { issuer_id: string; stripe: number }>();
+      for (const head of await repo.heads(issuerId)) {
+        heads.set(`${head.issuer_id}/${head.stripe}`, head);
+        chains.set(`${head.issuer_id}/${head.stripe}`, head);
+      }
+      for (const chain of await repo.chains(issuerId)) chains.set(`${chain.issuer_id}/${chain.stripe}`, chain);
+      const ordered = [...chains.entries()].sort(([, a], [, b]) =>
+        a.issuer_id === b.issuer_id ? a.stripe - b.stripe : a.issuer_id < b.issuer_id ? -1 : 1,
+      );
+      for (const [key, chain] of ordered) {
+        const report = reportOf(chain.issuer_id);
+        // The heads were read first: records they count were committed before, so a chain ending
+        // short of its head lost records, while records past it may be appends made meanwhile.
+        const head = heads.get(key);
         let prevHash = '';
+        let hashAtHead: string | undefined;
         let expectedSeq = 1;
         for (;;) {
           const page = await repo.chainPage(chain.issuer_id, chain.stripe, expectedSeq - 1, 1000);
@@ -151,14 +208,49 @@ export function createAuditService(core: Pick<Core, 'db' | 'dialect' | 'clock' |
                   : recordHash(row) !== row.hash
                     ? 'content does not match its hash (the record was altered)'
                     : null;
-            if (reason && report.ok) {
-              report.ok = false;
-              report.brokenAt = { stripe: chain.stripe, seq: row.seq, id: row.id, reason };
-            }
+            if (reason) breakAt(report, { stripe: chain.stripe, seq: row.seq, id: row.id, reason });
+            if (row.seq === head?.seq) hashAtHead = row.hash;
             prevHash = row.hash;
             expectedSeq = row.seq + 1;
           }
           if (page.length < 1000) break;
+        }
+        const last = expectedSeq - 1;
+        const current = !head || head.seq < last ? await repo.headOf(chain.issuer_id, chain.stripe) : head;
+        const stripe = chain.stripe;
+        const end = !current
+          ? { seq: 1, reason: `stripe ${stripe} has records up to seq ${last} but no head (the head was removed)` }
+          : head && head.seq > last
+            ? {
+                seq: last + 1,
+                reason: `stripe ${stripe} ends at seq ${last} but its head is at seq ${head.seq} (the newest records are missing)`,
+              }
+            : head && hashAtHead !== head.hash
+              ? {
+                  seq: head.seq,
+                  reason: `stripe ${stripe}: its head's hash is not the hash of its record at seq ${head.seq}`,
+                }
+              : current.seq < last
+                ? {
+                    seq: current.seq + 1,
+                    reason: `stripe ${stripe} runs to seq ${last} past its head at seq ${current.seq} (records were added outside the service)`,
+                  }
+                : null;
+        if (end) breakAt(report, { stripe, ...end });
+      }
+      for (const checkpoint of checkpoints) {
+        if (issuerId && checkpoint.issuerId !== issuerId) continue;
+        const report = reportOf(checkpoint.issuerId);
+        report.checkpointTakenAt = checkpoint.takenAt;
+        for (const kept of checkpoint.stripes) {
+          const record = await repo.recordAt(checkpoint.issuerId, kept.stripe, kept.count);
+          const reason = !record
+            ? `the record at stripe ${kept.stripe} seq ${kept.count} named by the checkpoint of ${checkpoint.takenAt} is missing`
+            : record.hash !== kept.hash
+              ? `stripe ${kept.stripe} seq ${kept.count} differs from the checkpoint of ${checkpoint.takenAt} (the log was rewritten)`
+              : null;
+          if (reason)
+            breakAt(report, { stripe: kept.stripe, seq: kept.count, ...(record ? { id: record.id } : {}), reason });
         }
       }
       return [...reports.values()];

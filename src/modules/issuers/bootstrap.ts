@@ -1,17 +1,20 @@
 import type { Config } from '../../config.js';
 import type { IssuerService } from './issuers.service.js';
 
-export function curlExample(config: Pick<Config, 'publicBaseUrl'>, key: string): string {
-  return `curl -H "Authorization: Bearer ${key}" ${config.publicBaseUrl}/api/v1/issuer/me`;
+export function curlExample(baseUrl: string, key: string): string {
+  return `curl -H "Authorization: Bearer ${key}" ${baseUrl}/api/v1/issuer/me`;
 }
 
 /**
  * On a first start against an empty embedded database, creates a demo issuer so a newcomer can call
- * the API at once. Returns the text to show the operator (the key is shown this once), or null.
+ * the API at once. Called once the server listens (`listeningAt` is the address it listens on), so
+ * a start that fails earlier (a port in use) creates nothing and the next start still shows a key.
+ * Returns the text to show the operator (the key is shown this once), or null.
  */
 export async function bootstrapDemoIssuer(
   config: Pick<Config, 'bootstrapIssuer' | 'database' | 'publicBaseUrl'>,
   issuers: Pick<IssuerService, 'countIssuers' | 'createIssuer'>,
+  listeningAt: string,
 ): Promise<string | null> {
   if (!config.bootstrapIssuer || config.database.dialect !== 'sqlite') return null;
   if ((await issuers.countIssuers()) > 0) return null;
@@ -31,8 +34,9 @@ export async function bootstrapDemoIssuer(
     '',
     `    ${key.key}`,
     '',
-    `  Try it:  ${curlExample(config, key.key)}`,
+    `  Try it:  ${curlExample(listeningAt, key.key)}`,
     `  API docs: ${config.publicBaseUrl}/docs   OpenAPI: ${config.publicBaseUrl}/openapi.json`,
+    `  Lost the key? npm run cli -- keys create --issuer ${issuer.slug}`,
     '',
   ].join('\n');
 }

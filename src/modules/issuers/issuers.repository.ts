@@ -61,24 +61,41 @@ export function createIssuerRepository(db: Executor) {
     async listKeys(issuerId: string): Promise<ApiKeyRow[]> {
       return db.selectFrom('api_keys').selectAll().where('issuer_id', '=', issuerId).orderBy('created_at').execute();
     },
-    async revokeKey(issuerId: string, keyIdOrPrefix: string, at: string): Promise<number> {
-      const result = await db
+    /** Ends one key now, unless it already stops earlier; returns the id of the key ended. */
+    async revokeKey(issuerId: string, keyIdOrPrefix: string, at: string): Promise<string[]> {
+      const rows = await db
         .updateTable('api_keys')
         .set({ revoked_at: at })
         .where('issuer_id', '=', issuerId)
         .where((eb) => eb.or([eb('id', '=', keyIdOrPrefix), eb('prefix', '=', keyIdOrPrefix)]))
         .where((eb) => eb.or([eb('revoked_at', 'is', null), eb('revoked_at', '>', at)]))
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows);
+        .returning('id')
+        .execute();
+      return rows.map((row) => row.id);
     },
-    async revokeAllKeys(issuerId: string, at: string): Promise<number> {
-      const result = await db
+    /**
+     * Makes every key of the issuer stop at `at` at the latest: keys without a stop time and keys
+     * whose grace period runs past `at` are moved to `at`; keys stopping sooner keep their time.
+     */
+    async endKeysBy(issuerId: string, at: string): Promise<{ id: string; revoked_at: string }[]> {
+      const rows = await db
         .updateTable('api_keys')
         .set({ revoked_at: at })
         .where('issuer_id', '=', issuerId)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows);
+        .where((eb) => eb.or([eb('revoked_at', 'is', null), eb('revoked_at', '>', at)]))
+        .returning(['id', 'revoked_at'])
+        .execute();
+      return rows.map((row) => ({ id: row.id, revoked_at: row.revoked_at ?? at }));
+    },
+    /** Ids of the issuers on a plan: the tenants a plan change reaches. */
+    async issuerIdsOnPlan(planCode: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('issuers')
+        .select('id')
+        .where('plan_code', '=', planCode)
+        .orderBy('id')
+        .execute();
+      return rows.map((row) => row.id);
     },
     async planOfIssuer(issuerId: string): Promise<PlanRow | undefined> {
       return db

@@ -5,6 +5,8 @@ import { AppError, errors } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hashing.js';
 import { WEB_URL_PATTERN } from '../../core/schemas.js';
 import { SLUG_PATTERN } from '../../core/slug.js';
+import type { Executor } from '../../db/database.js';
+import type { AuditService } from '../audit/audit.service.js';
 import { createIssuerRepository, type IssuerRow, type PlanRow } from './issuers.repository.js';
 
 export const API_KEY_PREFIX = 'acc_';
@@ -30,6 +32,26 @@ export interface CreatedKey {
   prefix: string;
 }
 
+/** A key that worked until a rotation and when it stops (now, or at the end of its grace period). */
+export interface EndingKey {
+  id: string;
+  prefix: string;
+  stopsAt: string;
+}
+
+export interface PlanChanges {
+  issuanceQuota?: number | null;
+  premiumVerification?: boolean;
+  requestsPerMinute?: number;
+}
+
+/**
+ * Who made a change, for its audit record: an API key id, `cli` for the operator console, or
+ * `system` for the service itself (the demo issuer at first start, harnesses and tests).
+ */
+export type Actor = string;
+const SYSTEM: Actor = 'system';
+
 /** The parts of an issuer that never change after creation, cached per process. */
 export interface IssuerIdentity {
   id: string;
@@ -42,7 +64,10 @@ export function hashApiKey(key: string): string {
 }
 
 /** Issuers, their API keys and their plans: the tenancy root. */
-export function createIssuerService(core: Pick<Core, 'db' | 'clock' | 'ids' | 'config'>) {
+export function createIssuerService(
+  core: Pick<Core, 'db' | 'clock' | 'ids' | 'config'>,
+  deps: { audit: Pick<AuditService, 'append' | 'appendMany'> },
+) {
   const repo = createIssuerRepository(core.db);
   const identities = new Map<string, IssuerIdentity>();
 
@@ -50,11 +75,18 @@ export function createIssuerService(core: Pick<Core, 'db' | 'clock' | 'ids' | 'c
     return `${core.config.publicBaseUrl}/v1/issuers/${slug}`;
   }
 
-  async function newKey(issuerId: string, label: string | null): Promise<CreatedKey> {
+  /** Inserts a key and its `api_key.created` record inside the caller's transaction. */
+  async function newKey(
+    trx: Executor,
+    issuerId: string,
+    label: string | null,
+    actor: Actor,
+    details: Record<string, unknown> = {},
+  ): Promise<CreatedKey> {
     const key = API_KEY_PREFIX + core.ids.token(KEY_BODY_LENGTH);
     const id = core.ids.uuid();
     const prefix = key.slice(0, 8);
-    await repo.insertKey({
+    await createIssuerRepository(trx).insertKey({
       id,
       issuer_id: issuerId,
       key_hash: hashApiKey(key),
@@ -63,7 +95,23 @@ export function createIssuerService(core: Pick<Core, 'db' | 'clock' | 'ids' | 'c
       created_at: isoNow(core.clock),
       revoked_at: null,
     });
+    await deps.audit.append(trx, {
+      issuerId,
+      actor,
+      action: 'api_key.created',
+      targetType: 'api_key',
+      targetId: id,
+      details: { label, ...details },
+    });
     return { id, key, prefix };
+  }
+
+  function limitsOf(plan: PlanRow) {
+    return {
+      issuanceQuota: plan.issuance_quota,
+      premiumVerification: Boolean(plan.premium_verification),
+      requestsPerMinute: plan.requests_per_minute,
+    };
   }
 
   async function requireIssuerBySlug(slug: string): Promise<IssuerRow> {
@@ -139,7 +187,7 @@ export function createIssuerService(core: Pick<Core, 'db' | 'clock' | 'ids' | 'c
     },
 
     /** Creates an issuer with a fresh recipient salt and its first API key (shown once). */
-    async createIssuer(input: NewIssuer): Promise<{ issuer: IssuerRow; key: CreatedKey }> {
+    async createIssuer(input: NewIssuer, actor: Actor = SYSTEM): Promise<{ issuer: IssuerRow; key: CreatedKey }> {
       if (!new RegExp(SLUG_PATTERN).test(input.slug) || input.slug.length > 64) {
         throw errors.validation(`Slug "${input.slug}" must be lower-case kebab case (a-z, 0-9, single dashes).`);
       }
@@ -155,7 +203,7 @@ export function createIssuerService(core: Pick<Core, 'db' | 'clock' | 'ids' | 'c
       if (input.brandPrimaryColor != null && !safeHexColor(input.brandPrimaryColor)) {
         throw errors.validation('The issuer brand colour must be a hex colour such as #1f5fbf.');
       }
-      await requirePlan(input.plan ?? 'free');
+      const plan = await requirePlan(input.plan ?? 'free');
       if (await repo.getBySlug(input.slug)) throw errors.slugTaken(input.slug);
       const now = isoNow(core.clock);
       const issuer: IssuerRow = {
@@ -173,16 +221,27 @@ export function createIssuerService(core: Pick<Core, 'db' | 'clock' | 'ids' | 'c
         created_at: now,
         updated_at: now,
       };
-      await repo.insert(issuer);
-      const key = await newKey(issuer.id, 'initial');
+      const key = await core.db.transaction().execute(async (trx) => {
+        await createIssuerRepository(trx).insert(issuer);
+        await deps.audit.append(trx, {
+          issuerId: issuer.id,
+          actor,
+          action: 'issuer.created',
+          targetType: 'issuer',
+          targetId: issuer.id,
+          details: { slug: issuer.slug, plan: issuer.plan_code, limits: limitsOf(plan) },
+        });
+        return newKey(trx, issuer.id, 'initial', actor);
+      });
       return { issuer, key };
     },
 
-    async createKey(slug: string, label: string | null = null): Promise<CreatedKey> {
+    async createKey(slug: string, label: string | null = null, actor: Actor = SYSTEM): Promise<CreatedKey> {
       const issuer = await requireIssuerBySlug(slug);
-      return newKey(issuer.id, label);
+      return core.db.transaction().execute((trx) => newKey(trx, issuer.id, label, actor));
     },
 
+    /** Every key with its stop time: null while it has none, in the future during a grace period. */
     async listKeys(slug: string) {
       const issuer = await requireIssuerBySlug(slug);
       const now = isoNow(core.clock);
@@ -196,44 +255,119 @@ export function createIssuerService(core: Pick<Core, 'db' | 'clock' | 'ids' | 'c
       }));
     },
 
-    async revokeKey(slug: string, keyIdOrPrefix: string): Promise<void> {
+    async revokeKey(slug: string, keyIdOrPrefix: string, actor: Actor = SYSTEM): Promise<void> {
       const issuer = await requireIssuerBySlug(slug);
-      const revoked = await repo.revokeKey(issuer.id, keyIdOrPrefix, isoNow(core.clock));
-      if (revoked === 0) throw errors.notFound(`Active key "${keyIdOrPrefix}"`);
+      const at = isoNow(core.clock);
+      await core.db.transaction().execute(async (trx) => {
+        const revoked = await createIssuerRepository(trx).revokeKey(issuer.id, keyIdOrPrefix, at);
+        if (revoked.length === 0) throw errors.notFound(`Active key "${keyIdOrPrefix}"`);
+        await deps.audit.appendMany(
+          trx,
+          issuer.id,
+          revoked.map((id) => ({
+            issuerId: issuer.id,
+            actor,
+            action: 'api_key.revoked',
+            targetType: 'api_key',
+            targetId: id,
+            details: { revokedAt: at },
+          })),
+        );
+      });
     },
 
-    /** Issues a new key now; every other active key stops working after the grace period. */
-    async rotateKeys(slug: string, graceSeconds: number): Promise<CreatedKey> {
+    /**
+     * Issues a new key now; every older key stops at the end of the grace period, or sooner when an
+     * earlier rotation already set it a sooner stop. Returns the new key and every older key that
+     * still worked, with the time it stops.
+     */
+    async rotateKeys(
+      slug: string,
+      graceSeconds: number,
+      actor: Actor = SYSTEM,
+    ): Promise<{ key: CreatedKey; previous: EndingKey[] }> {
       const issuer = await requireIssuerBySlug(slug);
+      const now = isoNow(core.clock);
       const until = new Date(core.clock.now().getTime() + graceSeconds * 1000).toISOString();
-      await repo.revokeAllKeys(issuer.id, until);
-      return newKey(issuer.id, 'rotated');
+      return core.db.transaction().execute(async (trx) => {
+        const keys = createIssuerRepository(trx);
+        const moved = await keys.endKeysBy(issuer.id, until);
+        const key = await newKey(trx, issuer.id, 'rotated', actor, { graceSeconds });
+        await deps.audit.appendMany(
+          trx,
+          issuer.id,
+          moved.map((k) => ({
+            issuerId: issuer.id,
+            actor,
+            action: 'api_key.rotated',
+            targetType: 'api_key',
+            targetId: k.id,
+            details: { stopsAt: k.revoked_at, replacedBy: key.id },
+          })),
+        );
+        const previous = (await keys.listKeys(issuer.id))
+          .filter((k) => k.id !== key.id && k.revoked_at !== null && k.revoked_at >= now)
+          .map((k) => ({ id: k.id, prefix: k.prefix, stopsAt: k.revoked_at ?? until }));
+        return { key, previous };
+      });
     },
 
     async listPlans(): Promise<PlanRow[]> {
       return repo.listPlans();
     },
 
-    async setIssuerPlan(slug: string, planCode: string): Promise<void> {
+    /** Moves an issuer to another plan; the audit record states the limits it now has. */
+    async setIssuerPlan(slug: string, planCode: string, actor: Actor = SYSTEM): Promise<void> {
       const issuer = await requireIssuerBySlug(slug);
-      await requirePlan(planCode);
-      await repo.setPlan(issuer.id, planCode, isoNow(core.clock));
+      const plan = await requirePlan(planCode);
+      if (issuer.plan_code === planCode) return;
+      await core.db.transaction().execute(async (trx) => {
+        await createIssuerRepository(trx).setPlan(issuer.id, planCode, isoNow(core.clock));
+        await deps.audit.append(trx, {
+          issuerId: issuer.id,
+          actor,
+          action: 'issuer.plan_changed',
+          targetType: 'issuer',
+          targetId: issuer.id,
+          details: { from: issuer.plan_code, to: planCode, limits: limitsOf(plan) },
+        });
+      });
     },
 
-    async updatePlan(
-      code: string,
-      changes: { issuanceQuota?: number | null; premiumVerification?: boolean; requestsPerMinute?: number },
-    ): Promise<void> {
-      await requirePlan(code);
+    /**
+     * Changes a plan's limits. Plans are shared, so the record goes into the log of every issuer on
+     * the plan (the change alters its limits), in the same transaction as the change.
+     */
+    async updatePlan(code: string, changes: PlanChanges, actor: Actor = SYSTEM): Promise<void> {
+      const plan = await requirePlan(code);
       if (changes.requestsPerMinute !== undefined && !(changes.requestsPerMinute > 0)) {
         throw new AppError('validation_failed', 'requestsPerMinute must be a positive integer.');
       }
-      await repo.updatePlan(code, {
-        ...(changes.issuanceQuota !== undefined ? { issuance_quota: changes.issuanceQuota } : {}),
-        ...(changes.premiumVerification !== undefined
-          ? { premium_verification: changes.premiumVerification ? 1 : 0 }
-          : {}),
-        ...(changes.requestsPerMinute !== undefined ? { requests_per_minute: changes.requestsPerMinute } : {}),
+      const before = limitsOf(plan);
+      const after = {
+        issuanceQuota: changes.issuanceQuota === undefined ? before.issuanceQuota : changes.issuanceQuota,
+        premiumVerification: changes.premiumVerification ?? before.premiumVerification,
+        requestsPerMinute: changes.requestsPerMinute ?? before.requestsPerMinute,
+      };
+      await core.db.transaction().execute(async (trx) => {
+        const plans = createIssuerRepository(trx);
+        await plans.updatePlan(code, {
+          ...(changes.issuanceQuota !== undefined ? { issuance_quota: changes.issuanceQuota } : {}),
+          ...(changes.premiumVerification !== undefined
+            ? { premium_verification: changes.premiumVerification ? 1 : 0 }
+            : {}),
+          ...(changes.requestsPerMinute !== undefined ? { requests_per_minute: changes.requestsPerMinute } : {}),
+        });
+        for (const issuerId of await plans.issuerIdsOnPlan(code)) {
+          await deps.audit.append(trx, {
+            issuerId,
+            actor,
+            action: 'plan.updated',
+            targetType: 'plan',
+            targetId: code,
+            details: { before, after },
+          });
+        }
       });
     },
   };
