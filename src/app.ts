@@ -16,6 +16,7 @@ import type { Core } from './core/context.js';
 import { registerCors } from './core/cors.js';
 import { registerErrorHandling } from './core/error-handler.js';
 import { createMetrics, type Metrics } from './core/metrics.js';
+import { documentDecorations } from './core/openapi.js';
 import { registerRateLimit } from './core/rate-limit.js';
 import { sharedSchemas } from './core/schemas.js';
 import { registerSecurityHeaders } from './core/security-headers.js';
@@ -232,6 +233,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         },
       },
     },
+    ...documentDecorations,
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
