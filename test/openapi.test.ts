@@ -1,5 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lintDocument } from '../scripts/lint-openapi.js';
 import { RATE_LIMIT_EXEMPT } from '../src/core/openapi.js';
 import { auth, createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
 
@@ -115,6 +116,17 @@ describe('OpenAPI document on sqlite', () => {
     walk(doc, '');
     expect(unions).toEqual([]);
   });
+
+  it('passes Redocly CLI with no error, and Redocly fails an operation that does not say who may call it', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const clean = lintDocument(JSON.stringify(doc, null, 2));
+    expect(clean.output).toContain('Your API description is valid');
+    expect(clean.status).toBe(0);
+    delete doc.paths['/api/v1/verify'].post.security;
+    const broken = lintDocument(JSON.stringify(doc, null, 2));
+    expect(broken.output).toContain('security-defined');
+    expect(broken.status).not.toBe(0);
+  }, 120_000);
 
   it('serves the docs UI offline', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/docs/' });
