@@ -18,6 +18,7 @@ import { registerErrorHandling } from './core/error-handler.js';
 import { AppError } from './core/errors.js';
 import { REDACTED, redactUrl } from './core/log-redaction.js';
 import { createMetrics, type Metrics } from './core/metrics.js';
+import { documentDecorations } from './core/openapi.js';
 import { createRateLimits } from './core/rate-limit.js';
 import { sharedSchemas } from './core/schemas.js';
 import { registerSecurityHeaders } from './core/security-headers.js';
@@ -263,6 +264,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         },
       },
     },
+    ...documentDecorations,
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },

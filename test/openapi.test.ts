@@ -1,6 +1,31 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from './helpers.js';
+import { lintDocument } from '../scripts/lint-openapi.js';
+import { RATE_LIMIT_EXEMPT } from '../src/core/openapi.js';
+import { auth, createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
+
+type Operation = {
+  security?: unknown[];
+  'x-rate-limit'?: string;
+  requestBody?: { required?: boolean; content: Record<string, { schema: Record<string, unknown> }> };
+  responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
+};
+
+function operations(doc: { paths: Record<string, Record<string, Operation>> }): [string, Operation][] {
+  return Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]): [string, Operation] => [`${method.toUpperCase()} ${path}`, op]),
+  );
+}
+
+/** Every object schema in `schema` that lists properties, with its JSON pointer. */
+function objectSchemas(schema: unknown, at = ''): [string, Record<string, unknown>][] {
+  if (schema === null || typeof schema !== 'object') return [];
+  const node = schema as Record<string, unknown>;
+  const own: [string, Record<string, unknown>][] = node.type === 'object' && node.properties ? [[at, node]] : [];
+  return [...own, ...Object.entries(node).flatMap(([key, child]) => objectSchemas(child, `${at}/${key}`))];
+}
+
+const RATE_LIMIT_HEADERS = ['Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 
 describe('OpenAPI document on sqlite', () => {
   let t: TestApp;
@@ -32,9 +57,13 @@ describe('OpenAPI document on sqlite', () => {
         expect(Object.keys(op.responses as object).length).toBeGreaterThan(0);
         const responses = op.responses as Record<string, unknown>;
         if (responses['401'] && path.startsWith('/api/v1')) expect(op.security, `${method} ${path}`).toBeDefined();
+        // Found by Redocly (security-defined): an open operation says it is open.
+        expect(op.security, `${method} ${path}`).toEqual(expect.any(Array));
       }
     }
     expect(doc.paths['/api/v1/credentials'].post.security).toEqual([{ bearerAuth: [] }, { apiKeyHeader: [] }]);
+    expect(doc.paths['/api/v1/verify'].post.security).toEqual([]);
+    expect(doc.paths['/v1/issuers/{slug}'].get.security).toEqual([]);
     const listParams = doc.paths['/api/v1/credentials'].get.parameters as { name: string; required?: boolean }[];
     expect(listParams.filter((p) => p.required).map((p) => p.name)).toEqual([]);
   });
@@ -88,9 +117,162 @@ describe('OpenAPI document on sqlite', () => {
     expect(unions).toEqual([]);
   });
 
+  it('passes Redocly CLI with no error, and Redocly fails an operation that does not say who may call it', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const clean = lintDocument(JSON.stringify(doc, null, 2));
+    expect(clean.output).toContain('Your API description is valid');
+    expect(clean.status).toBe(0);
+    delete doc.paths['/api/v1/verify'].post.security;
+    const broken = lintDocument(JSON.stringify(doc, null, 2));
+    expect(broken.output).toContain('security-defined');
+    expect(broken.status).not.toBe(0);
+  }, 120_000);
+
   it('serves the docs UI offline', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/docs/' });
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('swagger-ui');
+  });
+});
+
+describe.each(dialects)('OpenAPI document says what the service does on %s', (dialect) => {
+  let t: TestApp;
+  let issuer: TestIssuer;
+  let doc: { paths: Record<string, Record<string, Operation>>; components: Record<string, Record<string, unknown>> };
+  beforeAll(async () => {
+    t = await createTestApp(dialect, { env: { METRICS_TOKEN: 'scrape-token-0123456789' } });
+    issuer = await t.issuer();
+    doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+  });
+  afterAll(async () => t.close());
+
+  it('declares the rate-limit headers of every 429 and marks the exempt operations', async () => {
+    const exempt: string[] = [];
+    for (const [name, op] of operations(doc)) {
+      if (op['x-rate-limit'] === RATE_LIMIT_EXEMPT) {
+        exempt.push(name);
+        expect(op.responses['429'], name).toBeUndefined();
+      } else {
+        expect(Object.keys(op.responses['429']?.headers ?? {}), name).toEqual(RATE_LIMIT_HEADERS);
+      }
+    }
+    expect(exempt.sort()).toEqual(['GET /health', 'GET /health/ready', 'GET /metrics']);
+    for (const header of Object.values(doc.paths['/api/v1/verify']?.post?.responses['429']?.headers ?? {})) {
+      const ref = (header as { $ref: string }).$ref.replace('#/components/headers/', '');
+      expect(doc.components.headers?.[ref], ref).toBeDefined();
+    }
+  });
+
+  it('sends every header a 429 declares, and never limits the exempt operations', async () => {
+    const limited = await createTestApp(dialect, { env: { OPEN_RATE_LIMIT_PER_MINUTE: '1' } });
+    try {
+      for (let i = 0; i < 3; i++) {
+        expect((await limited.app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+      }
+      await limited.app.inject({ method: 'GET', url: '/api/v1/webhooks/catalog' });
+      const res = await limited.app.inject({ method: 'GET', url: '/api/v1/webhooks/catalog' });
+      expect(res.statusCode).toBe(429);
+      for (const header of RATE_LIMIT_HEADERS) expect(res.headers[header.toLowerCase()], header).toMatch(/^\d+$/);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('says revoke and reissue take an optional body, and takes the call without one', async () => {
+    for (const path of ['/api/v1/credentials/{id}/revoke', '/api/v1/credentials/{id}/reissue']) {
+      expect(doc.paths[path]?.post?.requestBody?.required, path).toBe(false);
+    }
+    const text = JSON.stringify(doc);
+    expect(text).not.toContain('x-optional-body');
+    expect(text).not.toContain('x-nul-checked-by-handler');
+    const definition = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: auth(issuer.key),
+      payload: { name: 'Body-less', description: 'Revoked without a body' },
+    });
+    const credential = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/credentials',
+      headers: auth(issuer.key),
+      payload: { definitionId: definition.json().id, recipientEmail: 'bodyless@example.test', completionKey: 'k-1' },
+    });
+    const id = credential.json().credentialId as string;
+    const reissued = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/credentials/${id}/reissue`,
+      headers: auth(issuer.key),
+    });
+    expect(reissued.statusCode).toBe(201);
+    const revoked = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/credentials/${reissued.json().credentialId}/revoke`,
+      headers: auth(issuer.key),
+    });
+    expect(revoked.statusCode).toBe(200);
+  });
+
+  it('closes every request body object, as the validator does, and the service refuses unknown properties', async () => {
+    const bodies = operations(doc).filter(([, op]) => op.requestBody);
+    expect(bodies.length).toBeGreaterThan(20);
+    const open: string[] = [];
+    for (const [name, op] of bodies) {
+      const schema = op.requestBody?.content['application/json']?.schema;
+      for (const [at, object] of objectSchemas(schema)) {
+        expect(object.additionalProperties, `${name} ${at}`).toBeDefined();
+      }
+      // A connector body is a raw record itself when it has no `records`: it takes any property.
+      if (schema?.additionalProperties === true) {
+        open.push(name);
+        continue;
+      }
+      expect(schema?.additionalProperties, name).toBe(false);
+      const [method, path] = name.split(' ') as [string, string];
+      const res = await t.app.inject({
+        method: method as 'POST',
+        url: path.replace(/\{[^}]+\}/g, 'x'),
+        headers: auth(issuer.key),
+        payload: { notInTheDocument: 1 },
+      });
+      expect(res.statusCode, name).toBe(400);
+      expect(res.json().issues, name).toContainEqual(expect.objectContaining({ code: 'additionalProperties' }));
+    }
+    expect(open).toEqual([
+      'POST /api/v1/connectors/axcelerate/completions',
+      'POST /api/v1/connectors/{provider}/completions',
+    ]);
+  });
+
+  it('gives the webhook url the format the service enforces', async () => {
+    const body = doc.paths['/api/v1/webhooks']?.post?.requestBody?.content['application/json']?.schema ?? {};
+    expect((body.properties as Record<string, { format?: string }>).url?.format).toBe('uri');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: auth(issuer.key),
+      payload: { url: 'https://hooks.example.com/a b', events: ['credential.issued'] },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().issues).toEqual([expect.objectContaining({ path: '/url', code: 'format' })]);
+  });
+
+  it('documents the /metrics 401 as the JSON it is, and a Location on every redirect', async () => {
+    const metrics = doc.paths['/metrics']?.get;
+    expect(Object.keys(metrics?.responses['401']?.content ?? {})).toEqual(['application/json']);
+    expect(Object.keys(metrics?.responses['200']?.content ?? {})).toEqual(['text/plain']);
+    const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+    expect(res.statusCode).toBe(401);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.json().error).toBe('unauthorized');
+    const redirects = operations(doc).flatMap(([name, op]) =>
+      Object.entries(op.responses)
+        .filter(([status]) => /^3\d\d$/.test(status) && status !== '304')
+        .map(([status, response]) => [`${name} ${status}`, response.headers?.Location] as const),
+    );
+    expect(redirects.map(([name]) => name).sort()).toEqual([
+      'GET /v1/issuers/{slug}/assertions/{id} 303',
+      'GET /verify/{slug}/{id}/share/{action} 302',
+    ]);
+    for (const [name, location] of redirects) expect(location, name).toEqual({ $ref: '#/components/headers/Location' });
   });
 });

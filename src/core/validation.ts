@@ -9,8 +9,10 @@ import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
 
 type JsonObject = Record<string, unknown>;
 
-const OPTIONAL_BODY = 'x-optional-body';
-const NUL_CHECKED_BY_HANDLER = 'x-nul-checked-by-handler';
+/** Marker of a body that may be left out: the document says `required: false` instead (src/core/openapi.ts). */
+export const OPTIONAL_BODY = 'x-optional-body';
+/** Marker of a body whose handler refuses U+0000 per item; internal, left out of the document. */
+export const NUL_CHECKED_BY_HANDLER = 'x-nul-checked-by-handler';
 
 /**
  * Marks a body whose handler looks for U+0000 itself, per item: connector calls must turn a bad

@@ -132,8 +132,13 @@ export const opsRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getMetrics',
         tags: ['Operations'],
         summary: 'Prometheus metrics (bearer METRICS_TOKEN when configured)',
-        produces: ['text/plain'],
-        response: { 200: Type.String(), ...errorResponses(401) },
+        response: {
+          200: { description: 'Prometheus text format', content: { 'text/plain': { schema: Type.String() } } },
+          401: {
+            ...errorResponses(401)[401],
+            description: 'METRICS_TOKEN is set and the bearer token is missing or wrong',
+          },
+        },
       },
     },
     async (request, reply) => {

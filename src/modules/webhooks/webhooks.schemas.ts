@@ -80,7 +80,7 @@ export const WebhookCatalog = Type.Object(
 );
 
 export const CreateWebhookBody = Type.Object({
-  url: Type.String({ minLength: 1, maxLength: 2048, description: 'https URL of a public receiver.' }),
+  url: Type.String({ format: 'uri', minLength: 1, maxLength: 2048, description: 'https URL of a public receiver.' }),
   events: Type.Array(EventName, { minItems: 1, maxItems: WEBHOOK_EVENTS.length, uniqueItems: true }),
 });
 
