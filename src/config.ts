@@ -30,6 +30,10 @@ const EnvSchema = Type.Object({
   TRUST_PROXY: Type.Optional(Bool),
   TRUST_SUBPROCESSORS_FILE: Type.Optional(Type.String({ minLength: 1 })),
   DATA_RESIDENCY: Type.Optional(Type.String({ minLength: 1 })),
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://.+' })),
+  MAIL_FROM: Type.Optional(Type.String({ pattern: '^[^\\s@<>]+@[^\\s@<>]+$' })),
+  NOTIFY_RATE_PER_MINUTE: Type.Optional(PositiveInt),
+  NOTIFY_QUEUE_MAX: Type.Optional(PositiveInt),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -64,6 +68,8 @@ export interface Config {
   trustProxy: boolean;
   trustSubprocessorsFile: string | null;
   dataResidency: string;
+  /** Earner notifications; null when no SMTP server is configured (nothing is sent). */
+  mail: { smtpUrl: string; from: string; ratePerMinute: number; maxQueued: number } | null;
 }
 
 export class ConfigError extends Error {
@@ -97,6 +103,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (!Number.isInteger(port) || port < 0 || port > 65535) problems.push(`PORT: must be 0..65535`);
   const sqliteCacheMb = env.SQLITE_CACHE_MB ? Number(env.SQLITE_CACHE_MB) : SQLITE_CACHE_MB_DEFAULT;
   if (sqliteCacheMb > SQLITE_CACHE_MB_MAX) problems.push(`SQLITE_CACHE_MB: must be 1..${SQLITE_CACHE_MB_MAX}`);
+  if (env.SMTP_URL !== undefined && env.MAIL_FROM === undefined) {
+    problems.push('MAIL_FROM: required with SMTP_URL (the address notifications are sent from)');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const e = env as Env;
@@ -122,6 +131,15 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     trustProxy: e.TRUST_PROXY === 'true',
     trustSubprocessorsFile: e.TRUST_SUBPROCESSORS_FILE ?? null,
     dataResidency: e.DATA_RESIDENCY ?? 'Australia, single region',
+    mail:
+      e.SMTP_URL && e.MAIL_FROM
+        ? {
+            smtpUrl: e.SMTP_URL,
+            from: e.MAIL_FROM,
+            ratePerMinute: Number(e.NOTIFY_RATE_PER_MINUTE ?? '600'),
+            maxQueued: Number(e.NOTIFY_QUEUE_MAX ?? '100000'),
+          }
+        : null,
   });
 }
 
