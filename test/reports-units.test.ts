@@ -30,6 +30,28 @@ describe('report CSV safety', () => {
     ]);
   });
 
+  it.each(['\n=1+1', 'Data\r\n+1', 'a\r-1', 'ok\n@SUM(A1)', 'x\n\ty', 'x\n\rx'])(
+    'prefixes a cell when any of its lines starts like a formula: %j',
+    (cell) => {
+      expect(guardCell(cell)).toBe(`'${cell}`);
+    },
+  );
+
+  it('quotes every cell holding a CR or LF, so a line break never ends a record', () => {
+    const records = [
+      { name: '\n=1+1', count: 1 },
+      { name: 'a\rb', count: 2 },
+      { name: 'plain', count: 3 },
+    ];
+    const text = toCsv(['name', 'count'], records);
+    expect(text).toBe('name,count\r\n"\'\n=1+1",1\r\n"a\rb",2\r\nplain,3\r\n');
+    expect(parse(text, { columns: true, record_delimiter: '\r\n' })).toEqual([
+      { name: "'\n=1+1", count: '1' },
+      { name: 'a\rb', count: '2' },
+      { name: 'plain', count: '3' },
+    ]);
+  });
+
   it('names the attachment after the UTC day', () => {
     expect(attachment('analytics', new Date('2026-11-21T23:59:59.999Z'))).toBe(
       'attachment; filename="analytics-2026-11-21.csv"',

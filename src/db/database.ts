@@ -20,6 +20,7 @@ import { reportSummariesMigration } from './migrations/0009_report_summaries.js'
 import { credentialCountsMigration } from './migrations/0010_credential_counts.js';
 import { verifiedCredentialDaysMigration } from './migrations/0011_verified_credential_days.js';
 import { credentialCountDeltasMigration } from './migrations/0012_credential_count_deltas.js';
+import { namesWithoutEmailsMigration } from './migrations/0015_names_without_emails.js';
 import { notificationsMigration } from './migrations/0030_notifications.js';
 import type { DB } from './schema.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
@@ -129,6 +130,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0010_credential_counts': credentialCountsMigration(dialect),
     '0011_verified_credential_days': verifiedCredentialDaysMigration(),
     '0012_credential_count_deltas': credentialCountDeltasMigration(dialect),
+    '0015_names_without_emails': namesWithoutEmailsMigration(),
     '0030_notifications': notificationsMigration(),
   };
 }

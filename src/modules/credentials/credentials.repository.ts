@@ -131,14 +131,15 @@ export function createCredentialRepository(db: Executor, dialect: Dialect, reade
         .where('id', '=', id)
         .execute();
     },
-    async countReissues(issuerId: string, originalId: string): Promise<number> {
-      const row = await db
-        .selectFrom('credentials')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('issuer_id', '=', issuerId)
-        .where('reissued_from', '=', originalId)
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
+    /** The newest credential issued to replace `originalId`, if it was ever reissued. */
+    async latestReplacement(issuerId: string, originalId: string): Promise<CredentialWithSlugs | undefined> {
+      return withSlugs()
+        .where('credentials.issuer_id', '=', issuerId)
+        .where('credentials.reissued_from', '=', originalId)
+        .orderBy('credentials.created_at', 'desc')
+        .orderBy('credentials.id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
     },
     /** `deltaRows`: how many unfolded count deltas the total summed (see `foldCountDeltas`). */
     async page(

@@ -103,7 +103,10 @@ export const credentialRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: optionalBody(ReissueBody),
         response: {
           201: { ...Issued, description: 'Reissued' },
-          200: { ...Issued, description: 'Replay of a known completionKey' },
+          200: {
+            ...Issued,
+            description: 'Replay: the credential of a known completionKey or, without one, the existing replacement',
+          },
           ...errorResponses(400, 404, ...keyedErrors),
           ...quotaExceededResponse,
         },

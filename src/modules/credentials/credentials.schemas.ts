@@ -5,7 +5,15 @@ export const CredentialStatus = StringEnum(['valid', 'expired', 'revoked']);
 export type CredentialStatus = Static<typeof CredentialStatus>;
 
 const Uri = Type.String({ format: 'uri' });
-export const CompletionKey = Type.String({ minLength: 1, maxLength: 255 });
+export const CompletionKey = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description: 'Opaque: an LMS enrolment id or a random id. A key containing an email address is refused (400).',
+});
+/** Present (true) only when the recipientName given was not stored. */
+export const RecipientNameDropped = Type.Boolean({
+  description: 'true when the recipientName given was not stored because it contains an email address',
+});
 
 export const CredentialSummarySchema = Type.Object(
   {
@@ -57,6 +65,7 @@ export const IssuedCredentialSchema = Type.Object(
     created: Type.Boolean({ description: 'true when newly issued, false on idempotent replay' }),
     verifyUrl: Type.Optional(Nullable(Uri)),
     status: Type.Optional(CredentialStatus),
+    recipientNameDropped: Type.Optional(RecipientNameDropped),
   },
   { $id: 'IssuedCredential' },
 );

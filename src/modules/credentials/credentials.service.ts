@@ -1,6 +1,7 @@
 import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
+import { refuseEmailIn } from '../../core/personal-data.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
 import { credentialEventData } from '../webhooks/webhooks.events.js';
@@ -57,8 +58,12 @@ export function createCredentialService(
       return repo.getById(issuerId, id);
     },
 
-    /** Revokes once; revoking again answers with the original time and reason and changes nothing. */
+    /**
+     * Revokes once; revoking again answers with the original time and reason and changes nothing.
+     * A reason holding an email address is refused: it would outlive an erasure in the audit log.
+     */
     async revoke(issuerId: string, actor: string, id: string, reason: string | null) {
+      refuseEmailIn('reason', reason);
       const row = await core.db.transaction().execute(async (trx) => {
         const txRepo = createCredentialRepository(trx, core.dialect);
         const locked = await txRepo.lockById(issuerId, id);
@@ -96,7 +101,9 @@ export function createCredentialService(
 
     /**
      * Issues a fresh credential (new id and assertion) for the same recipient and definition and
-     * revokes the original with reason `reissued`. Replays when the completion key already exists.
+     * revokes the original with reason `reissued`. Replays when the completion key already exists,
+     * and, without a completion key, when the original was already replaced: a double click or
+     * concurrent retries get the one replacement (the original's row lock orders them).
      */
     async reissue(
       issuerId: string,
@@ -104,18 +111,22 @@ export function createCredentialService(
       id: string,
       input: { completionKey?: string; evidenceUrl?: string },
     ): Promise<IssueOutcome> {
+      refuseEmailIn('completionKey', input.completionKey);
       const original = await requireRow(issuerId, id);
-      if (input.completionKey) {
-        const existing = await repo.getByCompletionKey(issuerId, input.completionKey);
-        if (existing) return { row: existing, created: false };
-      }
+      const known = input.completionKey
+        ? await repo.getByCompletionKey(issuerId, input.completionKey)
+        : await repo.latestReplacement(issuerId, id);
+      if (known) return { row: known, created: false };
       const definition = await deps.issuance.definitionFor(issuerId, original.definition_id);
       const outcome = await core.db.transaction().execute(async (trx) => {
         const txRepo = createCredentialRepository(trx, core.dialect);
         const locked = await txRepo.lockById(issuerId, id);
         if (!locked) throw errors.notFound('Credential');
-        const completionKey =
-          input.completionKey ?? `${locked.completion_key}#reissue-${(await txRepo.countReissues(issuerId, id)) + 1}`;
+        if (input.completionKey === undefined) {
+          const replacement = await txRepo.latestReplacement(issuerId, id);
+          if (replacement) return { row: replacement, created: false };
+        }
+        const completionKey = input.completionKey ?? `${locked.completion_key}#reissue-1`;
         const row = {
           ...deps.issuance.buildRow(issuerId, definition, {
             recipientHash: locked.recipient_hash,

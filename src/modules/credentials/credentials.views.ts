@@ -46,7 +46,15 @@ export function toDetail(urls: PublicUrls, row: CredentialWithSlugs, now: Date) 
   };
 }
 
-export function toIssued(urls: PublicUrls, row: CredentialWithSlugs, created: boolean, now: Date) {
+export function toIssued(urls: PublicUrls, row: CredentialWithSlugs, created: boolean, now: Date, nameDropped = false) {
   const { assertionUrl, badgeClassUrl, verifyUrl } = credentialUrls(urls, row);
-  return { credentialId: row.id, assertionUrl, badgeClassUrl, created, verifyUrl, status: effectiveStatus(row, now) };
+  return {
+    credentialId: row.id,
+    assertionUrl,
+    badgeClassUrl,
+    created,
+    verifyUrl,
+    status: effectiveStatus(row, now),
+    ...(nameDropped ? { recipientNameDropped: true } : {}),
+  };
 }

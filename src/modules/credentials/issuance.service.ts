@@ -2,6 +2,7 @@ import { addDays, isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
 import { hashRecipientEmail } from '../../core/hashing.js';
+import { containsEmail, refuseEmailIn } from '../../core/personal-data.js';
 import { publicUrls } from '../../core/urls.js';
 import type { Executor } from '../../db/database.js';
 import type { AuditService } from '../audit/audit.service.js';
@@ -30,6 +31,21 @@ export interface IssueRequest {
 export interface IssueOutcome {
   row: CredentialWithSlugs;
   created: boolean;
+  /** True when the request's recipientName was not stored because it holds an email address. */
+  nameDropped?: boolean;
+}
+
+/** How an import row or connector record says its name was not stored. */
+export const NAME_DROPPED_MESSAGE = 'recipientName was not stored: it contains an email address';
+
+/**
+ * The display name to store: trimmed, and none when it holds an email address (a Canvas
+ * `user.name` is often the login email), so no public page, document or backup ever carries one.
+ */
+export function storableName(name: string | null | undefined): { name: string | null; dropped: boolean } {
+  const trimmed = name?.trim() || null;
+  if (trimmed !== null && containsEmail(trimmed)) return { name: null, dropped: true };
+  return { name: trimmed, dropped: false };
 }
 
 export type IssuanceDeps = {
@@ -126,7 +142,7 @@ export function createIssuanceService(
         issuer_id: issuerId,
         definition_id: definition.id,
         recipient_hash: input.recipientHash,
-        display_name: input.recipientName?.trim() || null,
+        display_name: storableName(input.recipientName).name,
         completion_key: input.completionKey,
         issued_on: issuedOn,
         expires_on: definition.expires_after_days ? addDays(issuedOn, definition.expires_after_days) : null,
@@ -142,6 +158,8 @@ export function createIssuanceService(
 
     /** Issues one credential (or returns the existing one for a known completion key). */
     async issue(issuerId: string, actor: string, input: IssueRequest): Promise<IssueOutcome> {
+      refuseEmailIn('completionKey', input.completionKey);
+      const nameDropped = storableName(input.recipientName).dropped;
       if (input.issuedOn) {
         const problem = issuedOnProblem(input.issuedOn, core.clock.now());
         if (problem) throw errors.validation(problem, [{ path: '/issuedOn', message: problem, code: 'issuedOn' }]);
@@ -150,7 +168,7 @@ export function createIssuanceService(
         issuerId,
         input.completionKey,
       );
-      if (existing) return { row: existing, created: false };
+      if (existing) return { row: existing, created: false, nameDropped };
       const definition = await definitionFor(issuerId, input.definitionId);
       const identity = await deps.issuers.identity(issuerId);
       const recipientHash = hashRecipientEmail(input.recipientEmail, identity.salt);
@@ -163,10 +181,11 @@ export function createIssuanceService(
         }),
       );
       if (outcome.created) core.metrics.credentialsIssued.inc();
-      return outcome;
+      return { ...outcome, nameDropped };
     },
 
-    toIssued: (outcome: IssueOutcome) => toIssued(urls, outcome.row, outcome.created, core.clock.now()),
+    toIssued: (outcome: IssueOutcome) =>
+      toIssued(urls, outcome.row, outcome.created, core.clock.now(), outcome.nameDropped),
   };
 }
 

@@ -39,6 +39,15 @@ export function createGdprRepository(db: Executor) {
         .executeTakeFirstOrThrow();
       return Number(row.n);
     },
+    /** Replaces one credential's completion key (an erasure's scrub of a key holding an email). */
+    async replaceCompletionKey(issuerId: string, id: string, completionKey: string): Promise<void> {
+      await db
+        .updateTable('credentials')
+        .set({ completion_key: completionKey })
+        .where('issuer_id', '=', issuerId)
+        .where('id', '=', id)
+        .execute();
+    },
     async clearDisplayNames(issuerId: string, recipientHash: string): Promise<void> {
       await db
         .updateTable('credentials')

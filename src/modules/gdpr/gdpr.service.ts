@@ -1,5 +1,6 @@
 import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
+import { containsEmail } from '../../core/personal-data.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { CredentialWithSlugs } from '../credentials/credentials.repository.js';
 import { credentialUrls, effectiveStatus } from '../credentials/credentials.views.js';
@@ -10,6 +11,9 @@ import { credentialEventData } from '../webhooks/webhooks.events.js';
 import { createGdprRepository } from './gdpr.repository.js';
 
 export const GDPR_ERASURE_REASON = 'gdpr_erasure';
+
+/** The completion key an erasure gives a credential whose key held an email address. */
+export const erasedCompletionKey = (credentialId: string) => `erased:${credentialId}`;
 
 /** The most recently stored name among the recipient's credentials, or null. */
 function latestDisplayName(rows: CredentialWithSlugs[]): string | null {
@@ -72,8 +76,9 @@ export function createGdprService(
     },
 
     /**
-     * In one transaction: revoke what is not yet revoked, forget every stored name, delete earner
-     * profiles, audit once and announce each revocation. The salted hash stays, so the issuer can
+     * In one transaction: revoke what is not yet revoked, forget every stored name, replace every
+     * completion key holding an email address (refused since issue 22, but possibly stored before),
+     * delete earner profiles, audit once and announce each revocation. The salted hash stays, so the issuer can
      * still answer for the credentials it issued; a repeat finds the recipient and revokes nothing.
      */
     async erase(issuerId: string, actor: string, recipientEmail: string) {
@@ -86,6 +91,8 @@ export function createGdprService(
         await repo.clearDisplayNames(issuerId, recipientHash);
         const profilesDeleted = await deps.profiles.deleteForRecipient(trx, issuerId, recipientHash);
         const rows = await repo.credentialsOf(issuerId, recipientHash);
+        const keyed = rows.filter((r) => containsEmail(r.completion_key));
+        for (const row of keyed) await repo.replaceCompletionKey(issuerId, row.id, erasedCompletionKey(row.id));
         const credentialIds = rows.map((r) => r.id);
         // In the credentials' order: PostgreSQL's UPDATE … RETURNING follows no defined order.
         const revokedIds = credentialIds.filter((id) => revoked.has(id));
@@ -100,6 +107,7 @@ export function createGdprService(
             credentialIds,
             revokedCredentialIds: revokedIds,
             profilesDeleted,
+            completionKeysReplaced: keyed.length,
           },
         });
         const now = core.clock.now();

@@ -1,6 +1,7 @@
 import { Ajv } from 'ajv';
 import type { Core } from '../../core/context.js';
 import { hashRecipientEmail } from '../../core/hashing.js';
+import { personalDataProblem } from '../../core/personal-data.js';
 import { Email, WebUrl } from '../../core/schemas.js';
 import { addServiceFormats } from '../../core/validation.js';
 import { CompletionKey } from '../credentials/credentials.schemas.js';
@@ -93,6 +94,7 @@ export function prepareCompletion(
   options: PrepareOptions,
 ): PreparedEntry {
   const date = parseDate(fields.issuedOn, options.dateFormat);
+  const keyProblem = personalDataProblem('completionKey', fields.completionKey);
   const problems = [
     emailProblem(fields.recipientEmail),
     'problem' in lookup ? lookup.problem : null,
@@ -102,8 +104,13 @@ export function prepareCompletion(
       : null,
     fields.recipientName.length > NAME_MAX ? `recipientName is longer than ${NAME_MAX} characters` : null,
     fields.completionKey.length > KEY_MAX ? `completionKey is longer than ${KEY_MAX} characters` : null,
+    keyProblem,
   ];
-  const givenKey = fields.completionKey === '' || fields.completionKey.length > KEY_MAX ? null : fields.completionKey;
+  // A key holding an email address is never echoed in the report.
+  const givenKey =
+    fields.completionKey === '' || fields.completionKey.length > KEY_MAX || keyProblem !== null
+      ? null
+      : fields.completionKey;
   // The last two tests only narrow the types: each of them has already added a problem.
   if (problems.some((problem) => problem !== null) || !date.ok || 'problem' in lookup) {
     const message = problems.filter((problem) => problem !== null).join('; ');

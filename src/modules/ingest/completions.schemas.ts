@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { DateTime, Email, Nullable, Text, Uuid, WebUrl } from '../../core/schemas.js';
-import { CompletionKey, CredentialStatus } from '../credentials/credentials.schemas.js';
+import { CompletionKey, CredentialStatus, RecipientNameDropped } from '../credentials/credentials.schemas.js';
 
 const Uri = Type.String({ format: 'uri' });
 
@@ -29,6 +29,7 @@ export const IngestResultSchema = Type.Object(
     created: Type.Boolean({ description: 'true when newly issued, false on idempotent replay' }),
     verifyUrl: Type.Optional(Nullable(Uri)),
     status: Type.Optional(CredentialStatus),
+    recipientNameDropped: Type.Optional(RecipientNameDropped),
     completionKey: Type.String({ description: 'As given, else the default auto: key.' }),
     outcome: Type.Unsafe<'issued' | 'skipped' | 'error'>({ type: 'string', enum: ['issued', 'skipped', 'error'] }),
   },

@@ -1,6 +1,7 @@
 import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import type { BatchIssuance, BatchItem, BatchOutcome } from '../credentials/issuance.batch.js';
+import { NAME_DROPPED_MESSAGE, storableName } from '../credentials/issuance.service.js';
 import { createImportBatchRepository } from './import-batches.repository.js';
 
 /** A CSV row or connector record after validation: something to issue, or why not. */
@@ -70,6 +71,12 @@ function batchReport(
   }
 }
 
+/** Adds to an entry's message that its name was not stored (batch issuance drops it). */
+function noteDroppedName(report: EntryReport, item: BatchItem): EntryReport {
+  if (!storableName(item.recipientName).dropped) return report;
+  return { ...report, message: report.message ? `${report.message}; ${NAME_DROPPED_MESSAGE}` : NAME_DROPPED_MESSAGE };
+}
+
 /** The counts of a run, from the outcomes alone (the import batch row needs no per-entry reports). */
 function tally(entries: PreparedEntry[], outcomes: BatchOutcome[]): Omit<ImportRunResult, 'batchId' | 'entries'> {
   let issued = 0;
@@ -92,7 +99,10 @@ function summarise(
   const reports = entries.map(
     (entry): EntryReport =>
       entry.kind === 'issue'
-        ? batchReport(outcomes[item++] as BatchOutcome, entry.item.completionKey, positions, options)
+        ? noteDroppedName(
+            batchReport(outcomes[item++] as BatchOutcome, entry.item.completionKey, positions, options),
+            entry.item,
+          )
         : {
             outcome: entry.kind === 'skip' ? 'skipped' : 'error',
             completionKey: entry.completionKey,

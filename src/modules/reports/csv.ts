@@ -2,23 +2,33 @@ import { stringify } from 'csv-stringify/sync';
 
 export const CSV_CONTENT_TYPE = 'text/csv; charset=utf-8';
 
-/** Spreadsheets run a cell starting with one of these as a formula (OWASP "CSV injection"). */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * Spreadsheets run a cell starting with one of these as a formula (OWASP "CSV injection"). Checked
+ * at the start of every line of a cell (`m`: after each CR or LF too), so a value such as
+ * "\n=1+1" cannot smuggle a formula in on its second line.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/mu;
+/**
+ * Cells quoted whatever else they hold: csv-stringify quotes the record delimiter (CRLF) but not a
+ * lone CR or LF, which a reader would take for the end of the record.
+ */
+const LINE_BREAK = /[\r\n]/u;
 
-/** Prefixes a would-be formula with `'` so a spreadsheet shows it as text instead of running it. */
+/** Prefixes a would-be formula with `'` so a spreadsheet shows the whole cell as text instead of running it. */
 export function guardCell(value: string | number): string {
   const text = String(value);
   return FORMULA_START.test(text) ? `'${text}` : text;
 }
 
 /**
- * An RFC 4180 document (CRLF line ends, quotes only where needed) with a header row naming
- * `columns`, one line per record, every cell guarded against formula injection.
+ * An RFC 4180 document (CRLF line ends; quotes where needed and around every cell with a line
+ * break) with a header row naming `columns`, one line per record, every cell guarded against
+ * formula injection.
  */
 export function toCsv<K extends string>(columns: readonly K[], records: readonly Record<K, string | number>[]): string {
   return stringify(
     [columns.map(guardCell), ...records.map((record) => columns.map((column) => guardCell(record[column])))],
-    { record_delimiter: 'windows' },
+    { record_delimiter: 'windows', quoted_match: LINE_BREAK },
   );
 }
 

@@ -244,9 +244,10 @@ export function createReportRepository(executor: Executor, dialect: Dialect) {
      * over the summary in credential order).
      */
     async distinctVerified(issuerId: string, coverage: EventCoverage): Promise<number> {
+      // DISTINCT in each part: a single interval is never joined by a UNION, which would deduplicate.
       const raw = coverage.raw.map(
         (interval) =>
-          sql`select credential_id from verification_events where issuer_id = ${issuerId} and ${within('occurred_at', interval)}`,
+          sql`select distinct credential_id from verification_events where issuer_id = ${issuerId} and ${within('occurred_at', interval)}`,
       );
       const rawOnly = (inRolled: (credential: RawBuilder<unknown>) => RawBuilder<unknown>) =>
         raw.length === 0

@@ -1,6 +1,17 @@
+/** Grapheme clusters, so an initial is one visible character in any script ("Ñ", "ख्", "👩🏽"). */
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+function initial(word: string): string {
+  for (const { segment } of graphemes.segment(word)) return `${segment.toLocaleUpperCase()}.`;
+  return '';
+}
+
 /**
- * The only form of a recipient's name any public answer carries (privacy rule 2): the first word
- * plus the initial of the last word ("Grace Brewster Hopper" -> "Grace H."; "Plato" -> "Plato").
+ * The only form of a recipient's name any public answer carries (privacy rule 2): never more than
+ * a first name and a last initial, in any script. Several words: the first word plus the initial of
+ * the last ("Grace Brewster Hopper" -> "Grace H."). One word: its initial only ("Plato" -> "P.",
+ * "山田太郎" -> "山."), since a single word may be a whole name written without spaces (Chinese,
+ * Japanese, Thai), a surname or a login, and which part is the given name cannot be told.
  * Undefined when there is no name (never given, or erased), so the field is left out.
  */
 export function partialName(displayName: string | null | undefined): string | undefined {
@@ -8,7 +19,6 @@ export function partialName(displayName: string | null | undefined): string | un
   const first = words[0];
   if (first === undefined) return undefined;
   const last = words.length > 1 ? words[words.length - 1] : undefined;
-  if (last === undefined) return first;
-  const initial = Array.from(last)[0]?.toLocaleUpperCase() ?? '';
-  return `${first} ${initial}.`;
+  if (last === undefined) return initial(first);
+  return `${first} ${initial(last)}`;
 }
