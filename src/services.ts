@@ -40,9 +40,9 @@ export function createServices(core: Core) {
   const usage = createUsageService(core, { issuers });
   const definitions = createDefinitionService(core);
   const notifications = createNotificationModule(core, { issuers, definitions, audit });
-  const issuance = createIssuanceService(core, { issuers, definitions, usage, audit, outbox });
+  const issuance = createIssuanceService(core, { issuers, definitions, usage, audit, outbox, notifications });
   const countCompaction = createCountCompaction(core);
-  const credentials = createCredentialService(core, { issuance, audit, outbox, countCompaction });
+  const credentials = createCredentialService(core, { issuance, audit, outbox, countCompaction, notifications });
   const batchIssuance = createBatchIssuance(core, { issuers, issuance, usage, audit, outbox });
   const ingest = createIngestModule(core, { issuers, definitions, issuance, batchIssuance });
   const alignments = createAlignmentService(core, { definitions, audit });
@@ -51,7 +51,7 @@ export function createServices(core: Core) {
   const profiles = createProfileService(core, { issuance });
   const verification = createVerificationModule(core, { outbox, usage });
   const pathways = createPathwayService(core, { audit, definitions, issuance });
-  const gdpr = createGdprService(core, { issuance, audit, outbox, profiles });
+  const gdpr = createGdprService(core, { issuance, audit, outbox, profiles, notifications });
   const trust = createTrustService(core);
   const reports = createReportsModule(core);
   const webhooks = createWebhookModule(core, { outbox });

@@ -53,30 +53,24 @@ describe.each(dialects)('earner notifications on %s', (dialect) => {
     behaviour = () => 'accept';
   });
 
-  /** Issues a credential and asks for its notification, as an issuing channel does. */
+  /** Issues a credential through the API, asking for the earner's notification. */
   async function issueAndNotify(email: string, key: string) {
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/v1/credentials',
       headers: auth(a.key),
-      payload: { definitionId, recipientEmail: email, completionKey: key },
+      payload: { definitionId, recipientEmail: email, completionKey: key, notify: true },
     });
     expect(res.statusCode, res.body).toBe(201);
-    const credentialId: string = res.json().credentialId;
-    const outcome = t.app.services.notifications.notify({
-      issuerId: a.id,
-      issuerSlug: a.slug,
-      credentialId,
-      definitionId,
-      issuedOn: clock.now().toISOString(),
-      recipientHash: await t.app.services.issuance.recipientHash(a.id, email),
-      email,
-    });
-    return { credentialId, outcome };
+    expect(res.body.toLowerCase()).not.toContain(email.trim().toLowerCase());
+    return { credentialId: res.json().credentialId as string, outcome: res.json().notification as string };
   }
 
+  /** The notification as the credential detail shows it. */
   async function statusOf(credentialId: string) {
-    return t.app.services.notifications.statusOf(a.id, credentialId);
+    const res = await t.app.inject({ method: 'GET', url: `/api/v1/credentials/${credentialId}`, headers: auth(a.key) });
+    expect(res.statusCode).toBe(200);
+    return res.json().notification;
   }
 
   it('sends a branded message with the links, the unsubscribe headers and no tracking', async () => {
@@ -195,6 +189,106 @@ describe.each(dialects)('earner notifications on %s', (dialect) => {
     expect(unknown.statusCode).toBe(404);
   });
 
+  it('never notifies a replay, and follows the issuer default when the call does not say', async () => {
+    const first = await issueAndNotify('replay.earner@example.test', 'notify:replay');
+    await t.app.services.notifications.drain();
+    const sent = smtp.messages.length;
+    const replay = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/credentials',
+      headers: auth(a.key),
+      payload: {
+        definitionId,
+        recipientEmail: 'replay.earner@example.test',
+        completionKey: 'notify:replay',
+        notify: true,
+      },
+    });
+    expect(replay.statusCode).toBe(200);
+    expect(replay.json().notification).toBeUndefined();
+    await t.app.services.notifications.drain();
+    expect(smtp.messages).toHaveLength(sent);
+    expect(await statusOf(first.credentialId)).toMatchObject({ status: 'sent' });
+
+    const silent = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/credentials',
+      headers: auth(a.key),
+      payload: { definitionId, recipientEmail: 'quiet.earner@example.test', completionKey: 'notify:quiet' },
+    });
+    expect(silent.json().notification).toBeUndefined();
+    expect(await statusOf(silent.json().credentialId)).toBeUndefined();
+
+    await t.app.inject({
+      method: 'PATCH',
+      url: '/api/v1/notifications/settings',
+      headers: auth(a.key),
+      payload: { notifyByDefault: true },
+    });
+    const byDefault = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/credentials',
+      headers: auth(a.key),
+      payload: { definitionId, recipientEmail: 'default.earner@example.test', completionKey: 'notify:default' },
+    });
+    expect(byDefault.json().notification).toBe('queued');
+    const optedOut = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/credentials',
+      headers: auth(a.key),
+      payload: { definitionId, recipientEmail: 'out.earner@example.test', completionKey: 'notify:out', notify: false },
+    });
+    expect(optedOut.json().notification).toBeUndefined();
+    await t.app.inject({
+      method: 'PATCH',
+      url: '/api/v1/notifications/settings',
+      headers: auth(a.key),
+      payload: { notifyByDefault: false },
+    });
+    await t.app.services.notifications.drain();
+    expect(smtp.messages.map((m) => m.to[0])).toContain('default.earner@example.test');
+    expect(smtp.messages.map((m) => m.to[0])).not.toContain('out.earner@example.test');
+  });
+
+  it("reissues with a notification only to the credential's own recipient", async () => {
+    const { credentialId } = await issueAndNotify('moved.earner@example.test', 'notify:reissue');
+    await t.app.services.notifications.drain();
+    const reissue = (payload: Record<string, unknown>) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/api/v1/credentials/${credentialId}/reissue`,
+        headers: auth(a.key),
+        payload,
+      });
+    expectErrorBody(await reissue({ notify: true }), 400, 'validation_failed');
+    const wrong = await reissue({ notify: true, recipientEmail: 'someone.else@example.test' });
+    expectErrorBody(wrong, 400, 'validation_failed');
+    expect(wrong.body).not.toContain('someone.else');
+
+    const before = smtp.messages.length;
+    const ok = await reissue({ notify: true, recipientEmail: 'Moved.Earner@example.test' });
+    expect(ok.statusCode, ok.body).toBe(201);
+    expect(ok.json().notification).toBe('queued');
+    await t.app.services.notifications.drain();
+    expect(smtp.messages.slice(before).map((m) => m.to[0])).toEqual(['Moved.Earner@example.test']);
+    expect(await statusOf(ok.json().credentialId)).toMatchObject({ status: 'sent' });
+  });
+
+  it('suppresses notifications to a recipient the issuer erased', async () => {
+    const erase = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/gdpr/erase',
+      headers: auth(a.key),
+      payload: { recipientEmail: 'erased.earner@example.test' },
+    });
+    expect(erase.statusCode).toBe(200);
+    const before = smtp.messages.length;
+    const { credentialId } = await issueAndNotify('erased.earner@example.test', 'notify:after-erase');
+    await t.app.services.notifications.drain();
+    expect(smtp.messages).toHaveLength(before);
+    expect(await statusOf(credentialId)).toMatchObject({ status: 'suppressed' });
+  });
+
   it('keeps the address nowhere: not in the database, the logs or any response', async () => {
     const dump: string[] = [];
     const tables = await t.database.db.introspection.getTables();
@@ -207,7 +301,14 @@ describe.each(dialects)('earner notifications on %s', (dialect) => {
     }
     const text = `${dump.join('\n')}\n${logs.join('\n')}`.toLowerCase();
     expect(logs.length).toBeGreaterThan(0);
-    for (const address of [EMAIL, 'de.earner@example.test', 'retry.earner@example.test', 'leaving.earner']) {
+    for (const address of [
+      EMAIL,
+      'de.earner@example.test',
+      'retry.earner@example.test',
+      'leaving.earner',
+      'moved.earner',
+      'erased.earner',
+    ]) {
       expect(text).not.toContain(address.toLowerCase());
     }
   });
@@ -234,15 +335,25 @@ describe.each(dialects)('notifications without an SMTP server on %s', (dialect) 
       language: 'en',
       languages: ['en', 'de', 'fr'],
     });
-    const outcome = t.app.services.notifications.notify({
-      issuerId: a.id,
-      issuerSlug: a.slug,
-      credentialId: 'c',
-      definitionId: 'd',
-      issuedOn: new Date().toISOString(),
-      recipientHash: 'h',
-      email: 'x@example.test',
+    const definition = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: auth(a.key),
+      payload: { name: 'Quiet', description: 'No mail here' },
     });
+    const issued = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/credentials',
+      headers: auth(a.key),
+      payload: {
+        definitionId: definition.json().id,
+        recipientEmail: 'x@example.test',
+        completionKey: 'k',
+        notify: true,
+      },
+    });
+    expect(issued.statusCode).toBe(201);
+    const outcome = issued.json().notification;
     expect(outcome).toBe('off');
   });
 });

@@ -2,6 +2,7 @@ import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import { sha256Hex } from '../../core/hashing.js';
 import { publicUrls } from '../../core/urls.js';
+import type { Executor } from '../../db/database.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
@@ -232,9 +233,9 @@ export function createNotificationService(
       return true;
     },
 
-    /** Suppresses a recipient hash outright (GDPR erase). */
-    async suppress(issuerId: string, recipientHash: string, reason: string): Promise<void> {
-      await repo.suppress(issuerId, recipientHash, reason, isoNow(core.clock));
+    /** Suppresses a recipient hash outright, inside the caller's transaction (GDPR erase). */
+    async suppress(trx: Executor, issuerId: string, recipientHash: string, reason: string): Promise<void> {
+      await createNotificationRepository(trx).suppress(issuerId, recipientHash, reason, isoNow(core.clock));
     },
   };
 }
