@@ -39,6 +39,8 @@ import { gdprSchemas } from './modules/gdpr/gdpr.schemas.js';
 import { ingestRoutes, ingestSchemas } from './modules/ingest/ingest.routes.js';
 import { issuerRoutes } from './modules/issuers/issuers.routes.js';
 import { IssuerSchema } from './modules/issuers/issuers.schemas.js';
+import { notificationRoutes } from './modules/notifications/notifications.routes.js';
+import { notificationSchemas } from './modules/notifications/notifications.schemas.js';
 import { opsRoutes } from './modules/ops/ops.routes.js';
 import { pathwayRoutes } from './modules/pathways/pathways.routes.js';
 import { pathwaySchemas } from './modules/pathways/pathways.schemas.js';
@@ -215,6 +217,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...gdprSchemas,
     ...trustSchemas,
     ...reportSchemas,
+    ...notificationSchemas,
   ]) {
     app.addSchema(schema);
   }
@@ -312,6 +315,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(gdprRoutes);
   await app.register(trustRoutes);
   await app.register(reportRoutes);
+  await app.register(notificationRoutes);
 
   app.addHook('onReady', async () => {
     for (const job of services.jobs) job.start();

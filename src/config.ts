@@ -34,6 +34,10 @@ const EnvSchema = Type.Object({
   HTTP_KEEP_ALIVE_TIMEOUT_MS: Type.Optional(PositiveInt),
   TRUST_SUBPROCESSORS_FILE: Type.Optional(Type.String({ minLength: 1 })),
   DATA_RESIDENCY: Type.Optional(Type.String({ minLength: 1 })),
+  SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://.+' })),
+  MAIL_FROM: Type.Optional(Type.String({ pattern: '^[^\\s@<>]+@[^\\s@<>]+$' })),
+  NOTIFY_RATE_PER_MINUTE: Type.Optional(PositiveInt),
+  NOTIFY_QUEUE_MAX: Type.Optional(PositiveInt),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -71,6 +75,8 @@ export interface Config {
   http: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number };
   trustSubprocessorsFile: string | null;
   dataResidency: string;
+  /** Earner notifications; null when no SMTP server is configured (nothing is sent). */
+  mail: { smtpUrl: string; from: string; ratePerMinute: number; maxQueued: number } | null;
 }
 
 export class ConfigError extends Error {
@@ -113,6 +119,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (http.headersTimeoutMs > http.requestTimeoutMs) {
     problems.push('HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS');
   }
+  if (env.SMTP_URL !== undefined && env.MAIL_FROM === undefined) {
+    problems.push('MAIL_FROM: required with SMTP_URL (the address notifications are sent from)');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const e = env as Env;
@@ -139,6 +148,15 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     http,
     trustSubprocessorsFile: e.TRUST_SUBPROCESSORS_FILE ?? null,
     dataResidency: e.DATA_RESIDENCY ?? 'Australia, single region',
+    mail:
+      e.SMTP_URL && e.MAIL_FROM
+        ? {
+            smtpUrl: e.SMTP_URL,
+            from: e.MAIL_FROM,
+            ratePerMinute: Number(e.NOTIFY_RATE_PER_MINUTE ?? '600'),
+            maxQueued: Number(e.NOTIFY_QUEUE_MAX ?? '100000'),
+          }
+        : null,
   });
 }
 

@@ -11,6 +11,7 @@ import { createEndorsementService } from './modules/endorsements/endorsements.se
 import { createGdprService } from './modules/gdpr/gdpr.service.js';
 import { createIngestModule } from './modules/ingest/index.js';
 import { createIssuerService } from './modules/issuers/issuers.service.js';
+import { createNotificationModule } from './modules/notifications/index.js';
 import { createPathwayService } from './modules/pathways/pathways.service.js';
 import { createReportsModule } from './modules/reports/index.js';
 import { createTrustService } from './modules/trust/trust.service.js';
@@ -38,9 +39,10 @@ export function createServices(core: Core) {
   const outbox = createOutboxService(core);
   const usage = createUsageService(core, { issuers });
   const definitions = createDefinitionService(core);
-  const issuance = createIssuanceService(core, { issuers, definitions, usage, audit, outbox });
+  const notifications = createNotificationModule(core, { issuers, definitions, audit });
+  const issuance = createIssuanceService(core, { issuers, definitions, usage, audit, outbox, notifications });
   const countCompaction = createCountCompaction(core);
-  const credentials = createCredentialService(core, { issuance, audit, outbox, countCompaction });
+  const credentials = createCredentialService(core, { issuance, audit, outbox, countCompaction, notifications });
   const batchIssuance = createBatchIssuance(core, { issuers, issuance, usage, audit, outbox });
   const ingest = createIngestModule(core, { issuers, definitions, issuance, batchIssuance });
   const alignments = createAlignmentService(core, { definitions, audit });
@@ -49,19 +51,20 @@ export function createServices(core: Core) {
   const profiles = createProfileService(core, { issuance });
   const verification = createVerificationModule(core, { outbox, usage });
   const pathways = createPathwayService(core, { audit, definitions, issuance });
-  const gdpr = createGdprService(core, { issuance, audit, outbox, profiles });
+  const gdpr = createGdprService(core, { issuance, audit, outbox, profiles, notifications });
   const trust = createTrustService(core);
   const reports = createReportsModule(core);
   const webhooks = createWebhookModule(core, { outbox });
   const jobs: Job[] = [];
   if (core.config.webhookDispatch === 'inline') jobs.push(...webhooks.jobs);
-  jobs.push(...verification.jobs, countCompaction);
+  jobs.push(...verification.jobs, countCompaction, ...notifications.jobs);
   return {
     issuers,
     audit,
     outbox,
     usage,
     definitions,
+    notifications,
     issuance,
     credentials,
     countCompaction,

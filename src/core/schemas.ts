@@ -13,8 +13,8 @@ export function Nullable<T extends TSchema>(schema: T) {
  * `const`: the document then lists one-value alternatives, and fast-json-stringify can only
  * serialise it by running an ajv validator per value.
  */
-export function StringEnum<const T extends readonly string[]>(values: T) {
-  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
+export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}) {
+  return Type.Unsafe<T[number]>({ ...options, type: 'string', enum: [...values] });
 }
 
 export const Uuid = Type.String({ format: 'uuid' });

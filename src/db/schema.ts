@@ -215,6 +215,37 @@ export interface WebhookDeliveriesTable {
   delivered_at: string | null;
 }
 
+export interface NotificationSettingsTable {
+  issuer_id: string;
+  notify_by_default: number;
+  sender_name: string | null;
+  reply_to: string | null;
+  language: string;
+  updated_at: string;
+}
+
+/** What happened to a credential's notification; the address itself is never stored. */
+export interface CredentialNotificationsTable {
+  credential_id: string;
+  issuer_id: string;
+  recipient_hash: string;
+  /** queued | sent | failed | suppressed */
+  status: string;
+  detail: string | null;
+  attempts: number;
+  unsubscribe_token_hash: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface NotificationSuppressionsTable {
+  issuer_id: string;
+  recipient_hash: string;
+  /** unsubscribed | gdpr_erasure */
+  reason: string;
+  created_at: string;
+}
+
 export interface DB {
   plans: PlansTable;
   issuers: IssuersTable;
@@ -234,4 +265,7 @@ export interface DB {
   alignments: AlignmentsTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  notification_settings: NotificationSettingsTable;
+  credential_notifications: CredentialNotificationsTable;
+  notification_suppressions: NotificationSuppressionsTable;
 }

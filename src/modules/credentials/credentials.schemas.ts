@@ -15,6 +15,22 @@ export const RecipientNameDropped = Type.Boolean({
   description: 'true when the recipientName given was not stored because it contains an email address',
 });
 
+export const NotifyFlag = Type.Boolean({
+  description: "Email the earner a link to the badge (the issuer's default when absent). Replays never notify.",
+});
+export const NotificationOutcomeSchema = StringEnum(['queued', 'off'], {
+  description:
+    'queued: the earner is emailed behind this response; off: this service has no SMTP server, nothing is sent',
+});
+const NotificationStatusSchema = Type.Object(
+  {
+    status: StringEnum(['queued', 'sent', 'failed', 'suppressed']),
+    detail: Nullable(Type.String({ description: 'SMTP reply code or error code of a failure; never an address' })),
+    updatedAt: DateTime,
+  },
+  { description: "What became of the earner's notification (absent when none was asked for)" },
+);
+
 export const CredentialSummarySchema = Type.Object(
   {
     id: Type.String(),
@@ -43,6 +59,7 @@ export const CredentialDetailSchema = Type.Object(
     revokedAt: Type.Optional(Nullable(DateTime)),
     revokedReason: Type.Optional(Nullable(Type.String())),
     completionKey: Type.String(),
+    notification: Type.Optional(NotificationStatusSchema),
   },
   { $id: 'CredentialDetail' },
 );
@@ -66,6 +83,7 @@ export const IssuedCredentialSchema = Type.Object(
     verifyUrl: Type.Optional(Nullable(Uri)),
     status: Type.Optional(CredentialStatus),
     recipientNameDropped: Type.Optional(RecipientNameDropped),
+    notification: Type.Optional(NotificationOutcomeSchema),
   },
   { $id: 'IssuedCredential' },
 );
@@ -87,6 +105,7 @@ export const IssueCredentialBody = Type.Object({
   completionKey: CompletionKey,
   recipientName: Type.Optional(Text(200)),
   evidenceUrl: Type.Optional(WebUrl),
+  notify: Type.Optional(NotifyFlag),
 });
 
 export const ListCredentialsQuery = Type.Object({
@@ -100,6 +119,13 @@ export const RevokeBody = Type.Object({ reason: Type.Optional(Text(500)) });
 export const ReissueBody = Type.Object({
   completionKey: Type.Optional(CompletionKey),
   evidenceUrl: Type.Optional(WebUrl),
+  notify: Type.Optional(
+    Type.Boolean({ description: 'Email the earner about the replacement; needs recipientEmail, which is not stored.' }),
+  ),
+  recipientEmail: Type.Optional({
+    ...Email,
+    description: "The earner's address, for notify only: it must hash to the credential's recipient.",
+  }),
 });
 
 export const credentialSchemas = [

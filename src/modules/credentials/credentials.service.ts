@@ -3,12 +3,13 @@ import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
 import { refuseEmailIn } from '../../core/personal-data.js';
 import type { AuditService } from '../audit/audit.service.js';
+import type { NotificationService } from '../notifications/notifications.service.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
 import { credentialEventData } from '../webhooks/webhooks.events.js';
 import { COMPACT_AFTER_DELTA_ROWS, type CountCompaction } from './counts.compaction.js';
 import { type CredentialWithSlugs, createCredentialRepository } from './credentials.repository.js';
 import type { CredentialStatus } from './credentials.schemas.js';
-import { toDetail, toIssued, toSummary } from './credentials.views.js';
+import { toDetail, toSummary } from './credentials.views.js';
 import type { IssuanceService, IssueOutcome } from './issuance.service.js';
 
 export const REISSUED_REASON = 'reissued';
@@ -21,10 +22,30 @@ export function createCredentialService(
     audit: Pick<AuditService, 'append'>;
     outbox: Pick<OutboxService, 'enqueue'>;
     countCompaction: Pick<CountCompaction, 'request'>;
+    notifications: Pick<NotificationService, 'statusOf'>;
   },
 ) {
   const repo = createCredentialRepository(core.db, core.dialect, core.database.reader);
   const urls = deps.issuance.urls;
+
+  /**
+   * The address a reissue notifies: only when asked, and only an address that is the credential's
+   * own recipient (the service does not know it, so the caller must, and it is checked by hash).
+   */
+  async function notificationAddress(
+    issuerId: string,
+    recipientHash: string,
+    input: { notify?: boolean; recipientEmail?: string },
+  ): Promise<string | null> {
+    if (input.notify !== true) return null;
+    const problem = !input.recipientEmail
+      ? 'notify needs recipientEmail: the earner address is not stored.'
+      : (await deps.issuance.recipientHash(issuerId, input.recipientEmail)) !== recipientHash
+        ? "recipientEmail is not this credential's recipient."
+        : null;
+    if (problem) throw errors.validation(problem, [{ path: '/recipientEmail', message: problem, code: 'recipient' }]);
+    return input.recipientEmail ?? null;
+  }
 
   async function requireRow(issuerId: string, id: string): Promise<CredentialWithSlugs> {
     const row = await repo.getById(issuerId, id);
@@ -50,7 +71,9 @@ export function createCredentialService(
     },
 
     async get(issuerId: string, id: string) {
-      return toDetail(urls, await requireRow(issuerId, id), core.clock.now());
+      const row = await requireRow(issuerId, id);
+      const notification = await deps.notifications.statusOf(issuerId, row.id);
+      return { ...toDetail(urls, row, core.clock.now()), ...(notification ? { notification } : {}) };
     },
 
     /** The stored row with its slugs, or undefined (another issuer's credential is undefined too). */
@@ -109,10 +132,11 @@ export function createCredentialService(
       issuerId: string,
       actor: string,
       id: string,
-      input: { completionKey?: string; evidenceUrl?: string },
+      input: { completionKey?: string; evidenceUrl?: string; notify?: boolean; recipientEmail?: string },
     ): Promise<IssueOutcome> {
       refuseEmailIn('completionKey', input.completionKey);
       const original = await requireRow(issuerId, id);
+      const notifyTo = await notificationAddress(issuerId, original.recipient_hash, input);
       const known = input.completionKey
         ? await repo.getByCompletionKey(issuerId, input.completionKey)
         : await repo.latestReplacement(issuerId, id);
@@ -164,10 +188,12 @@ export function createCredentialService(
         return result;
       });
       if (outcome.created) core.metrics.credentialsIssued.inc();
-      return outcome;
+      if (notifyTo === null) return outcome;
+      const notification = await deps.issuance.notifyIfWanted(outcome, notifyTo, true);
+      return notification ? { ...outcome, notification } : outcome;
     },
 
-    toIssued: (outcome: IssueOutcome) => toIssued(urls, outcome.row, outcome.created, core.clock.now()),
+    toIssued: (outcome: IssueOutcome) => deps.issuance.toIssued(outcome),
   };
 }
 

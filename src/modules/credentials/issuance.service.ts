@@ -9,6 +9,7 @@ import type { AuditService } from '../audit/audit.service.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
+import type { NotificationOutcome, NotificationService } from '../notifications/notifications.service.js';
 import type { UsageService } from '../usage/usage.service.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
 import { credentialEventData } from '../webhooks/webhooks.events.js';
@@ -26,6 +27,8 @@ export interface IssueRequest {
   issuedOn?: string | null;
   /** Channel that created it: api, ingest, csv, connector:<provider>, reissue. */
   source: string;
+  /** Tell the earner by email; absent means the issuer's default. */
+  notify?: boolean;
 }
 
 export interface IssueOutcome {
@@ -33,6 +36,8 @@ export interface IssueOutcome {
   created: boolean;
   /** True when the request's recipientName was not stored because it holds an email address. */
   nameDropped?: boolean;
+  /** Set when a new credential's earner is to be told: queued, or off (no SMTP server). */
+  notification?: NotificationOutcome;
 }
 
 /** How an import row or connector record says its name was not stored. */
@@ -54,6 +59,7 @@ export type IssuanceDeps = {
   usage: Pick<UsageService, 'consumeIssuance'>;
   audit: Pick<AuditService, 'append'>;
   outbox: Pick<OutboxService, 'enqueue'>;
+  notifications: Pick<NotificationService, 'wanted' | 'notify'>;
 };
 
 /** A clean error when a supplied issue date is unusable; undefined when it is fine. */
@@ -118,8 +124,32 @@ export function createIssuanceService(
     return { row: stored, created: true };
   }
 
+  /**
+   * Queues the earner's notification for a credential this call created, when the call (or the
+   * issuer's default) asks for one; replays never notify. The address goes to memory only.
+   */
+  async function notifyIfWanted(
+    outcome: IssueOutcome,
+    email: string,
+    requested: boolean | undefined,
+  ): Promise<NotificationOutcome | undefined> {
+    if (!outcome.created) return undefined;
+    const { row } = outcome;
+    if (!(await deps.notifications.wanted(row.issuer_id, requested))) return undefined;
+    return deps.notifications.notify({
+      issuerId: row.issuer_id,
+      issuerSlug: row.issuer_slug,
+      credentialId: row.id,
+      definitionId: row.definition_id,
+      issuedOn: row.issued_on,
+      recipientHash: row.recipient_hash,
+      email,
+    });
+  }
+
   return {
     urls,
+    notifyIfWanted,
 
     async recipientHash(issuerId: string, email: string): Promise<string> {
       const identity = await deps.issuers.identity(issuerId);
@@ -181,11 +211,14 @@ export function createIssuanceService(
         }),
       );
       if (outcome.created) core.metrics.credentialsIssued.inc();
-      return { ...outcome, nameDropped };
+      const notification = await notifyIfWanted(outcome, input.recipientEmail, input.notify);
+      return { ...outcome, nameDropped, ...(notification ? { notification } : {}) };
     },
 
-    toIssued: (outcome: IssueOutcome) =>
-      toIssued(urls, outcome.row, outcome.created, core.clock.now(), outcome.nameDropped),
+    toIssued: (outcome: IssueOutcome) => ({
+      ...toIssued(urls, outcome.row, outcome.created, core.clock.now(), outcome.nameDropped),
+      ...(outcome.notification ? { notification: outcome.notification } : {}),
+    }),
   };
 }
 

@@ -5,6 +5,7 @@ import type { AuditService } from '../audit/audit.service.js';
 import type { CredentialWithSlugs } from '../credentials/credentials.repository.js';
 import { credentialUrls, effectiveStatus } from '../credentials/credentials.views.js';
 import type { IssuanceService } from '../credentials/issuance.service.js';
+import type { NotificationService } from '../notifications/notifications.service.js';
 import type { ProfileService } from '../verification/profiles.service.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
 import { credentialEventData } from '../webhooks/webhooks.events.js';
@@ -35,6 +36,7 @@ export function createGdprService(
     audit: Pick<AuditService, 'append'>;
     outbox: Pick<OutboxService, 'enqueueMany'>;
     profiles: Pick<ProfileService, 'deleteForRecipient'>;
+    notifications: Pick<NotificationService, 'suppress'>;
   },
 ) {
   const urls = deps.issuance.urls;
@@ -90,6 +92,7 @@ export function createGdprService(
         );
         await repo.clearDisplayNames(issuerId, recipientHash);
         const profilesDeleted = await deps.profiles.deleteForRecipient(trx, issuerId, recipientHash);
+        await deps.notifications.suppress(trx, issuerId, recipientHash, GDPR_ERASURE_REASON);
         const rows = await repo.credentialsOf(issuerId, recipientHash);
         const keyed = rows.filter((r) => containsEmail(r.completion_key));
         for (const row of keyed) await repo.replaceCompletionKey(issuerId, row.id, erasedCompletionKey(row.id));

@@ -1,0 +1,19 @@
+import type { Core } from '../../core/context.js';
+import type { AuditService } from '../audit/audit.service.js';
+import type { DefinitionService } from '../definitions/definitions.service.js';
+import type { IssuerService } from '../issuers/issuers.service.js';
+import { createSmtpMailer } from './notifications.mailer.js';
+import { createNotificationService } from './notifications.service.js';
+
+/** Earner notifications, sending through SMTP_URL when it is configured. */
+export function createNotificationModule(
+  core: Core,
+  deps: {
+    issuers: Pick<IssuerService, 'getIssuer'>;
+    definitions: Pick<DefinitionService, 'findRow'>;
+    audit: Pick<AuditService, 'append'>;
+  },
+) {
+  const mailer = core.config.mail ? createSmtpMailer(core.config.mail.smtpUrl) : null;
+  return createNotificationService(core, { ...deps, mailer });
+}

@@ -1,0 +1,22 @@
+import type { NotificationMessages } from './types.js';
+
+export const en: NotificationMessages = {
+  name: 'English',
+  subject: '{issuer} awarded you "{badge}"',
+  heading: 'You have earned a badge',
+  body: '{issuer} has awarded you the credential "{badge}". Anyone you share it with can check it is genuine.',
+  issuedOn: 'Issued on {date}',
+  viewBadge: 'View and verify your badge',
+  addToLinkedIn: 'Add to LinkedIn',
+  downloadImage: 'Download the badge image',
+  downloadOb3: 'Download (Open Badges 3.0)',
+  footer: 'You receive this email because {issuer} issued you a credential through Accolade.',
+  unsubscribe: 'Stop emails about badges from {issuer}',
+  unsubscribePage: {
+    title: 'Unsubscribe',
+    question: 'Stop receiving emails about new badges from {issuer}?',
+    button: 'Unsubscribe',
+    done: 'Done: {issuer} will not email you about new badges any more. Your badges stay valid.',
+    unknown: 'This unsubscribe link is not valid.',
+  },
+};

@@ -1,0 +1,26 @@
+/**
+ * One language's wording of the earner notification. `{issuer}`, `{badge}` and `{date}` are
+ * replaced (and HTML-escaped where the message is HTML). Add a language by adding a file that
+ * satisfies this interface and listing it in ../notifications.messages.ts.
+ */
+export interface NotificationMessages {
+  /** The language's name in itself, for the settings' list. */
+  name: string;
+  subject: string;
+  heading: string;
+  body: string;
+  issuedOn: string;
+  viewBadge: string;
+  addToLinkedIn: string;
+  downloadImage: string;
+  downloadOb3: string;
+  footer: string;
+  unsubscribe: string;
+  unsubscribePage: {
+    title: string;
+    question: string;
+    button: string;
+    done: string;
+    unknown: string;
+  };
+}

@@ -1,0 +1,84 @@
+import { safeHexColor, textColorOn } from '../../core/colors.js';
+import { escapeHtml, safeUrl } from '../verification/html.js';
+import { fill, messagesFor } from './notifications.messages.js';
+
+export interface NotificationContent {
+  language: string;
+  issuer: { name: string; logoUrl: string | null; brandColor: string | null };
+  badgeName: string;
+  issuedOn: string;
+  links: { verify: string; linkedIn: string; image: string; openBadges3: string | null; unsubscribe: string };
+}
+
+export interface RenderedMessage {
+  subject: string;
+  html: string;
+  text: string;
+}
+
+const DEFAULT_BRAND = '#1f4e79';
+
+/**
+ * The earner's email in HTML and plain text. Everything in it is server data (issuer and badge
+ * names are escaped), every link is one of the service's own URLs or the issuer's logo, and nothing
+ * loads from anywhere that could tell who opened it: no pixels, no per-recipient image URLs.
+ */
+export function renderNotification(content: NotificationContent): RenderedMessage {
+  const words = messagesFor(content.language);
+  const date = new Intl.DateTimeFormat(content.language, { dateStyle: 'long', timeZone: 'UTC' }).format(
+    new Date(content.issuedOn),
+  );
+  const values = { issuer: content.issuer.name, badge: content.badgeName, date };
+  const plain = (template: string) => fill(template, values);
+  const rich = (template: string) => fill(escapeHtml(template), values, escapeHtml);
+
+  const brand = safeHexColor(content.issuer.brandColor) ?? DEFAULT_BRAND;
+  const onBrand = textColorOn(brand);
+  const logo = safeUrl(content.issuer.logoUrl);
+  const { links } = content;
+  const actions: [string, string][] = [
+    [words.addToLinkedIn, links.linkedIn],
+    [words.downloadImage, links.image],
+    ...(links.openBadges3 ? [[words.downloadOb3, links.openBadges3] as [string, string]] : []),
+  ];
+
+  const button = `<a href="${escapeHtml(links.verify)}" style="display:inline-block;padding:12px 20px;border-radius:6px;background:${brand};color:${onBrand};font-weight:bold;text-decoration:none">${rich(words.viewBadge)}</a>`;
+  const secondary = actions
+    .map(
+      ([label, href]) =>
+        `<p style="margin:8px 0"><a href="${escapeHtml(href)}" style="color:#1a4f8b">${escapeHtml(label)}</a></p>`,
+    )
+    .join('');
+  const html = `<!doctype html>
+<html lang="${escapeHtml(content.language)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${rich(words.subject)}</title></head>
+<body style="margin:0;padding:0;background:#f4f5f7;font-family:Arial,Helvetica,sans-serif;color:#1b1b1b">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0"><tr><td align="center" style="padding:24px 12px">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="max-width:560px;background:#ffffff;border-radius:8px;overflow:hidden">
+<tr><td style="background:${brand};color:${onBrand};padding:16px 24px;font-size:18px;font-weight:bold">${logo ? `<img src="${escapeHtml(logo)}" alt="" height="32" style="vertical-align:middle;margin-right:12px;max-height:32px">` : ''}${escapeHtml(content.issuer.name)}</td></tr>
+<tr><td style="padding:24px">
+<h1 style="font-size:22px;margin:0 0 12px">${rich(words.heading)}</h1>
+<p style="font-size:16px;line-height:1.5;margin:0 0 8px">${rich(words.body)}</p>
+<p style="font-size:14px;color:#555;margin:0 0 20px">${rich(words.issuedOn)}</p>
+<p style="margin:0 0 20px">${button}</p>
+${secondary}
+</td></tr>
+<tr><td style="padding:16px 24px;border-top:1px solid #e3e5e8;font-size:12px;color:#555;line-height:1.5">${rich(words.footer)}<br><a href="${escapeHtml(links.unsubscribe)}" style="color:#555">${rich(words.unsubscribe)}</a></td></tr>
+</table></td></tr></table></body></html>`;
+
+  const text = [
+    plain(words.heading),
+    '',
+    plain(words.body),
+    plain(words.issuedOn),
+    '',
+    `${plain(words.viewBadge)}: ${links.verify}`,
+    ...actions.map(([label, href]) => `${label}: ${href}`),
+    '',
+    '--',
+    plain(words.footer),
+    `${plain(words.unsubscribe)}: ${links.unsubscribe}`,
+    '',
+  ].join('\n');
+
+  return { subject: plain(words.subject), html, text };
+}

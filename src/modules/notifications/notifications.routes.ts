@@ -1,0 +1,107 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { errorResponses, keyedErrors, openErrors } from '../../core/schemas.js';
+import { renderUnsubscribePage, unsubscribeCsp } from './notifications.page.js';
+import { NotificationSettingsSchema, UpdateNotificationSettingsBody } from './notifications.schemas.js';
+
+const Settings = Type.Ref(NotificationSettingsSchema);
+const TokenParams = Type.Object({ token: Type.String({ maxLength: 100 }) });
+const HTML = 'text/html; charset=utf-8';
+const NONCE_LENGTH = 24;
+const htmlPage = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
+
+/** The issuer's notification settings (key) and the earner's unsubscribe link (open). */
+export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { notifications } = app.services;
+  const { ids } = app.core;
+  const tags = ['Notifications'];
+
+  app.get(
+    '/api/v1/notifications/settings',
+    {
+      config: { auth: 'key' },
+      schema: {
+        operationId: 'getNotificationSettings',
+        tags,
+        summary: "The issuer's earner-notification settings",
+        response: { 200: Settings, ...errorResponses(...keyedErrors) },
+      },
+    },
+    async (request) => notifications.settings(request.issuerId()),
+  );
+
+  app.patch(
+    '/api/v1/notifications/settings',
+    {
+      config: { auth: 'key' },
+      schema: {
+        operationId: 'updateNotificationSettings',
+        tags,
+        summary: 'Change the sender name, reply-to, language or default of earner notifications',
+        body: UpdateNotificationSettingsBody,
+        response: { 200: Settings, ...errorResponses(400, ...keyedErrors) },
+      },
+    },
+    async (request) => notifications.updateSettings(request.issuerId(), request.actor(), request.body),
+  );
+
+  // RFC 8058 one-click unsubscribe posts `List-Unsubscribe=One-Click` as a form; nothing in it is needed.
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 1024 },
+    (_r, _b, done) => done(null, undefined),
+  );
+
+  const page = {
+    params: TokenParams,
+    response: {
+      200: htmlPage('The unsubscribe page'),
+      404: htmlPage('Unknown link'),
+      ...errorResponses(...openErrors),
+    },
+  };
+
+  app.get(
+    '/notifications/unsubscribe/:token',
+    {
+      schema: {
+        operationId: 'getUnsubscribePage',
+        tags,
+        summary: 'Asks the earner to confirm unsubscribing (a link scanner opening it changes nothing)',
+        ...page,
+      },
+    },
+    async (request, reply) => {
+      const nonce = ids.token(NONCE_LENGTH);
+      const target = await notifications.unsubscribeTarget(request.params.token);
+      reply.header('content-type', HTML).header('content-security-policy', unsubscribeCsp(nonce));
+      reply.header('cache-control', 'no-store');
+      if (!target) return reply.status(404).send(renderUnsubscribePage({ kind: 'unknown' }, 'en', nonce));
+      return reply.send(
+        renderUnsubscribePage({ kind: 'confirm', issuerName: target.issuerName }, target.language, nonce),
+      );
+    },
+  );
+
+  app.post(
+    '/notifications/unsubscribe/:token',
+    {
+      schema: {
+        operationId: 'unsubscribe',
+        tags,
+        summary: "One-click unsubscribe (RFC 8058): adds the earner's hash to the issuer's suppression list",
+        ...page,
+      },
+    },
+    async (request, reply) => {
+      const nonce = ids.token(NONCE_LENGTH);
+      const target = await notifications.unsubscribeTarget(request.params.token);
+      reply.header('content-type', HTML).header('content-security-policy', unsubscribeCsp(nonce));
+      reply.header('cache-control', 'no-store');
+      if (!target || !(await notifications.unsubscribe(request.params.token))) {
+        return reply.status(404).send(renderUnsubscribePage({ kind: 'unknown' }, 'en', nonce));
+      }
+      return reply.send(renderUnsubscribePage({ kind: 'done', issuerName: target.issuerName }, target.language, nonce));
+    },
+  );
+};
