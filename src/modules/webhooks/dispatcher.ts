@@ -43,6 +43,7 @@ export function createWebhookDispatcher(
       allowPrivate: core.config.webhookAllowPrivate,
       lookup,
       timeoutMs,
+      now: core.clock.now(),
     });
     const now = core.clock.now();
     const at = now.toISOString();
