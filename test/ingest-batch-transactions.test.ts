@@ -23,7 +23,7 @@ describe.each(dialects)('batch issuance transactions on %s', (dialect) => {
     await t.app.services.issuers.updatePlan('starter', { issuanceQuota: QUOTA, requestsPerMinute: 10_000 });
     const issuer = await t.issuer({ plan: 'starter' });
     await createDefinition(t, issuer.key, { name: 'Batch Course', slug: 'batch' });
-    await t.app.services.webhooks.subscriptions.create(issuer.id, {
+    await t.app.services.webhooks.subscriptions.create(issuer.id, 'cli', {
       url: 'https://hooks.batch.example/in',
       events: ['credential.issued'],
     });

@@ -119,34 +119,39 @@ describe.each(dialects)('webhook SSRF guard on %s', (dialect) => {
   it('refuses a public-looking host that resolves to a private address at registration, without saying what it resolves to', async () => {
     for (const address of ['192.168.7.7', '127.0.0.1', '169.254.169.254', 'fd00::7']) {
       const service = createWebhookService(t.app.core, {
+        audit: t.app.services.audit,
         lookup: async () => [{ address, family: address.includes(':') ? 6 : 4 }],
       });
-      const refusal = await service.create(issuer.id, { url: 'https://vm/x', events: ['credential.issued'] }).then(
-        () => null,
-        (err: unknown) => err as { code: string; message: string },
-      );
+      const refusal = await service
+        .create(issuer.id, 'cli', { url: 'https://vm/x', events: ['credential.issued'] })
+        .then(
+          () => null,
+          (err: unknown) => err as { code: string; message: string },
+        );
       expect(refusal).toMatchObject({ code: 'validation_failed', message: HOST_NOT_ALLOWED });
       expect(JSON.stringify(refusal)).not.toContain(address);
       expect(refusal?.message).not.toMatch(/resolves|loopback|private|link-local/);
     }
     const dnsDown = createWebhookService(t.app.core, {
+      audit: t.app.services.audit,
       lookup: async () => {
         throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
       },
     });
-    const accepted = await dnsDown.create(issuer.id, {
+    const accepted = await dnsDown.create(issuer.id, 'cli', {
       url: 'https://later.example.com/x',
       events: ['credential.issued'],
     });
     expect(accepted.url).toBe('https://later.example.com/x');
-    await dnsDown.remove(issuer.id, accepted.id);
+    await dnsDown.remove(issuer.id, 'cli', accepted.id);
   });
 
   it('resolves again at delivery and never connects when the host now points at loopback (DNS rebinding)', async () => {
     const registration = createWebhookService(t.app.core, {
+      audit: t.app.services.audit,
       lookup: async () => [{ address: '93.184.216.34', family: 4 }],
     });
-    const sub = await registration.create(issuer.id, {
+    const sub = await registration.create(issuer.id, 'cli', {
       url: `https://rebind.example.com:${receiver.port}/hook`,
       events: ['credential.issued'],
     });

@@ -67,15 +67,16 @@ export function createWebhookRepository(db: Executor) {
       return Number(result.numUpdatedRows) > 0;
     },
 
-    /** Undelivered rows of a subscription will never be sent. */
-    async cancelOpenDeliveries(issuerId: string, subscriptionId: string): Promise<void> {
-      await db
+    /** Undelivered rows of a subscription will never be sent; returns how many were cancelled. */
+    async cancelOpenDeliveries(issuerId: string, subscriptionId: string): Promise<number> {
+      const result = await db
         .updateTable('webhook_deliveries')
         .set({ status: 'cancelled', locked_until: null })
         .where('issuer_id', '=', issuerId)
         .where('subscription_id', '=', subscriptionId)
         .where('status', 'in', ['pending', 'delivering'])
-        .execute();
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
 
     async listDeliveries(
