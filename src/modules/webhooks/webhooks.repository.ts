@@ -165,6 +165,40 @@ export function createDeliveryQueue(db: Executor, dialect: Dialect) {
       return live.map(({ deletedAt: _deleted, ...row }) => row);
     },
 
+    /** Hands rows claimed under `leaseUntil` back to the queue unattempted (their endpoint is busy). */
+    async release(ids: readonly string[], leaseUntil: string): Promise<void> {
+      if (ids.length === 0) return;
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ status: 'pending', locked_until: null })
+        .where('id', 'in', ids)
+        .where('status', '=', 'delivering')
+        .where('locked_until', '=', leaseUntil)
+        .execute();
+    },
+
+    /**
+     * Deletes up to `limit` finished rows (delivered, failed or cancelled) whose last attempt was
+     * before `before`, through the (status, next_attempt_at) index; returns how many. The outbox is
+     * working state, not history: the audit log and the event tables are what is kept.
+     */
+    async pruneFinished(before: string, limit: number): Promise<number> {
+      const result = await db
+        .deleteFrom('webhook_deliveries')
+        .where(
+          'id',
+          'in',
+          db
+            .selectFrom('webhook_deliveries')
+            .select('id')
+            .where('status', 'in', ['delivered', 'failed', 'cancelled'])
+            .where('next_attempt_at', '<', before)
+            .limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
     /**
      * Records an attempt, only while this worker still holds the lease it took: a worker that
      * outlived its lease must not overwrite the outcome of the worker that took the row over.
