@@ -638,8 +638,8 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
         );
         const second = createDatabase(t.config.database);
         try {
-          const a = createWebhookDispatcher(t.app.core, { batchSize: 5 });
-          const b = createWebhookDispatcher({ ...t.app.core, db: second.db }, { batchSize: 5 });
+          const a = createWebhookDispatcher(t.app.core, { maxInFlight: 5 });
+          const b = createWebhookDispatcher({ ...t.app.core, db: second.db }, { maxInFlight: 5 });
           const [na, nb] = await Promise.all([a.drain(), b.drain()]);
           expect(na + nb).toBe(60);
           expect(na).toBeGreaterThan(0);

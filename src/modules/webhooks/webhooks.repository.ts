@@ -103,24 +103,27 @@ export function createDeliveryQueue(db: Executor, dialect: Dialect) {
   return {
     /**
      * Inside a transaction: takes up to `limit` due rows (pending and due, or claimed by a worker whose
-     * lease ran out) and leases them until `leaseUntil`. Rows of deleted subscriptions are cancelled
-     * instead. On PostgreSQL concurrent claimers skip each other's rows.
+     * lease ran out) outside `skipSubscriptions` and leases them until `leaseUntil`. Rows of deleted
+     * subscriptions are cancelled instead. On PostgreSQL concurrent claimers skip each other's rows.
      */
-    async claim(now: string, leaseUntil: string, limit: number): Promise<ClaimedDelivery[]> {
-      const due = await forUpdateSkipLocked(
-        dialect,
-        db
-          .selectFrom('webhook_deliveries')
-          .select('id')
-          .where((eb) =>
-            eb.or([
-              eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', now)]),
-              eb.and([eb('status', '=', 'delivering'), eb('locked_until', '<=', now)]),
-            ]),
-          )
-          .orderBy('next_attempt_at')
-          .limit(limit),
-      ).execute();
+    async claim(
+      now: string,
+      leaseUntil: string,
+      limit: number,
+      skipSubscriptions: readonly string[] = [],
+    ): Promise<ClaimedDelivery[]> {
+      let query = db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', now)]),
+            eb.and([eb('status', '=', 'delivering'), eb('locked_until', '<=', now)]),
+          ]),
+        );
+      // Endpoints this dispatcher is already busy with, or is backing off from.
+      if (skipSubscriptions.length > 0) query = query.where('subscription_id', 'not in', skipSubscriptions);
+      const due = await forUpdateSkipLocked(dialect, query.orderBy('next_attempt_at').limit(limit)).execute();
       if (due.length === 0) return [];
       const rows = await db
         .selectFrom('webhook_deliveries as d')
