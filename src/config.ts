@@ -23,6 +23,7 @@ const EnvSchema = Type.Object({
   WEBHOOK_ALLOW_PRIVATE: Type.Optional(Bool),
   WEBHOOK_BACKOFF_UNIT_MS: Type.Optional(PositiveInt),
   WEBHOOK_DISPATCH: Type.Optional(Type.Union([Type.Literal('inline'), Type.Literal('off')])),
+  WEBHOOK_DELIVERY_RETENTION_DAYS: Type.Optional(PositiveInt),
   EXPIRY_SWEEP_INTERVAL_MS: Type.Optional(PositiveInt),
   GEO_COUNTRY_HEADER: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9-]+$' })),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
@@ -65,6 +66,8 @@ export interface Config {
   webhookAllowPrivate: boolean;
   webhookBackoffUnitMs: number;
   webhookDispatch: 'inline' | 'off';
+  /** Finished webhook deliveries (delivered, failed, cancelled) are deleted after this many days. */
+  webhookDeliveryRetentionDays: number;
   expirySweepIntervalMs: number;
   geoCountryHeader: string | null;
   metricsToken: string | null;
@@ -140,6 +143,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true',
     webhookBackoffUnitMs: Number(e.WEBHOOK_BACKOFF_UNIT_MS ?? '60000'),
     webhookDispatch: e.WEBHOOK_DISPATCH ?? 'inline',
+    webhookDeliveryRetentionDays: Number(e.WEBHOOK_DELIVERY_RETENTION_DAYS ?? '30'),
     expirySweepIntervalMs: Number(e.EXPIRY_SWEEP_INTERVAL_MS ?? '60000'),
     geoCountryHeader: e.GEO_COUNTRY_HEADER?.toLowerCase() ?? null,
     metricsToken: e.METRICS_TOKEN ?? null,

@@ -54,7 +54,7 @@ export function createServices(core: Core) {
   const gdpr = createGdprService(core, { issuance, audit, outbox, profiles, notifications });
   const trust = createTrustService(core);
   const reports = createReportsModule(core);
-  const webhooks = createWebhookModule(core, { outbox });
+  const webhooks = createWebhookModule(core, { outbox, audit });
   const jobs: Job[] = [];
   if (core.config.webhookDispatch === 'inline') jobs.push(...webhooks.jobs);
   jobs.push(...verification.jobs, countCompaction, ...notifications.jobs);

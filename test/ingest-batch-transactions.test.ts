@@ -23,7 +23,7 @@ describe.each(dialects)('batch issuance transactions on %s', (dialect) => {
     await t.app.services.issuers.updatePlan('starter', { issuanceQuota: QUOTA, requestsPerMinute: 10_000 });
     const issuer = await t.issuer({ plan: 'starter' });
     await createDefinition(t, issuer.key, { name: 'Batch Course', slug: 'batch' });
-    await t.app.services.webhooks.subscriptions.create(issuer.id, {
+    await t.app.services.webhooks.subscriptions.create(issuer.id, 'cli', {
       url: 'https://hooks.batch.example/in',
       events: ['credential.issued'],
     });
@@ -48,8 +48,9 @@ describe.each(dialects)('batch issuance transactions on %s', (dialect) => {
     expect(real.rows.slice(QUOTA).every((r) => r.outcome === 'error' && r.message === 'quota_exceeded')).toBe(true);
 
     expect(await countRows(t, 'credentials')).toBe(QUOTA);
-    // One record per credential, after the issuer's own two (issuer.created, api_key.created).
-    expect(await countRows(t, 'audit_log')).toBe(QUOTA + 2);
+    // One record per credential, after the issuer's own two (issuer.created, api_key.created) and
+    // the webhook.added record of the subscription above.
+    expect(await countRows(t, 'audit_log')).toBe(QUOTA + 3);
     const deliveries = await t.database.db
       .selectFrom('webhook_deliveries')
       .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -59,7 +60,7 @@ describe.each(dialects)('batch issuance transactions on %s', (dialect) => {
     const usage = await t.app.services.usage.remainingIssuance(issuer.id);
     expect(usage).toMatchObject({ used: QUOTA, remaining: 0 });
     const [chain] = await t.app.services.audit.verify(issuer.id);
-    expect(chain).toMatchObject({ records: QUOTA + 2, ok: true });
+    expect(chain).toMatchObject({ records: QUOTA + 3, ok: true });
     const batches = await t.database.db
       .selectFrom('import_batches')
       .select(['total', 'issued', 'skipped', 'errored'])

@@ -24,8 +24,10 @@ describe.each(dialects)('verification page on %s', (dialect) => {
   const clock = manualClock('2026-11-21T10:00:00.000Z');
   const screenshots = mkdtempSync(join(tmpdir(), 'accolade-page-'));
 
+  // Each view from its own client address: one client's repeats within the window are coalesced.
+  let views = 0;
   const get = (url: string, headers: Record<string, string> = {}) =>
-    t.app.inject({ method: 'GET', url: url.replace(base, ''), headers });
+    t.app.inject({ method: 'GET', url: url.replace(base, ''), headers, remoteAddress: `10.3.0.${++views % 256}` });
   const flushed = async <T>(read: () => Promise<T>) => {
     await t.app.services.verification.events.flush();
     return read();

@@ -11,6 +11,8 @@ import {
   EVENT_HEADER,
   RETRY_SCHEDULE,
   SIGNATURE_HEADER,
+  SIGNATURE_V2_HEADER,
+  TIMESTAMP_HEADER,
   USER_AGENT,
 } from '../src/modules/webhooks/webhooks.constants.js';
 import {
@@ -321,6 +323,13 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
         scheme: 'sha256',
         algorithm: 'HMAC-SHA256',
         signedOver: expect.stringContaining('raw request body'),
+        v2: {
+          header: SIGNATURE_V2_HEADER,
+          timestampHeader: TIMESTAMP_HEADER,
+          format: 't=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>',
+          signedOver: expect.stringContaining('300 seconds'),
+          toleranceSeconds: 300,
+        },
       });
       expect(catalog.retry.maxAttempts).toBe(RETRY_SCHEDULE.maxAttempts);
       expect(catalog.retry.backoffMinutes).toEqual([...RETRY_SCHEDULE.backoffMinutes]);
@@ -344,7 +353,8 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       await emit('credential.issued', { credentialId: 'c' });
       await t.app.services.webhooks.dispatcher.drain();
       const sent = receiver.requests[0]?.headers ?? {};
-      for (const name of [SIGNATURE_HEADER, EVENT_HEADER, DELIVERY_HEADER, 'Content-Type', 'User-Agent']) {
+      const listed = [SIGNATURE_HEADER, SIGNATURE_V2_HEADER, TIMESTAMP_HEADER, EVENT_HEADER, DELIVERY_HEADER];
+      for (const name of [...listed, 'Content-Type', 'User-Agent']) {
         expect(Object.keys(catalog.headers)).toContain(name);
         expect(sent[name.toLowerCase()], name).toBeDefined();
       }
@@ -628,8 +638,8 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
         );
         const second = createDatabase(t.config.database);
         try {
-          const a = createWebhookDispatcher(t.app.core, { batchSize: 5 });
-          const b = createWebhookDispatcher({ ...t.app.core, db: second.db }, { batchSize: 5 });
+          const a = createWebhookDispatcher(t.app.core, { maxInFlight: 5 });
+          const b = createWebhookDispatcher({ ...t.app.core, db: second.db }, { maxInFlight: 5 });
           const [na, nb] = await Promise.all([a.drain(), b.drain()]);
           expect(na + nb).toBe(60);
           expect(na).toBeGreaterThan(0);

@@ -96,7 +96,11 @@ async function serviceWorkloads(
 
     const rawUrls = base('http://localhost:3000');
     const raw = await inProcessRate(seconds, CONNECTIONS, (n) =>
-      seeded.app.services.verification.verify.verify(rawUrls[n % rawUrls.length] ?? '', 'ZZ'),
+      // A client per call: each verification is recorded, as when many people verify.
+      seeded.app.services.verification.verify.verify(rawUrls[n % rawUrls.length] ?? '', {
+        country: 'ZZ',
+        client: `bench-${n}`,
+      }),
     );
     await seeded.app.services.verification.events.flush();
 

@@ -19,7 +19,7 @@ export const webhooksCommand: CliCommand = async (args, ctx) => {
         .split(',')
         .map((e) => e.trim())
         .filter((e) => e !== '');
-      const created = await subscriptions.create(issuer.id, { url: requireOption(values, 'url'), events });
+      const created = await subscriptions.create(issuer.id, 'cli', { url: requireOption(values, 'url'), events });
       ctx.out(`Created webhook ${created.id} -> ${created.url} for ${created.events.join(', ')}.`);
       ctx.out(`Signing secret (shown only this once): ${created.secret}`);
       return 0;
@@ -33,7 +33,7 @@ export const webhooksCommand: CliCommand = async (args, ctx) => {
     case 'remove': {
       const issuer = await ctx.services.issuers.getIssuerBySlug(requireOption(values, 'issuer'));
       const id = requireOption(values, 'id');
-      await subscriptions.remove(issuer.id, id);
+      await subscriptions.remove(issuer.id, 'cli', id);
       ctx.out(`Webhook ${id} removed; its undelivered events are cancelled.`);
       return 0;
     }

@@ -5,6 +5,7 @@ import { relaxedTransaction, unnestRows, valuesStatements } from '../../db/diale
 import type { Job } from '../../services.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
 import { type VerificationChannel, verifiedEventData } from '../webhooks/webhooks.events.js';
+import { createRecentVerifiers } from './recent-verifiers.js';
 import type { VerifiableRow } from './verification.repository.js';
 
 export type { VerificationChannel };
@@ -53,6 +54,13 @@ export function countryFrom(value: string | string[] | undefined): string {
   return code !== undefined && /^[A-Z]{2}$/.test(code) ? code : 'ZZ';
 }
 
+/** Who verified: the country for analytics, and the client address whose replays are coalesced. */
+export interface Verifier {
+  country: string;
+  /** The client address (request.ip, which honours TRUST_PROXY); never stored. */
+  client: string;
+}
+
 interface PendingVerification {
   row: VerifiableRow;
   channel: VerificationChannel;
@@ -70,10 +78,12 @@ interface PendingEngagement {
 
 export interface EventRecorder extends Job {
   /**
-   * Buffers one verification per row (an unknown id is never recorded) and counts them. Resolves at
-   * once, or, while more than EVENTS_HIGH_WATER events wait, once the writer has caught up (or failed).
+   * Counts one verification per row (an unknown id is never recorded) and buffers an event for each
+   * credential this client did not verify on this channel within VERIFIER_WINDOW_MS: a row repeated
+   * in one call or replayed within the window writes no event and sends no webhook. Resolves at once,
+   * or, while more than EVENTS_HIGH_WATER events wait, once the writer has caught up (or failed).
    */
-  recordVerifications(rows: readonly VerifiableRow[], channel: VerificationChannel, country: string): Promise<void>;
+  recordVerifications(rows: readonly VerifiableRow[], channel: VerificationChannel, verifier: Verifier): Promise<void>;
   recordEngagement(event: Omit<PendingEngagement, 'occurredAt'>): Promise<void>;
   /** Writes everything recorded before the call; resolves once it is committed (or has failed and been kept). */
   flush(): Promise<void>;
@@ -96,6 +106,8 @@ export function createEventRecorder(
   let writing: Promise<void> | null = null;
   let timer: NodeJS.Timeout | null = null;
   let waiting: (() => void)[] = [];
+  // Per process: with N replicas behind a load balancer a client's replays count at most N times a window.
+  const recent = createRecentVerifiers();
 
   const pending = () => verifications.length + engagements.length;
 
@@ -221,12 +233,18 @@ export function createEventRecorder(
   return {
     name: 'verification-events',
 
-    recordVerifications(rows, channel, country) {
+    recordVerifications(rows, channel, { country, client }) {
       if (rows.length === 0) return Promise.resolve();
-      const occurredAt = core.clock.now();
-      for (const row of rows) verifications.push({ row, channel, country, occurredAt });
       core.metrics.verifications.inc({ channel }, rows.length);
-      return afterRecording();
+      const occurredAt = core.clock.now();
+      const now = occurredAt.getTime();
+      const before = verifications.length;
+      for (const row of rows) {
+        if (recent.admit(`${row.id} ${channel} ${client}`, now)) {
+          verifications.push({ row, channel, country, occurredAt });
+        }
+      }
+      return verifications.length === before ? Promise.resolve() : afterRecording();
     },
 
     recordEngagement(event) {

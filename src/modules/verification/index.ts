@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Core } from '../../core/context.js';
 import type { UsageService } from '../usage/usage.service.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
-import { countryFrom, createEventRecorder } from './events.js';
+import { countryFrom, createEventRecorder, type Verifier } from './events.js';
 import { createPageService } from './page.service.js';
 import { createVerifyService } from './verify.service.js';
 
@@ -22,6 +22,11 @@ export function createVerificationModule(
     page: createPageService(core, { events }),
     /** The verifier's country from the trusted proxy header (GEO_COUNTRY_HEADER), else `ZZ`. */
     country: (headers: IncomingHttpHeaders) => countryFrom(header ? headers[header] : undefined),
+    /** The verifier of a request: its country, and its client address (whose replays are coalesced). */
+    verifier: (request: { headers: IncomingHttpHeaders; ip: string }): Verifier => ({
+      country: countryFrom(header ? request.headers[header] : undefined),
+      client: request.ip,
+    }),
     jobs: [events],
   };
 }

@@ -22,7 +22,7 @@ const ShareParams = Type.Object({ slug: Type.String(), id: Type.String(), action
 
 /** The browser-facing side of verification: the page, its share redirects, its assets and the embed. */
 export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { page, country } = app.services.verification;
+  const { page, country, verifier } = app.services.verification;
   const { ids } = app.core;
   const tags = ['Verification'];
 
@@ -44,12 +44,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const nonce = ids.token(CSP_NONCE_LENGTH);
-      const view = await page.view(
-        request.params.slug,
-        request.params.id,
-        country(request.headers),
-        request.method === 'GET',
-      );
+      const view = await page.view(request.params.slug, request.params.id, verifier(request), request.method === 'GET');
       reply.header('content-type', HTML).header('content-security-policy', pageCsp(nonce));
       // Revocation and expiry must show at once, so nothing may serve a stored copy.
       reply.header('cache-control', 'no-cache');

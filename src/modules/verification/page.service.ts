@@ -1,7 +1,7 @@
 import type { Core } from '../../core/context.js';
 import { publicUrls } from '../../core/urls.js';
 import { coalescedReads } from '../../db/coalesced-reads.js';
-import type { EventRecorder } from './events.js';
+import type { EventRecorder, Verifier } from './events.js';
 import { isShareAction, shareTarget } from './share.js';
 import { CONCURRENT_READS, createVerificationRepository, type PageRow } from './verification.repository.js';
 import { type AuthenticResult, toResult } from './verification.views.js';
@@ -42,10 +42,10 @@ export function createPageService(
      * The page's content, recording a `page` verification when `record` (a GET, not a HEAD from a
      * link checker); null when there is nothing to show.
      */
-    async view(issuerSlug: string, id: string, country: string, record: boolean): Promise<PageView | null> {
+    async view(issuerSlug: string, id: string, verifier: Verifier, record: boolean): Promise<PageView | null> {
       const row = await find(issuerSlug, id);
       if (!row) return null;
-      if (record) await deps.events.recordVerifications([row], 'page', country);
+      if (record) await deps.events.recordVerifications([row], 'page', verifier);
       const assertionUrl = urls.assertion(row.issuer_slug, row.id);
       return {
         result: toResult(urls, assertionUrl, row, core.clock.now()),

@@ -12,7 +12,7 @@ import {
 const Result = Type.Ref(VerificationResultSchema);
 
 export const verificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { verify, country } = app.services.verification;
+  const { verify, verifier } = app.services.verification;
   const tags = ['Verification'];
 
   app.post(
@@ -28,7 +28,7 @@ export const verificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Result, ...errorResponses(400, ...openErrors) },
       },
     },
-    async (request) => verify.verify(request.body.id, country(request.headers)),
+    async (request) => verify.verify(request.body.id, verifier(request)),
   );
 
   app.post(
@@ -43,7 +43,7 @@ export const verificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Ref(BulkVerifyResultSchema), ...errorResponses(400, ...openErrors) },
       },
     },
-    async (request) => verify.verifyBulk(request.body.ids, country(request.headers)),
+    async (request) => verify.verifyBulk(request.body.ids, verifier(request)),
   );
 
   app.post(
@@ -58,6 +58,6 @@ export const verificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Result, ...errorResponses(400, 402, ...keyedErrors) },
       },
     },
-    async (request) => verify.verifyPremium(request.issuerId(), request.body.id, country(request.headers)),
+    async (request) => verify.verifyPremium(request.issuerId(), request.body.id, verifier(request)),
   );
 };

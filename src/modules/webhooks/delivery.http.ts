@@ -8,6 +8,8 @@ import {
   RESPONSE_BODY_CAP_BYTES,
   SIGNATURE_HEADER,
   SIGNATURE_SCHEME,
+  SIGNATURE_V2_HEADER,
+  TIMESTAMP_HEADER,
   USER_AGENT,
 } from './webhooks.constants.js';
 
@@ -31,18 +33,34 @@ export interface SendOptions {
   allowPrivate: boolean;
   lookup: LookupFn;
   timeoutMs: number;
+  /** When the attempt is made: its unix seconds are signed into SIGNATURE_V2_HEADER. */
+  now: Date;
 }
 
-/** `sha256=<hex HMAC-SHA256(secret, raw body)>`, the value of the signature header. */
-function signatureFor(secret: string, body: Buffer | string): string {
-  return `${SIGNATURE_SCHEME}=${createHmac('sha256', secret).update(body).digest('hex')}`;
+const hmacHex = (secret: string, ...parts: (Buffer | string)[]) => {
+  const hmac = createHmac('sha256', secret);
+  for (const part of parts) hmac.update(part);
+  return hmac.digest('hex');
+};
+
+/**
+ * The signature headers of one attempt: the interface's `sha256=<hex HMAC(secret, body)>`, and the
+ * timestamped one over `<t>.<body>`, which a receiver can refuse once `t` is stale (a replay).
+ */
+export function signatureHeaders(secret: string, body: Buffer | string, now: Date): Record<string, string> {
+  const t = Math.floor(now.getTime() / 1000).toString();
+  return {
+    [SIGNATURE_HEADER.toLowerCase()]: `${SIGNATURE_SCHEME}=${hmacHex(secret, body)}`,
+    [TIMESTAMP_HEADER.toLowerCase()]: t,
+    [SIGNATURE_V2_HEADER.toLowerCase()]: `t=${t},v1=${hmacHex(secret, `${t}.`, body)}`,
+  };
 }
 
-function deliveryHeaders(delivery: OutgoingDelivery, body: Buffer): Record<string, string> {
+function deliveryHeaders(delivery: OutgoingDelivery, body: Buffer, now: Date): Record<string, string> {
   return {
     'content-type': 'application/json',
     'user-agent': USER_AGENT,
-    [SIGNATURE_HEADER.toLowerCase()]: signatureFor(delivery.secret, body),
+    ...signatureHeaders(delivery.secret, body, now),
     [EVENT_HEADER.toLowerCase()]: delivery.event,
     [DELIVERY_HEADER.toLowerCase()]: delivery.id,
   };
@@ -110,7 +128,7 @@ export async function sendDelivery(delivery: OutgoingDelivery, options: SendOpti
     const response = await request(url, {
       method: 'POST',
       body,
-      headers: deliveryHeaders(delivery, body),
+      headers: deliveryHeaders(delivery, body, options.now),
       dispatcher: agent,
       signal,
     });

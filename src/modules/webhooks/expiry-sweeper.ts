@@ -4,16 +4,24 @@ import { createExpiryRepository } from './expiry.repository.js';
 import type { OutboxService } from './outbox.service.js';
 import { createPollingJob, type PollingJob } from './polling-job.js';
 import { credentialEventData } from './webhooks.events.js';
+import { createDeliveryQueue } from './webhooks.repository.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Rows deleted per statement, so pruning a large backlog never holds a long write lock. */
+const PRUNE_BATCH = 1000;
 
 export interface ExpirySweeper extends PollingJob {
   /** Announces every credential that has expired and was not announced yet; returns how many. */
   runOnce(): Promise<number>;
+  /** Deletes finished deliveries older than WEBHOOK_DELIVERY_RETENTION_DAYS; returns how many. */
+  pruneDeliveries(): Promise<number>;
 }
 
 /**
  * Emits exactly one credential.expired per credential once its expiresOn has passed (never for a
  * revoked one). The announcement mark and the outbox rows commit in one transaction, so a crash
- * either announces a batch completely or not at all.
+ * either announces a batch completely or not at all. Each pass also prunes the outbox of deliveries
+ * that finished more than the retention period ago, so the table holds recent work, not all history.
  */
 export function createExpirySweeper(
   core: Pick<Core, 'db' | 'dialect' | 'clock' | 'config' | 'log'>,
@@ -48,14 +56,27 @@ export function createExpirySweeper(
     return total;
   }
 
+  async function pruneDeliveries(): Promise<number> {
+    const before = new Date(core.clock.now().getTime() - core.config.webhookDeliveryRetentionDays * DAY_MS);
+    const queue = createDeliveryQueue(core.db, core.dialect);
+    let total = 0;
+    let pruned: number;
+    do {
+      pruned = await queue.pruneFinished(before.toISOString(), PRUNE_BATCH);
+      total += pruned;
+    } while (pruned === PRUNE_BATCH);
+    return total;
+  }
+
   const job = createPollingJob({
     name: 'expiry-sweeper',
     intervalMs: options.intervalMs ?? core.config.expirySweepIntervalMs,
     log: core.log,
     pass: async () => {
       await runOnce();
+      await pruneDeliveries();
     },
   });
 
-  return { ...job, runOnce };
+  return { ...job, runOnce, pruneDeliveries };
 }

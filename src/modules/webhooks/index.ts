@@ -1,4 +1,5 @@
 import type { Core } from '../../core/context.js';
+import type { AuditService } from '../audit/audit.service.js';
 import { createWebhookDispatcher } from './dispatcher.js';
 import { createExpirySweeper } from './expiry-sweeper.js';
 import type { OutboxService } from './outbox.service.js';
@@ -6,8 +7,8 @@ import { systemLookup } from './ssrf.js';
 import { createWebhookService } from './webhooks.service.js';
 
 /** Webhooks: subscriptions (API and console), the dispatcher and the expiry sweeper. */
-export function createWebhookModule(core: Core, deps: { outbox: OutboxService }) {
-  const subscriptions = createWebhookService(core, { lookup: systemLookup });
+export function createWebhookModule(core: Core, deps: { outbox: OutboxService; audit: Pick<AuditService, 'append'> }) {
+  const subscriptions = createWebhookService(core, { lookup: systemLookup, audit: deps.audit });
   const dispatcher = createWebhookDispatcher(core);
   const expirySweeper = createExpirySweeper(core, deps);
   return {

@@ -104,12 +104,19 @@ export function parseTargetUrl(raw: string, allowPrivate: boolean): URL {
   return url;
 }
 
+/**
+ * A refused name is not explained: saying what it resolved to (or to which kind of range) would turn
+ * registration into a DNS oracle for the service's private network. A literal address only names
+ * the range of what the caller wrote.
+ */
+export const HOST_NOT_ALLOWED = "The webhook URL's host is not allowed; webhooks may only target public addresses.";
+
 function assertPublic(host: string, address: string): void {
   const range = blockedRange(address);
   if (range === null) return;
-  const where = host === address ? address : `${host}, which resolves to ${address}`;
+  if (host !== address) throw new UnsafeTargetError(HOST_NOT_ALLOWED);
   throw new UnsafeTargetError(
-    `The webhook URL points to ${range} address (${where}); webhooks may only target public addresses.`,
+    `The webhook URL points to ${range} address (${address}); webhooks may only target public addresses.`,
   );
 }
 
@@ -122,7 +129,7 @@ export async function resolveTarget(url: URL, allowPrivate: boolean, lookup: Loo
   const version = isIP(host);
   const addresses = version !== 0 ? [{ address: host, family: version }] : await lookup(host);
   const first = addresses[0];
-  if (!first) throw new UnsafeTargetError(`The webhook host ${host} did not resolve to any address.`);
+  if (!first) throw new UnsafeTargetError(HOST_NOT_ALLOWED);
   if (!allowPrivate) for (const { address } of addresses) assertPublic(host, address);
   return first;
 }

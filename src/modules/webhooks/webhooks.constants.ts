@@ -4,6 +4,12 @@
  */
 
 export const SIGNATURE_HEADER = 'X-Service-Signature';
+/** Unix seconds at the attempt; signed by SIGNATURE_V2_HEADER, so a captured delivery cannot be replayed later. */
+export const TIMESTAMP_HEADER = 'X-Service-Timestamp';
+/** `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`. */
+export const SIGNATURE_V2_HEADER = 'X-Service-Signature-V2';
+/** How far a receiver should accept the signed timestamp from its own clock (docs/webhooks.md). */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
 export const EVENT_HEADER = 'X-Service-Event';
 export const DELIVERY_HEADER = 'X-Service-Delivery';
 export const USER_AGENT = 'Accolade-Webhooks/1.1';

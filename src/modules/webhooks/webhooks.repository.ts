@@ -67,15 +67,16 @@ export function createWebhookRepository(db: Executor) {
       return Number(result.numUpdatedRows) > 0;
     },
 
-    /** Undelivered rows of a subscription will never be sent. */
-    async cancelOpenDeliveries(issuerId: string, subscriptionId: string): Promise<void> {
-      await db
+    /** Undelivered rows of a subscription will never be sent; returns how many were cancelled. */
+    async cancelOpenDeliveries(issuerId: string, subscriptionId: string): Promise<number> {
+      const result = await db
         .updateTable('webhook_deliveries')
         .set({ status: 'cancelled', locked_until: null })
         .where('issuer_id', '=', issuerId)
         .where('subscription_id', '=', subscriptionId)
         .where('status', 'in', ['pending', 'delivering'])
-        .execute();
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
     },
 
     async listDeliveries(
@@ -102,24 +103,27 @@ export function createDeliveryQueue(db: Executor, dialect: Dialect) {
   return {
     /**
      * Inside a transaction: takes up to `limit` due rows (pending and due, or claimed by a worker whose
-     * lease ran out) and leases them until `leaseUntil`. Rows of deleted subscriptions are cancelled
-     * instead. On PostgreSQL concurrent claimers skip each other's rows.
+     * lease ran out) outside `skipSubscriptions` and leases them until `leaseUntil`. Rows of deleted
+     * subscriptions are cancelled instead. On PostgreSQL concurrent claimers skip each other's rows.
      */
-    async claim(now: string, leaseUntil: string, limit: number): Promise<ClaimedDelivery[]> {
-      const due = await forUpdateSkipLocked(
-        dialect,
-        db
-          .selectFrom('webhook_deliveries')
-          .select('id')
-          .where((eb) =>
-            eb.or([
-              eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', now)]),
-              eb.and([eb('status', '=', 'delivering'), eb('locked_until', '<=', now)]),
-            ]),
-          )
-          .orderBy('next_attempt_at')
-          .limit(limit),
-      ).execute();
+    async claim(
+      now: string,
+      leaseUntil: string,
+      limit: number,
+      skipSubscriptions: readonly string[] = [],
+    ): Promise<ClaimedDelivery[]> {
+      let query = db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', now)]),
+            eb.and([eb('status', '=', 'delivering'), eb('locked_until', '<=', now)]),
+          ]),
+        );
+      // Endpoints this dispatcher is already busy with, or is backing off from.
+      if (skipSubscriptions.length > 0) query = query.where('subscription_id', 'not in', skipSubscriptions);
+      const due = await forUpdateSkipLocked(dialect, query.orderBy('next_attempt_at').limit(limit)).execute();
       if (due.length === 0) return [];
       const rows = await db
         .selectFrom('webhook_deliveries as d')
@@ -162,6 +166,40 @@ export function createDeliveryQueue(db: Executor, dialect: Dialect) {
           .execute();
       }
       return live.map(({ deletedAt: _deleted, ...row }) => row);
+    },
+
+    /** Hands rows claimed under `leaseUntil` back to the queue unattempted (their endpoint is busy). */
+    async release(ids: readonly string[], leaseUntil: string): Promise<void> {
+      if (ids.length === 0) return;
+      await db
+        .updateTable('webhook_deliveries')
+        .set({ status: 'pending', locked_until: null })
+        .where('id', 'in', ids)
+        .where('status', '=', 'delivering')
+        .where('locked_until', '=', leaseUntil)
+        .execute();
+    },
+
+    /**
+     * Deletes up to `limit` finished rows (delivered, failed or cancelled) whose last attempt was
+     * before `before`, through the (status, next_attempt_at) index; returns how many. The outbox is
+     * working state, not history: the audit log and the event tables are what is kept.
+     */
+    async pruneFinished(before: string, limit: number): Promise<number> {
+      const result = await db
+        .deleteFrom('webhook_deliveries')
+        .where(
+          'id',
+          'in',
+          db
+            .selectFrom('webhook_deliveries')
+            .select('id')
+            .where('status', 'in', ['delivered', 'failed', 'cancelled'])
+            .where('next_attempt_at', '<', before)
+            .limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
 
     /**

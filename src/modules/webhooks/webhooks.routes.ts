@@ -42,7 +42,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const created = await subscriptions.create(request.issuerId(), request.body);
+      const created = await subscriptions.create(request.issuerId(), request.actor(), request.body);
       return reply.status(201).send(created);
     },
   );
@@ -89,7 +89,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await subscriptions.remove(request.issuerId(), request.params.id);
+      await subscriptions.remove(request.issuerId(), request.actor(), request.params.id);
       return reply.status(204).send(null);
     },
   );

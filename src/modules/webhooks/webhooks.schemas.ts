@@ -56,6 +56,16 @@ export const WebhookCatalog = Type.Object(
       scheme: Type.String(),
       algorithm: Type.String(),
       signedOver: Type.String(),
+      v2: Type.Object(
+        {
+          header: Type.String(),
+          timestampHeader: Type.String(),
+          format: Type.String(),
+          signedOver: Type.String(),
+          toleranceSeconds: Type.Integer({ description: 'How far from its clock a receiver should accept t.' }),
+        },
+        { description: 'The timestamped signature, which lets a receiver refuse replayed deliveries.' },
+      ),
     }),
     headers: Type.Object({}, { additionalProperties: Type.String(), description: 'Each header sent and its meaning.' }),
     retry: Type.Object({

@@ -1,6 +1,7 @@
 import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
+import type { AuditService } from '../audit/audit.service.js';
 import { WEBHOOK_EVENTS, type WebhookEvent } from './outbox.service.js';
 import { type LookupFn, parseTargetUrl, resolveTarget, UnsafeTargetError } from './ssrf.js';
 import { SECRET_PREFIX, SECRET_RANDOM_LENGTH } from './webhooks.constants.js';
@@ -66,11 +67,12 @@ function checkedEvents(events: string[]): WebhookEvent[] {
 
 /**
  * Webhook subscriptions of an issuer. The signing secret is returned by `create` only; afterwards it
- * is used by the dispatcher and never shown again.
+ * is used by the dispatcher and never shown again. Adding and removing one is audited with its actor
+ * (an API key, or `cli` for the console) in the same transaction.
  */
 export function createWebhookService(
   core: Pick<Core, 'db' | 'clock' | 'ids' | 'config'>,
-  options: { lookup: LookupFn },
+  deps: { lookup: LookupFn; audit: Pick<AuditService, 'append'> },
 ) {
   const repo = createWebhookRepository(core.db);
 
@@ -78,7 +80,7 @@ export function createWebhookService(
     const allowPrivate = core.config.webhookAllowPrivate;
     try {
       const url = parseTargetUrl(raw, allowPrivate);
-      if (!allowPrivate) await resolveTarget(url, allowPrivate, options.lookup).catch(rethrowUnsafeOnly);
+      if (!allowPrivate) await resolveTarget(url, allowPrivate, deps.lookup).catch(rethrowUnsafeOnly);
       return url.href;
     } catch (err) {
       if (err instanceof UnsafeTargetError) {
@@ -89,7 +91,11 @@ export function createWebhookService(
   }
 
   return {
-    async create(issuerId: string, input: NewSubscription): Promise<SubscriptionView & { secret: string }> {
+    async create(
+      issuerId: string,
+      actor: string,
+      input: NewSubscription,
+    ): Promise<SubscriptionView & { secret: string }> {
       const events = checkedEvents(input.events);
       const url = await checkedUrl(input.url);
       const row: SubscriptionRow = {
@@ -101,7 +107,18 @@ export function createWebhookService(
         created_at: isoNow(core.clock),
         deleted_at: null,
       };
-      await repo.insertSubscription(row);
+      await core.db.transaction().execute(async (trx) => {
+        await createWebhookRepository(trx).insertSubscription(row);
+        await deps.audit.append(trx, {
+          issuerId,
+          actor,
+          action: 'webhook.added',
+          targetType: 'webhook',
+          targetId: row.id,
+          // The host only: a receiver URL's path or query may carry the receiver's own token.
+          details: { host: new URL(url).host, events },
+        });
+      });
       return { ...subscriptionView(row), secret: row.secret };
     },
 
@@ -116,12 +133,20 @@ export function createWebhookService(
     },
 
     /** Soft delete; deliveries not yet made are cancelled in the same transaction. */
-    async remove(issuerId: string, id: string): Promise<void> {
+    async remove(issuerId: string, actor: string, id: string): Promise<void> {
       const at = isoNow(core.clock);
       const removed = await core.db.transaction().execute(async (trx) => {
         const scoped = createWebhookRepository(trx);
         if (!(await scoped.deleteSubscription(issuerId, id, at))) return false;
-        await scoped.cancelOpenDeliveries(issuerId, id);
+        const cancelled = await scoped.cancelOpenDeliveries(issuerId, id);
+        await deps.audit.append(trx, {
+          issuerId,
+          actor,
+          action: 'webhook.removed',
+          targetType: 'webhook',
+          targetId: id,
+          details: { cancelledDeliveries: cancelled },
+        });
         return true;
       });
       if (!removed) throw errors.notFound('Webhook');
