@@ -30,6 +30,7 @@ const EnvSchema = Type.Object({
   TRUST_PROXY: Type.Optional(Bool),
   TRUST_SUBPROCESSORS_FILE: Type.Optional(Type.String({ minLength: 1 })),
   DATA_RESIDENCY: Type.Optional(Type.String({ minLength: 1 })),
+  SIGNING_KEY_SECRET: Type.Optional(Type.String({ minLength: 32 })),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -64,6 +65,8 @@ export interface Config {
   trustProxy: boolean;
   trustSubprocessorsFile: string | null;
   dataResidency: string;
+  /** Key-encryption secret for the issuers' signing keys (Open Badges 3.0); null: see src/modules/vc/kek.ts. */
+  signingKeySecret: string | null;
 }
 
 export class ConfigError extends Error {
@@ -122,6 +125,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     trustProxy: e.TRUST_PROXY === 'true',
     trustSubprocessorsFile: e.TRUST_SUBPROCESSORS_FILE ?? null,
     dataResidency: e.DATA_RESIDENCY ?? 'Australia, single region',
+    signingKeySecret: e.SIGNING_KEY_SECRET ?? null,
   });
 }
 

@@ -20,6 +20,8 @@ async function main(): Promise<void> {
     https: config.tls ? { key: readFileSync(config.tls.keyFile), cert: readFileSync(config.tls.certFile) } : null,
   });
   logRedisError = (err) => app.log.warn({ err }, 'redis error');
+  // Refuses to start without a key-encryption key for the signing keys (PostgreSQL needs SIGNING_KEY_SECRET).
+  app.services.vc.signingKeys.assertReady();
 
   const banner = await bootstrapDemoIssuer(config, app.services.issuers);
   await app.listen({ port: config.port, host: config.host });

@@ -15,6 +15,7 @@ import { createPathwayService } from './modules/pathways/pathways.service.js';
 import { createReportsModule } from './modules/reports/index.js';
 import { createTrustService } from './modules/trust/trust.service.js';
 import { createUsageService } from './modules/usage/usage.service.js';
+import { createVcModule } from './modules/vc/index.js';
 import { createVerificationModule } from './modules/verification/index.js';
 import { createProfileService } from './modules/verification/profiles.service.js';
 import { createWebhookModule } from './modules/webhooks/index.js';
@@ -53,6 +54,7 @@ export function createServices(core: Core) {
   const trust = createTrustService(core);
   const reports = createReportsModule(core);
   const webhooks = createWebhookModule(core, { outbox });
+  const vc = createVcModule(core, { issuers, definitions, credentials, alignments, audit });
   const jobs: Job[] = [];
   if (core.config.webhookDispatch === 'inline') jobs.push(...webhooks.jobs);
   jobs.push(...verification.jobs, countCompaction);
@@ -77,6 +79,7 @@ export function createServices(core: Core) {
     gdpr,
     trust,
     reports,
+    vc,
     jobs,
   };
 }

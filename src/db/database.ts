@@ -20,6 +20,7 @@ import { reportSummariesMigration } from './migrations/0009_report_summaries.js'
 import { credentialCountsMigration } from './migrations/0010_credential_counts.js';
 import { verifiedCredentialDaysMigration } from './migrations/0011_verified_credential_days.js';
 import { credentialCountDeltasMigration } from './migrations/0012_credential_count_deltas.js';
+import { signingKeysMigration } from './migrations/0020_signing_keys.js';
 import type { DB } from './schema.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
 
@@ -128,6 +129,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0010_credential_counts': credentialCountsMigration(dialect),
     '0011_verified_credential_days': verifiedCredentialDaysMigration(),
     '0012_credential_count_deltas': credentialCountDeltasMigration(dialect),
+    '0020_signing_keys': signingKeysMigration(),
   };
 }
 
