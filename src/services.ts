@@ -48,13 +48,13 @@ export function createServices(core: Core) {
   const endorsements = createEndorsementService(core, { definitions, credentials, audit });
   const documents = createDocumentService(core, { issuers, definitions, credentials, alignments, endorsements });
   const profiles = createProfileService(core, { issuance });
-  const verification = createVerificationModule(core, { outbox, usage });
+  const vc = createVcModule(core, { issuers, definitions, credentials, alignments, audit });
+  const verification = createVerificationModule(core, { outbox, usage, readPresented: vc.readPresented });
   const pathways = createPathwayService(core, { audit, definitions, issuance });
   const gdpr = createGdprService(core, { issuance, audit, outbox, profiles });
   const trust = createTrustService(core);
   const reports = createReportsModule(core);
   const webhooks = createWebhookModule(core, { outbox });
-  const vc = createVcModule(core, { issuers, definitions, credentials, alignments, audit });
   const jobs: Job[] = [];
   if (core.config.webhookDispatch === 'inline') jobs.push(...webhooks.jobs);
   jobs.push(...verification.jobs, countCompaction);

@@ -311,6 +311,39 @@ describe.each(dialects)('Open Badges 3.0 credentials on %s', (dialect) => {
     expect((await v.verifyJwt(jwt)).protectedHeader.kid).toBe(`${did}#key-1`);
   });
 
+  it('POST /api/v1/verify takes the OB 3.0 credential URL and the VC-JWT; a changed byte is not authentic', async () => {
+    const id = await issueOne('vc:verify');
+    const jwt = (await get(`${credentialUrl(id)}.jwt`)).body;
+    const { validFrom } = await fetchCredential(id);
+    expect(jwt.length).toBeLessThanOrEqual(8192);
+    const verify = async (value: string) => {
+      const res = await t.app.inject({ method: 'POST', url: '/api/v1/verify', payload: { id: value } });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json();
+    };
+    for (const value of [credentialUrl(id), `${credentialUrl(id)}.jwt`, jwt]) {
+      expect(await verify(value), value.slice(0, 40)).toMatchObject({
+        id: value,
+        authentic: true,
+        status: 'valid',
+        valid: true,
+        credential: { name: 'Analytical Engines' },
+        issuedOn: validFrom,
+      });
+    }
+    const [header = '', body = '', signature = ''] = jwt.split('.');
+    const changed = Buffer.from(body, 'base64url').toString('utf8').replace(id, '00000000-0000-0000-0000-000000000000');
+    const forged = `${header}.${Buffer.from(changed).toString('base64url')}.${signature}`;
+    const flipped = `${header}.${body}.${signature.slice(0, -2)}${signature.endsWith('AA') ? 'AB' : 'AA'}`;
+    for (const value of [forged, flipped]) {
+      expect(await verify(value)).toEqual({ id: value, authentic: false, status: 'unknown', valid: false });
+    }
+    await post(a.key, `/api/v1/credentials/${id}/revoke`, { reason: 'Issued in error' });
+    expect(await verify(jwt)).toMatchObject({ authentic: true, status: 'revoked', valid: false });
+    const bulk = await t.app.inject({ method: 'POST', url: '/api/v1/verify/bulk', payload: { ids: [jwt, flipped] } });
+    expect(bulk.json().results.map((r: { status: string }) => r.status)).toEqual(['revoked', 'unknown']);
+  });
+
   it('keeps the private key sealed and the earner’s email and name out of the database, logs and responses', async () => {
     const id = await issueOne('vc:canary');
     const responses = [

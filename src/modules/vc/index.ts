@@ -4,6 +4,7 @@ import type { AuditService } from '../audit/audit.service.js';
 import type { CredentialService } from '../credentials/credentials.service.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
+import { createPresentedCredentialReader } from './presented.js';
 import { createSigningKeyService } from './signing-keys.service.js';
 import { createVcService } from './vc.service.js';
 
@@ -20,7 +21,8 @@ export function createVcModule(
 ) {
   const signingKeys = createSigningKeyService(core, { audit: deps.audit });
   const credentials = createVcService(core, { ...deps, signingKeys });
-  return { signingKeys, credentials };
+  const readPresented = createPresentedCredentialReader(core, { issuers: deps.issuers, signingKeys });
+  return { signingKeys, credentials, readPresented };
 }
 
 export type VcModule = ReturnType<typeof createVcModule>;
