@@ -49,6 +49,7 @@ describe.each(dialects)('Open Badges 3.0 credentials on %s', (dialect) => {
   const get = (url: string, headers: Record<string, string> = {}) =>
     t.app.inject({ method: 'GET', url: url.startsWith(BASE) ? url.slice(BASE.length) : url, headers });
 
+  const credentialUrl = (id: string) => `${BASE}/v1/issuers/${a.slug}/credentials/${id}`;
   async function issueOne(completionKey: string, email = EMAIL): Promise<string> {
     const issued = await post(a.key, '/api/v1/credentials', {
       definitionId,
@@ -57,9 +58,9 @@ describe.each(dialects)('Open Badges 3.0 credentials on %s', (dialect) => {
       completionKey,
       evidenceUrl: 'https://academy.example/evidence/final',
     });
+    expect(issued.openBadgeCredentialUrl).toBe(credentialUrl(issued.credentialId));
     return issued.credentialId;
   }
-  const credentialUrl = (id: string) => `${BASE}/v1/issuers/${a.slug}/credentials/${id}`;
   async function fetchCredential(id: string) {
     const res = await get(credentialUrl(id));
     expect(res.statusCode, res.body).toBe(200);
@@ -334,7 +335,7 @@ describe.each(dialects)('Open Badges 3.0 credentials on %s', (dialect) => {
     const [header = '', body = '', signature = ''] = jwt.split('.');
     const changed = Buffer.from(body, 'base64url').toString('utf8').replace(id, '00000000-0000-0000-0000-000000000000');
     const forged = `${header}.${Buffer.from(changed).toString('base64url')}.${signature}`;
-    const flipped = `${header}.${body}.${signature.slice(0, -2)}${signature.endsWith('AA') ? 'AB' : 'AA'}`;
+    const flipped = `${header}.${body}.${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`;
     for (const value of [forged, flipped]) {
       expect(await verify(value)).toEqual({ id: value, authentic: false, status: 'unknown', valid: false });
     }
@@ -342,6 +343,15 @@ describe.each(dialects)('Open Badges 3.0 credentials on %s', (dialect) => {
     expect(await verify(jwt)).toMatchObject({ authentic: true, status: 'revoked', valid: false });
     const bulk = await t.app.inject({ method: 'POST', url: '/api/v1/verify/bulk', payload: { ids: [jwt, flipped] } });
     expect(bulk.json().results.map((r: { status: string }) => r.status)).toEqual(['revoked', 'unknown']);
+  });
+
+  it('the verification page offers the signed credential for download', async () => {
+    const id = await issueOne('vc:page');
+    const page = await get(`/verify/${a.slug}/${id}`, { accept: 'text/html' });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(
+      `<a href="${credentialUrl(id)}" download="credential.json">Download (Open Badges 3.0)</a>`,
+    );
   });
 
   it('keeps the private key sealed and the earner’s email and name out of the database, logs and responses', async () => {

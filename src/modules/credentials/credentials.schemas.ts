@@ -35,6 +35,12 @@ export const CredentialDetailSchema = Type.Object(
     revokedAt: Type.Optional(Nullable(DateTime)),
     revokedReason: Type.Optional(Nullable(Type.String())),
     completionKey: Type.String(),
+    openBadgeCredentialUrl: Type.Optional(
+      Type.String({
+        format: 'uri',
+        description: 'The same credential as a signed Open Badges 3.0 Verifiable Credential.',
+      }),
+    ),
   },
   { $id: 'CredentialDetail' },
 );
@@ -57,6 +63,12 @@ export const IssuedCredentialSchema = Type.Object(
     created: Type.Boolean({ description: 'true when newly issued, false on idempotent replay' }),
     verifyUrl: Type.Optional(Nullable(Uri)),
     status: Type.Optional(CredentialStatus),
+    openBadgeCredentialUrl: Type.Optional(
+      Type.String({
+        format: 'uri',
+        description: 'The same credential as a signed Open Badges 3.0 Verifiable Credential.',
+      }),
+    ),
   },
   { $id: 'IssuedCredential' },
 );

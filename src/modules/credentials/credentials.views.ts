@@ -43,10 +43,19 @@ export function toDetail(urls: PublicUrls, row: CredentialWithSlugs, now: Date) 
     revokedAt: row.revoked_at,
     revokedReason: row.revoked_reason,
     completionKey: row.completion_key,
+    openBadgeCredentialUrl: urls.openBadgeCredential(row.issuer_slug, row.id),
   };
 }
 
 export function toIssued(urls: PublicUrls, row: CredentialWithSlugs, created: boolean, now: Date) {
   const { assertionUrl, badgeClassUrl, verifyUrl } = credentialUrls(urls, row);
-  return { credentialId: row.id, assertionUrl, badgeClassUrl, created, verifyUrl, status: effectiveStatus(row, now) };
+  return {
+    credentialId: row.id,
+    assertionUrl,
+    badgeClassUrl,
+    created,
+    verifyUrl,
+    status: effectiveStatus(row, now),
+    openBadgeCredentialUrl: urls.openBadgeCredential(row.issuer_slug, row.id),
+  };
 }

@@ -16,7 +16,7 @@ export interface VcUrls {
 
 export function vcUrls(urls: PublicUrls): VcUrls {
   return {
-    credential: (slug, id) => `${urls.issuerProfile(slug)}/credentials/${encodeURIComponent(id)}`,
+    credential: urls.openBadgeCredential,
     statusList: (slug, list) => `${urls.issuerProfile(slug)}/status/${list}`,
   };
 }
