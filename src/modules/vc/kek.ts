@@ -37,6 +37,11 @@ function embeddedSecret(path: string): string {
   return readFileSync(file, 'utf8').trim();
 }
 
+/** Start-up check, before the database is touched: PostgreSQL needs SIGNING_KEY_SECRET. */
+export function requireSigningSecret(config: Pick<Config, 'database' | 'signingKeySecret'>): void {
+  if (config.signingKeySecret === null && config.database.dialect === 'postgres') throw new SigningSecretMissing();
+}
+
 /**
  * The key-encryption key (AES-256) for the issuers' private signing keys, derived with HKDF from
  * SIGNING_KEY_SECRET, or from the generated file beside an SQLite database. PostgreSQL has no place

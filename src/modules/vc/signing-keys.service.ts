@@ -61,11 +61,6 @@ export function createSigningKeyService(
   }
 
   return {
-    /** Fails at once when the key-encryption key cannot be had (PostgreSQL without SIGNING_KEY_SECRET). */
-    assertReady(): void {
-      kekOnce();
-    },
-
     /** Every public key of the issuer, oldest first (creating the first on first need). */
     async publicKeys(issuerId: string): Promise<{ version: number; publicKeyMultibase: string }[]> {
       await ensureFirst(issuerId);
