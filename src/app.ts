@@ -49,6 +49,7 @@ import { reportSchemas } from './modules/reports/reports.schemas.js';
 import { trustRoutes } from './modules/trust/trust.routes.js';
 import { trustSchemas } from './modules/trust/trust.schemas.js';
 import { usageRoutes, usageSchemas } from './modules/usage/usage.routes.js';
+import { vcRoutes } from './modules/vc/vc.routes.js';
 import { pageRoutes } from './modules/verification/page.routes.js';
 import { profileRoutes } from './modules/verification/profiles.routes.js';
 import { verificationRoutes } from './modules/verification/verification.routes.js';
@@ -316,6 +317,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(trustRoutes);
   await app.register(reportRoutes);
   await app.register(notificationRoutes);
+  await app.register(vcRoutes);
 
   app.addHook('onReady', async () => {
     for (const job of services.jobs) job.start();

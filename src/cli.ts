@@ -4,6 +4,7 @@ import { backupCommand } from './cli/backup.commands.js';
 import { benchSeedCommand } from './cli/bench-seed.commands.js';
 import { type CliCommand, type CliContext, UsageError } from './cli/context.js';
 import { auditCommand, issuersCommand, keysCommand, plansCommand } from './cli/issuers.commands.js';
+import { signingKeysCommand } from './cli/signing.commands.js';
 import { webhooksCommand, workerCommand } from './cli/webhooks.commands.js';
 import { randomIds, systemClock } from './core/clock.js';
 import type { Core } from './core/context.js';
@@ -14,7 +15,7 @@ import { createServices } from './services.js';
 
 const commands: Record<string, CliCommand> = {
   issuers: issuersCommand,
-  keys: keysCommand,
+  keys: (args, ctx) => (args[0] === 'signing' ? signingKeysCommand(args.slice(1), ctx) : keysCommand(args, ctx)),
   plans: plansCommand,
   audit: auditCommand,
   backup: backupCommand,
@@ -33,6 +34,7 @@ const HELP = `accolade: the Accolade operator console
   issuers list
   keys create|list|revoke|rotate --issuer <slug> [--key <id|prefix>] [--grace <seconds>]
                          rotate: new key now; every older key stops after the grace (default 0)
+  keys signing rotate|list --issuer <slug>   Open Badges 3.0 signing keys (rotation keeps old keys published)
   plans list
   plans set --issuer <slug> --plan <code>
   plans set --plan <code> [--quota N|unlimited] [--premium true|false] [--rpm N]

@@ -39,6 +39,7 @@ const EnvSchema = Type.Object({
   MAIL_FROM: Type.Optional(Type.String({ pattern: '^[^\\s@<>]+@[^\\s@<>]+$' })),
   NOTIFY_RATE_PER_MINUTE: Type.Optional(PositiveInt),
   NOTIFY_QUEUE_MAX: Type.Optional(PositiveInt),
+  SIGNING_KEY_SECRET: Type.Optional(Type.String({ minLength: 32 })),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -80,6 +81,8 @@ export interface Config {
   dataResidency: string;
   /** Earner notifications; null when no SMTP server is configured (nothing is sent). */
   mail: { smtpUrl: string; from: string; ratePerMinute: number; maxQueued: number } | null;
+  /** Key-encryption secret for the issuers' signing keys (Open Badges 3.0); null: see src/modules/vc/kek.ts. */
+  signingKeySecret: string | null;
 }
 
 export class ConfigError extends Error {
@@ -161,6 +164,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
             maxQueued: Number(e.NOTIFY_QUEUE_MAX ?? '100000'),
           }
         : null,
+    signingKeySecret: e.SIGNING_KEY_SECRET ?? null,
   });
 }
 

@@ -1,12 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { buildApp } from './app.js';
 import { bootstrapDemoIssuer } from './modules/issuers/bootstrap.js';
+import { requireSigningSecret } from './modules/vc/kek.js';
 import { configOrExit, openDatabase, openRedis } from './runtime.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
 async function main(): Promise<void> {
   const config = configOrExit();
+  // The issuers' signing keys need a key-encryption key: on PostgreSQL only SIGNING_KEY_SECRET gives one.
+  requireSigningSecret(config);
   const database = await openDatabase(config);
   const redis = openRedis(config);
   // Listen at once: ioredis reports an unreachable Redis before the app (and its logger) exists.

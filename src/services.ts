@@ -16,6 +16,7 @@ import { createPathwayService } from './modules/pathways/pathways.service.js';
 import { createReportsModule } from './modules/reports/index.js';
 import { createTrustService } from './modules/trust/trust.service.js';
 import { createUsageService } from './modules/usage/usage.service.js';
+import { createVcModule } from './modules/vc/index.js';
 import { createVerificationModule } from './modules/verification/index.js';
 import { createProfileService } from './modules/verification/profiles.service.js';
 import { createWebhookModule } from './modules/webhooks/index.js';
@@ -49,7 +50,8 @@ export function createServices(core: Core) {
   const endorsements = createEndorsementService(core, { definitions, credentials, audit });
   const documents = createDocumentService(core, { issuers, definitions, credentials, alignments, endorsements });
   const profiles = createProfileService(core, { issuance });
-  const verification = createVerificationModule(core, { outbox, usage });
+  const vc = createVcModule(core, { issuers, definitions, credentials, alignments, audit });
+  const verification = createVerificationModule(core, { outbox, usage, readPresented: vc.readPresented });
   const pathways = createPathwayService(core, { audit, definitions, issuance });
   const gdpr = createGdprService(core, { issuance, audit, outbox, profiles, notifications });
   const trust = createTrustService(core);
@@ -80,6 +82,7 @@ export function createServices(core: Core) {
     gdpr,
     trust,
     reports,
+    vc,
     jobs,
   };
 }

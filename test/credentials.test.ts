@@ -166,6 +166,7 @@ describe.each(dialects)('definitions and credentials on %s', (dialect) => {
         verifyUrl: `https://badges.test/verify/${a.slug}/${credentialId}`,
         created: true,
         status: 'valid',
+        openBadgeCredentialUrl: `https://badges.test/v1/issuers/${a.slug}/credentials/${credentialId}`,
       });
       const replay = await t.app.inject({
         method: 'POST',
@@ -195,6 +196,7 @@ describe.each(dialects)('definitions and credentials on %s', (dialect) => {
         revokedAt: null,
         revokedReason: null,
         completionKey: 'course-1:ada',
+        openBadgeCredentialUrl: `https://badges.test/v1/issuers/${a.slug}/credentials/${credentialId}`,
       });
     });
 

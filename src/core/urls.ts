@@ -7,6 +7,9 @@ export function publicUrls(baseUrl: string) {
       `${issuer(issuerSlug)}/badges/${encodeURIComponent(definitionSlug)}`,
     assertion: (issuerSlug: string, credentialId: string) =>
       `${issuer(issuerSlug)}/assertions/${encodeURIComponent(credentialId)}`,
+    /** The Open Badges 3.0 signed credential of the same record (src/modules/vc). */
+    openBadgeCredential: (issuerSlug: string, credentialId: string) =>
+      `${issuer(issuerSlug)}/credentials/${encodeURIComponent(credentialId)}`,
     endorsement: (issuerSlug: string, endorsementId: string) =>
       `${issuer(issuerSlug)}/endorsements/${encodeURIComponent(endorsementId)}`,
     verifyPage: (issuerSlug: string, credentialId: string) =>

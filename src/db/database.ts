@@ -21,7 +21,8 @@ import { credentialCountsMigration } from './migrations/0010_credential_counts.j
 import { verifiedCredentialDaysMigration } from './migrations/0011_verified_credential_days.js';
 import { credentialCountDeltasMigration } from './migrations/0012_credential_count_deltas.js';
 import { namesWithoutEmailsMigration } from './migrations/0015_names_without_emails.js';
-import { notificationsMigration } from './migrations/0030_notifications.js';
+import { signingKeysMigration } from './migrations/0020_signing_keys.js';
+import { notificationsMigration } from './migrations/0021_notifications.js';
 import type { DB } from './schema.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
 
@@ -131,7 +132,8 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0011_verified_credential_days': verifiedCredentialDaysMigration(),
     '0012_credential_count_deltas': credentialCountDeltasMigration(dialect),
     '0015_names_without_emails': namesWithoutEmailsMigration(),
-    '0030_notifications': notificationsMigration(),
+    '0020_signing_keys': signingKeysMigration(),
+    '0021_notifications': notificationsMigration(),
   };
 }
 

@@ -246,6 +246,34 @@ export interface NotificationSuppressionsTable {
   created_at: string;
 }
 
+/** An issuer's Ed25519 signing key (Open Badges 3.0); the private key only sealed. */
+export interface SigningKeysTable {
+  issuer_id: string;
+  version: number;
+  public_key_multibase: string;
+  private_key_sealed: string;
+  created_at: string;
+}
+
+/** A credential's status list position and, once first fetched, its signed OB 3.0 forms. */
+export interface VcCredentialsTable {
+  credential_id: string;
+  issuer_id: string;
+  status_position: number;
+  key_version: number | null;
+  data_integrity: string | null;
+  jwt: string | null;
+  signed_at: string | null;
+}
+
+export interface VcStatusListsTable {
+  issuer_id: string;
+  list: number;
+  revoked_digest: string;
+  credential: string;
+  signed_at: string;
+}
+
 export interface DB {
   plans: PlansTable;
   issuers: IssuersTable;
@@ -268,4 +296,7 @@ export interface DB {
   notification_settings: NotificationSettingsTable;
   credential_notifications: CredentialNotificationsTable;
   notification_suppressions: NotificationSuppressionsTable;
+  signing_keys: SigningKeysTable;
+  vc_credentials: VcCredentialsTable;
+  vc_status_lists: VcStatusListsTable;
 }

@@ -60,6 +60,12 @@ export const CredentialDetailSchema = Type.Object(
     revokedReason: Type.Optional(Nullable(Type.String())),
     completionKey: Type.String(),
     notification: Type.Optional(NotificationStatusSchema),
+    openBadgeCredentialUrl: Type.Optional(
+      Type.String({
+        format: 'uri',
+        description: 'The same credential as a signed Open Badges 3.0 Verifiable Credential.',
+      }),
+    ),
   },
   { $id: 'CredentialDetail' },
 );
@@ -84,6 +90,12 @@ export const IssuedCredentialSchema = Type.Object(
     status: Type.Optional(CredentialStatus),
     recipientNameDropped: Type.Optional(RecipientNameDropped),
     notification: Type.Optional(NotificationOutcomeSchema),
+    openBadgeCredentialUrl: Type.Optional(
+      Type.String({
+        format: 'uri',
+        description: 'The same credential as a signed Open Badges 3.0 Verifiable Credential.',
+      }),
+    ),
   },
   { $id: 'IssuedCredential' },
 );

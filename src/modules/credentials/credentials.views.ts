@@ -43,6 +43,7 @@ export function toDetail(urls: PublicUrls, row: CredentialWithSlugs, now: Date) 
     revokedAt: row.revoked_at,
     revokedReason: row.revoked_reason,
     completionKey: row.completion_key,
+    openBadgeCredentialUrl: urls.openBadgeCredential(row.issuer_slug, row.id),
   };
 }
 
@@ -56,5 +57,6 @@ export function toIssued(urls: PublicUrls, row: CredentialWithSlugs, created: bo
     verifyUrl,
     status: effectiveStatus(row, now),
     ...(nameDropped ? { recipientNameDropped: true } : {}),
+    openBadgeCredentialUrl: urls.openBadgeCredential(row.issuer_slug, row.id),
   };
 }

@@ -40,7 +40,7 @@ export function issuerDocument(urls: PublicUrls, issuer: IssuerRow): ObIssuer {
 }
 
 /** Tags then skills, trimmed, first spelling kept when two differ only in case. */
-function keywords(definition: DefinitionRow): string[] {
+export function keywords(definition: DefinitionRow): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
   for (const word of [...(JSON.parse(definition.tags) as string[]), ...(JSON.parse(definition.skills) as string[])]) {

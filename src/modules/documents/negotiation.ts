@@ -13,7 +13,7 @@ interface MediaRange {
   q: number;
 }
 
-function parseAccept(header: string): MediaRange[] {
+export function parseAccept(header: string): MediaRange[] {
   const ranges: MediaRange[] = [];
   for (const part of header.split(',')) {
     const [mediaType = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
@@ -33,7 +33,7 @@ function parseAccept(header: string): MediaRange[] {
 }
 
 /** The quality the client gives a concrete type: the most specific matching range wins (RFC 9110 §12.5.1). */
-function qualityOf(ranges: MediaRange[], mediaType: string): number {
+export function qualityOf(ranges: MediaRange[], mediaType: string): number {
   const [type, subtype] = mediaType.split('/');
   let best: { specificity: number; q: number } | null = null;
   for (const range of ranges) {

@@ -4,6 +4,7 @@ import type { UsageService } from '../usage/usage.service.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
 import { countryFrom, createEventRecorder, type Verifier } from './events.js';
 import { createPageService } from './page.service.js';
+import type { AssertionRef } from './verification.views.js';
 import { createVerifyService } from './verify.service.js';
 
 /**
@@ -12,13 +13,17 @@ import { createVerifyService } from './verify.service.js';
  */
 export function createVerificationModule(
   core: Core,
-  deps: { outbox: Pick<OutboxService, 'enqueueEach'>; usage: Pick<UsageService, 'meterPremiumVerification'> },
+  deps: {
+    outbox: Pick<OutboxService, 'enqueueEach'>;
+    usage: Pick<UsageService, 'meterPremiumVerification'>;
+    readPresented: (input: string) => Promise<AssertionRef | null>;
+  },
 ) {
   const events = createEventRecorder(core, { outbox: deps.outbox });
   const header = core.config.geoCountryHeader;
   return {
     events,
-    verify: createVerifyService(core, { events, usage: deps.usage }),
+    verify: createVerifyService(core, { events, usage: deps.usage, readPresented: deps.readPresented }),
     page: createPageService(core, { events }),
     /** The verifier's country from the trusted proxy header (GEO_COUNTRY_HEADER), else `ZZ`. */
     country: (headers: IncomingHttpHeaders) => countryFrom(header ? headers[header] : undefined),

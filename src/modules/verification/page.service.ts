@@ -13,6 +13,8 @@ export interface PageView {
   /** When the issuer revoked it; null while it stands. */
   revokedAt: string | null;
   assertionUrl: string;
+  /** The same credential as a signed Open Badges 3.0 Verifiable Credential (src/modules/vc). */
+  openBadgeCredentialUrl: string;
   /** The issuer's own website, where the issuer's name links to. */
   issuerUrl: string;
   description: string;
@@ -52,6 +54,7 @@ export function createPageService(
         credentialId: row.id,
         revokedAt: row.revoked_at,
         assertionUrl,
+        openBadgeCredentialUrl: urls.openBadgeCredential(row.issuer_slug, row.id),
         issuerUrl: row.issuer_url,
         description: row.description,
         criteriaNarrative: row.criteria_narrative,

@@ -193,7 +193,7 @@ ${shareLinks(view)}
 </aside>
 </div>
 </main>
-<footer>Hosted verification of an <a href="${view.assertionUrl}">Open Badges 2.0 assertion</a>. Checked live: revocation and expiry show at once.</footer>`;
+<footer>Hosted verification of an <a href="${view.assertionUrl}">Open Badges 2.0 assertion</a>. Checked live: revocation and expiry show at once. <a href="${view.openBadgeCredentialUrl}" download="credential.json">Download (Open Badges 3.0)</a></footer>`;
 
   return htmlDocument({
     nonce,

@@ -50,10 +50,12 @@ export const BulkVerifyResultSchema = Type.Object(
   { $id: 'BulkVerifyResult' },
 );
 
+/** An Open Badges 3.0 VC-JWT of this service is about 3.3 KB; a URL stays far below this. */
 const AssertionId = Type.String({
   minLength: 1,
-  maxLength: 2048,
-  description: 'The assertion id: its resolvable URL, or the bare credential id.',
+  maxLength: 8192,
+  description:
+    'The assertion id: its resolvable URL, or the bare credential id; also an Open Badges 3.0 credential URL of this service or its VC-JWT.',
 });
 
 export const VerifyBody = Type.Object({ id: AssertionId });

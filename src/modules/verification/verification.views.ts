@@ -12,7 +12,8 @@ export interface AssertionRef {
 
 /** A bare credential id: what core.ids produces (UUIDs) and anything shaped like an id, nothing more. */
 const BARE_ID = /^[A-Za-z0-9._~-]{1,200}$/;
-const ASSERTION_PATH = /^([^/?#]+)\/assertions\/([^/?#]+)\/?$/;
+/** An assertion, or its Open Badges 3.0 credential (`.jwt` form included), under an issuer. */
+const ASSERTION_PATH = /^([^/?#]+)\/(?:assertions\/([^/?#]+)|credentials\/([^/?#]+?)(?:\.jwt)?)\/?$/;
 
 function decoded(segment: string): string | null {
   try {
@@ -24,7 +25,7 @@ function decoded(segment: string): string | null {
 
 /**
  * Reads an id given to verification: exactly `<PUBLIC_BASE_URL>/v1/issuers/<slug>/assertions/<id>`
- * (a trailing slash tolerated) or a bare credential id. Anything else (another host, a query
+ * or `.../credentials/<id>[.jwt]` (a trailing slash tolerated) or a bare credential id. Anything else (another host, a query
  * string, another document) is null: the caller answers `unknown` without touching the database.
  */
 export function assertionRefParser(publicBaseUrl: string): (raw: string) => AssertionRef | null {
@@ -34,7 +35,8 @@ export function assertionRefParser(publicBaseUrl: string): (raw: string) => Asse
     if (value.startsWith(prefix)) {
       const match = ASSERTION_PATH.exec(value.slice(prefix.length));
       const issuerSlug = match?.[1] === undefined ? null : decoded(match[1]);
-      const credentialId = match?.[2] === undefined ? null : decoded(match[2]);
+      const id = match?.[2] ?? match?.[3];
+      const credentialId = id === undefined ? null : decoded(id);
       return issuerSlug && credentialId ? { credentialId, issuerSlug } : null;
     }
     return BARE_ID.test(value) ? { credentialId: value, issuerSlug: null } : null;

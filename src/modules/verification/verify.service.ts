@@ -5,7 +5,7 @@ import type { UsageService } from '../usage/usage.service.js';
 import type { EventRecorder, Verifier } from './events.js';
 import { CONCURRENT_READS, createVerificationRepository, type VerifiableRow } from './verification.repository.js';
 import type { VerificationResult } from './verification.schemas.js';
-import { assertionRefParser, rowMatches, toResult, unknownResult } from './verification.views.js';
+import { type AssertionRef, assertionRefParser, rowMatches, toResult, unknownResult } from './verification.views.js';
 
 /**
  * Public verification of assertion ids, singly, in bulk and (keyed, metered) premium. A bulk call's
@@ -14,16 +14,22 @@ import { assertionRefParser, rowMatches, toResult, unknownResult } from './verif
  */
 export function createVerifyService(
   core: Pick<Core, 'db' | 'dialect' | 'clock' | 'config'>,
-  deps: { events: Pick<EventRecorder, 'recordVerifications'>; usage: Pick<UsageService, 'meterPremiumVerification'> },
+  deps: {
+    events: Pick<EventRecorder, 'recordVerifications'>;
+    usage: Pick<UsageService, 'meterPremiumVerification'>;
+    /** An Open Badges 3.0 VC-JWT whose signature checks with this service's keys (src/modules/vc). */
+    readPresented: (input: string) => Promise<AssertionRef | null>;
+  },
 ) {
   const urls = publicUrls(core.config.publicBaseUrl);
-  const parse = assertionRefParser(core.config.publicBaseUrl);
+  const parseUrl = assertionRefParser(core.config.publicBaseUrl);
+  const parse = async (id: string) => parseUrl(id) ?? (await deps.readPresented(id));
   const repo = createVerificationRepository(core.db, core.dialect);
   const findOne = coalescedReads(repo.findByIds, CONCURRENT_READS);
 
   /** One id, read together with the single verifies running beside it. */
   async function verify(id: string, verifier: Verifier): Promise<VerificationResult> {
-    const ref = parse(id);
+    const ref = await parse(id);
     const row = ref ? await findOne(ref.credentialId) : undefined;
     if (!ref || !rowMatches(ref, row)) return unknownResult(id);
     const result = toResult(urls, id, row, core.clock.now());
@@ -39,7 +45,7 @@ export function createVerifyService(
      * several times (the same id repeated, or its URL and its bare id) is verified and recorded once.
      */
     async verifyBulk(ids: readonly string[], verifier: Verifier) {
-      const refs = ids.map(parse);
+      const refs = await Promise.all(ids.map(parse));
       const rows = await repo.findByIds(refs.flatMap((ref) => (ref ? [ref.credentialId] : [])));
       const now = core.clock.now();
       const authentic = new Map<string, VerifiableRow>();

@@ -1,0 +1,96 @@
+import type { Executor } from '../../db/database.js';
+import type { VcCredentialsTable, VcStatusListsTable } from '../../db/schema.js';
+
+export type VcCredentialRow = VcCredentialsTable;
+export type StatusListRow = VcStatusListsTable;
+
+export function createVcRepository(db: Executor) {
+  return {
+    async find(issuerId: string, credentialId: string): Promise<VcCredentialRow | undefined> {
+      return db
+        .selectFrom('vc_credentials')
+        .selectAll()
+        .where('issuer_id', '=', issuerId)
+        .where('credential_id', '=', credentialId)
+        .executeTakeFirst();
+    },
+    /** The next free status position of the issuer (call with the issuer's allocation lock held). */
+    async nextPosition(issuerId: string): Promise<number> {
+      const row = await db
+        .selectFrom('vc_credentials')
+        .select((eb) => eb.fn.max('status_position').as('last'))
+        .where('issuer_id', '=', issuerId)
+        .executeTakeFirst();
+      return row?.last === null || row?.last === undefined ? 0 : Number(row.last) + 1;
+    },
+    async insertPosition(issuerId: string, credentialId: string, position: number): Promise<void> {
+      await db
+        .insertInto('vc_credentials')
+        .values({
+          credential_id: credentialId,
+          issuer_id: issuerId,
+          status_position: position,
+          key_version: null,
+          data_integrity: null,
+          jwt: null,
+          signed_at: null,
+        })
+        .onConflict((oc) => oc.column('credential_id').doNothing())
+        .execute();
+    },
+    /** Stores the signed forms unless another request stored its own first (both are valid; the first stays). */
+    async storeSigned(
+      issuerId: string,
+      credentialId: string,
+      signed: { keyVersion: number; dataIntegrity: string; jwt: string; signedAt: string },
+    ): Promise<void> {
+      await db
+        .updateTable('vc_credentials')
+        .set({
+          key_version: signed.keyVersion,
+          data_integrity: signed.dataIntegrity,
+          jwt: signed.jwt,
+          signed_at: signed.signedAt,
+        })
+        .where('issuer_id', '=', issuerId)
+        .where('credential_id', '=', credentialId)
+        .where('data_integrity', 'is', null)
+        .execute();
+    },
+    /** Positions in [from, to) whose credential is revoked (revocation, GDPR erasure and reissue all revoke). */
+    async revokedPositions(issuerId: string, from: number, to: number): Promise<number[]> {
+      const rows = await db
+        .selectFrom('vc_credentials')
+        .innerJoin('credentials', 'credentials.id', 'vc_credentials.credential_id')
+        .select('vc_credentials.status_position')
+        .where('vc_credentials.issuer_id', '=', issuerId)
+        .where('vc_credentials.status_position', '>=', from)
+        .where('vc_credentials.status_position', '<', to)
+        .where('credentials.revoked_at', 'is not', null)
+        .orderBy('vc_credentials.status_position')
+        .execute();
+      return rows.map((r) => r.status_position);
+    },
+    async findStatusList(issuerId: string, list: number): Promise<StatusListRow | undefined> {
+      return db
+        .selectFrom('vc_status_lists')
+        .selectAll()
+        .where('issuer_id', '=', issuerId)
+        .where('list', '=', list)
+        .executeTakeFirst();
+    },
+    async saveStatusList(row: StatusListRow): Promise<void> {
+      await db
+        .insertInto('vc_status_lists')
+        .values(row)
+        .onConflict((oc) =>
+          oc.columns(['issuer_id', 'list']).doUpdateSet({
+            revoked_digest: row.revoked_digest,
+            credential: row.credential,
+            signed_at: row.signed_at,
+          }),
+        )
+        .execute();
+    },
+  };
+}

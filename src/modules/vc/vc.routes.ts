@@ -1,0 +1,120 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errorResponses, openErrors } from '../../core/schemas.js';
+import { parseAccept, qualityOf } from '../documents/negotiation.js';
+import { MAX_STATUS_LIST } from './vc.service.js';
+
+const Slug = Type.String({ maxLength: 100 });
+const CredentialParams = Type.Object({ slug: Slug, id: Type.String({ maxLength: 104 }) });
+const StatusParams = Type.Object({ slug: Slug, list: Type.Integer({ minimum: 0, maximum: MAX_STATUS_LIST }) });
+
+const JWT_SUFFIX = '.jwt';
+const VC_JWT = 'application/vc+jwt';
+/** A signed credential never changes; its status is read from the status list, which is never cached stale. */
+const SIGNED_CACHE = 'public, max-age=300';
+const NO_CACHE = 'no-cache';
+
+const jsonLdObject = (description: string) => {
+  const media = { schema: Type.Object({}, { additionalProperties: true }) };
+  return { description, content: { 'application/ld+json': media, 'application/json': media } };
+};
+
+/** VC-JWT when the client prefers it to JSON (or asks for the `.jwt` path). */
+function wantsJwt(request: FastifyRequest, suffixed: boolean): boolean {
+  if (suffixed) return true;
+  const ranges = parseAccept(request.headers.accept ?? '');
+  const jwt = ranges.some((r) => r.type === 'application' && r.subtype === 'vc+jwt') ? qualityOf(ranges, VC_JWT) : 0;
+  const json = Math.max(qualityOf(ranges, 'application/ld+json'), qualityOf(ranges, 'application/json'));
+  return jwt > 0 && jwt >= json;
+}
+
+function sendJsonLd(request: FastifyRequest, reply: FastifyReply, document: object, cacheControl: string) {
+  const ranges = parseAccept(request.headers.accept ?? '');
+  const plain = qualityOf(ranges, 'application/json') > qualityOf(ranges, 'application/ld+json');
+  return reply
+    .header('content-type', plain ? 'application/json; charset=utf-8' : 'application/ld+json; charset=utf-8')
+    .header('cache-control', cacheControl)
+    .header('vary', 'Accept')
+    .send(document);
+}
+
+/** Open Badges 3.0 documents: open, CORS for any origin like every /v1 document (app.ts). */
+export const vcRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { vc } = app.services;
+  const tags = ['Open Badges 3.0'];
+  const notFound = errorResponses(404, ...openErrors);
+
+  app.get(
+    '/v1/issuers/:slug/did.json',
+    {
+      schema: {
+        operationId: 'getIssuerDidDocument',
+        tags,
+        summary: "The issuer's did:web DID document (every signing key as a Multikey)",
+        params: Type.Object({ slug: Slug }),
+        response: { 200: jsonLdObject('DID document'), ...notFound },
+      },
+    },
+    async (request, reply) => {
+      const document = await vc.credentials.didDocument(request.params.slug);
+      return reply
+        .header('content-type', 'application/did+ld+json')
+        .header('cache-control', 'public, max-age=300')
+        .send(document);
+    },
+  );
+
+  app.get(
+    '/v1/issuers/:slug/credentials/:id',
+    {
+      schema: {
+        operationId: 'getOpenBadgeCredential',
+        tags,
+        summary: 'Open Badges 3.0 OpenBadgeCredential (Data Integrity eddsa-rdfc-2022, or VC-JWT)',
+        description:
+          'Signed on the first fetch and stored. `Accept: application/vc+jwt` or the `.jwt` path answers the VC-JWT (EdDSA). Revocation is in the credential’s status list.',
+        params: CredentialParams,
+        response: {
+          200: {
+            description: 'The signed credential',
+            content: {
+              'application/ld+json': { schema: Type.Object({}, { additionalProperties: true }) },
+              'application/json': { schema: Type.Object({}, { additionalProperties: true }) },
+              [VC_JWT]: { schema: Type.String() },
+            },
+          },
+          ...notFound,
+        },
+      },
+    },
+    async (request, reply) => {
+      const suffixed = request.params.id.endsWith(JWT_SUFFIX);
+      const id = suffixed ? request.params.id.slice(0, -JWT_SUFFIX.length) : request.params.id;
+      const signed = await vc.credentials.credential(request.params.slug, id);
+      if (wantsJwt(request, suffixed)) {
+        return reply
+          .header('content-type', VC_JWT)
+          .header('cache-control', SIGNED_CACHE)
+          .header('vary', 'Accept')
+          .send(signed.jwt);
+      }
+      return sendJsonLd(request, reply, signed.credential, SIGNED_CACHE);
+    },
+  );
+
+  app.get(
+    '/v1/issuers/:slug/status/:list',
+    {
+      schema: {
+        operationId: 'getStatusListCredential',
+        tags,
+        summary: "The issuer's revocation BitstringStatusListCredential (131,072 entries)",
+        params: StatusParams,
+        response: { 200: jsonLdObject('BitstringStatusListCredential'), ...notFound },
+      },
+    },
+    async (request, reply) =>
+      sendJsonLd(request, reply, await vc.credentials.statusList(request.params.slug, request.params.list), NO_CACHE),
+  );
+};

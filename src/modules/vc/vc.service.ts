@@ -1,0 +1,179 @@
+import { DataIntegrityProof } from '@digitalbazaar/data-integrity';
+import { cryptosuite } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
+import { issue } from '@digitalbazaar/vc';
+import { createCredential, createList } from '@digitalbazaar/vc-bitstring-status-list';
+import { SignJWT } from 'jose';
+import { isoNow } from '../../core/clock.js';
+import type { Core } from '../../core/context.js';
+import { errors } from '../../core/errors.js';
+import { sha256Hex } from '../../core/hashing.js';
+import { publicUrls } from '../../core/urls.js';
+import type { AlignmentService } from '../alignments/alignments.service.js';
+import type { CredentialService } from '../credentials/credentials.service.js';
+import type { DefinitionService } from '../definitions/definitions.service.js';
+import type { IssuerRow } from '../issuers/issuers.repository.js';
+import type { IssuerService } from '../issuers/issuers.service.js';
+import { documentLoader } from './contexts.js';
+import { jwtClaims, openBadgeCredential, STATUS_LIST_LENGTH, vcUrls } from './credential.builder.js';
+import { didDocument, issuerDid, verificationMethodId } from './did.js';
+import { createSigningKeyRepository } from './signing-keys.repository.js';
+import type { SigningKey, SigningKeyService } from './signing-keys.service.js';
+import { createVcRepository } from './vc.repository.js';
+
+export interface SignedCredential {
+  credential: Record<string, unknown>;
+  jwt: string;
+}
+
+/** The highest list number a URL may name: far beyond any issuer's volume, and it keeps the number an integer. */
+export const MAX_STATUS_LIST = 100_000;
+
+/**
+ * Open Badges 3.0: each credential as a signed OpenBadgeCredential, the issuers' did:web documents
+ * and their revocation status lists.
+ * - A credential is signed on its first fetch (Data Integrity eddsa-rdfc-2022 and VC-JWT at once)
+ *   and stored, so issuance and imports never sign and later fetches never re-sign.
+ * - A status list is computed from the database on every read (which positions are revoked) and
+ *   re-signed only when that set changed; the signed list is stored, so replicas share it.
+ */
+export function createVcService(
+  core: Pick<Core, 'config' | 'db' | 'dialect' | 'clock'>,
+  deps: {
+    issuers: Pick<IssuerService, 'findIssuerBySlug'>;
+    definitions: Pick<DefinitionService, 'findRow'>;
+    credentials: Pick<CredentialService, 'findRow'>;
+    alignments: Pick<AlignmentService, 'listRows'>;
+    signingKeys: SigningKeyService;
+  },
+) {
+  const urls = publicUrls(core.config.publicBaseUrl);
+  const vc = vcUrls(urls);
+  const loader = documentLoader();
+  const listCache = new Map<string, { digest: string; credential: Record<string, unknown> }>();
+
+  async function requireIssuer(slug: string, what: string): Promise<IssuerRow> {
+    const issuer = await deps.issuers.findIssuerBySlug(slug);
+    if (!issuer) throw errors.notFound(what);
+    return issuer;
+  }
+
+  function currentKey(issuer: IssuerRow): Promise<SigningKey> {
+    const did = issuerDid(core.config.publicBaseUrl, issuer.slug);
+    return deps.signingKeys.current(issuer.id, (version) => verificationMethodId(did, version), did);
+  }
+
+  async function signDataIntegrity(document: object, key: SigningKey): Promise<Record<string, unknown>> {
+    const suite = new DataIntegrityProof({ signer: key.multikey.signer(), cryptosuite, date: core.clock.now() });
+    return issue({ credential: structuredClone(document), suite, documentLoader: loader, now: core.clock.now() });
+  }
+
+  /** The credential's status position, allocated on first need; one issuer's allocations take turns. */
+  async function statusPosition(issuerId: string, credentialId: string): Promise<number> {
+    const existing = await createVcRepository(core.db).find(issuerId, credentialId);
+    if (existing) return existing.status_position;
+    await deps.signingKeys.publicKeys(issuerId);
+    return core.db.transaction().execute(async (trx) => {
+      await createSigningKeyRepository(trx, core.dialect).lockFirst(issuerId);
+      const repo = createVcRepository(trx);
+      const position = await repo.nextPosition(issuerId);
+      await repo.insertPosition(issuerId, credentialId, position);
+      const row = await repo.find(issuerId, credentialId);
+      if (!row) throw new Error('status position missing after allocation');
+      return row.status_position;
+    });
+  }
+
+  async function signCredential(issuer: IssuerRow, credentialId: string): Promise<void> {
+    const credential = await deps.credentials.findRow(issuer.id, credentialId);
+    if (!credential) throw errors.notFound('Credential');
+    const definition = await deps.definitions.findRow(issuer.id, credential.definition_id);
+    if (!definition) throw errors.notFound('Credential');
+    const [alignments, position, key] = await Promise.all([
+      deps.alignments.listRows(issuer.id, definition.id),
+      statusPosition(issuer.id, credential.id),
+      currentKey(issuer),
+    ]);
+    const did = issuerDid(core.config.publicBaseUrl, issuer.slug);
+    const unsigned = openBadgeCredential({
+      urls,
+      did,
+      issuer,
+      credential,
+      definition,
+      alignments,
+      statusPosition: position,
+    });
+    // The 1EdTech JSON Schema takes `proof` as an array only; the proof itself signs the document without it.
+    const signed = await signDataIntegrity(unsigned, key);
+    const dataIntegrity = { ...signed, proof: [signed.proof] };
+    const jwt = await new SignJWT(jwtClaims(unsigned))
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: verificationMethodId(did, key.version) })
+      .sign(key.keyObject);
+    await createVcRepository(core.db).storeSigned(issuer.id, credential.id, {
+      keyVersion: key.version,
+      dataIntegrity: JSON.stringify(dataIntegrity),
+      jwt,
+      signedAt: isoNow(core.clock),
+    });
+  }
+
+  return {
+    /** The issuer's did:web DID document: every signing key it has had. */
+    async didDocument(slug: string) {
+      const issuer = await requireIssuer(slug, 'Issuer');
+      const did = issuerDid(core.config.publicBaseUrl, issuer.slug);
+      return didDocument(did, await deps.signingKeys.publicKeys(issuer.id), urls.issuerProfile(issuer.slug));
+    },
+
+    /** The signed OpenBadgeCredential (both forms), signed and stored on the first fetch. */
+    async credential(slug: string, credentialId: string): Promise<SignedCredential> {
+      const issuer = await requireIssuer(slug, 'Credential');
+      const repo = createVcRepository(core.db);
+      let row = await repo.find(issuer.id, credentialId);
+      if (!row?.data_integrity) {
+        await signCredential(issuer, credentialId);
+        row = await repo.find(issuer.id, credentialId);
+      }
+      if (!row?.data_integrity || !row.jwt) throw new Error('signed credential missing after signing');
+      return { credential: JSON.parse(row.data_integrity) as Record<string, unknown>, jwt: row.jwt };
+    },
+
+    /** The issuer's signed BitstringStatusListCredential number `list`, re-signed only when a bit changed. */
+    async statusList(slug: string, list: number): Promise<Record<string, unknown>> {
+      const issuer = await requireIssuer(slug, 'Status list');
+      const repo = createVcRepository(core.db);
+      const from = list * STATUS_LIST_LENGTH;
+      const revoked = await repo.revokedPositions(issuer.id, from, from + STATUS_LIST_LENGTH);
+      const digest = sha256Hex(revoked.join(','));
+      const cacheKey = `${issuer.id}:${list}`;
+      const cached = listCache.get(cacheKey);
+      if (cached?.digest === digest) return cached.credential;
+      const stored = await repo.findStatusList(issuer.id, list);
+      if (stored?.revoked_digest === digest) {
+        const credential = JSON.parse(stored.credential) as Record<string, unknown>;
+        listCache.set(cacheKey, { digest, credential });
+        return credential;
+      }
+      const bits = await createList({ length: STATUS_LIST_LENGTH });
+      for (const position of revoked) bits.setStatus(position - from, true);
+      const id = vc.statusList(issuer.slug, list);
+      const unsigned = await createCredential({ id, list: bits, statusPurpose: 'revocation' });
+      const did = issuerDid(core.config.publicBaseUrl, issuer.slug);
+      const credential = await signDataIntegrity(
+        { ...unsigned, issuer: did, validFrom: isoNow(core.clock) },
+        await currentKey(issuer),
+      );
+      await repo.saveStatusList({
+        issuer_id: issuer.id,
+        list,
+        revoked_digest: digest,
+        credential: JSON.stringify(credential),
+        signed_at: isoNow(core.clock),
+      });
+      listCache.set(cacheKey, { digest, credential });
+      return credential;
+    },
+  };
+}
+
+export type VcService = ReturnType<typeof createVcService>;
