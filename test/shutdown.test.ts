@@ -29,7 +29,13 @@ describe('graceful shutdown on sqlite', () => {
 
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-      env: { PATH: process.env.PATH ?? '', PORT: String(port), DATABASE_URL: t.testDb.url, LOG_LEVEL: 'silent' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: String(port),
+        DATABASE_URL: t.testDb.url,
+        LOG_LEVEL: 'silent',
+        SIGNING_KEY_SECRET: 'shutdown-test-signing-secret-not-for-production',
+      },
       stdio: 'ignore',
     });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -116,6 +116,8 @@ async function launch(
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       LOG_LEVEL: 'warn',
       BOOTSTRAP_ISSUER: 'false',
+      // PostgreSQL refuses to start without a key-encryption secret for the signing keys.
+      SIGNING_KEY_SECRET: 'bench-harness-signing-secret-not-for-production',
       ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],

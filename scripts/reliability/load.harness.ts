@@ -275,6 +275,8 @@ export async function launchServer(
       LOG_LEVEL: 'error',
       BOOTSTRAP_ISSUER: 'false',
       OPEN_RATE_LIMIT_PER_MINUTE: '100000000',
+      // PostgreSQL refuses to start without a key-encryption secret for the signing keys.
+      SIGNING_KEY_SECRET: 'reliability-harness-signing-secret-not-for-production',
       ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
