@@ -15,7 +15,7 @@ interface Outcome {
 type Runner = (options: RunOptions) => Promise<Outcome>;
 
 /**
- * Every script by name. Load, storm, limits, crash, faults, soak and backup write their own reports;
+ * Every script by name. Load, storm, limits, crash, faults, soak, backup and csv-flood write their own reports;
  * fuzz, tenant-matrix and canary (modules with their own CLIs) run per dialect here, and their report
  * is written the way their CLIs write it.
  */
@@ -27,6 +27,7 @@ const SCRIPTS: Record<string, Runner> = {
   faults: async (o) => (await import('./faults.js')).runFaults(o),
   soak: async (o) => (await import('./soak.js')).runSoak(o),
   backup: async (o) => (await import('./backup.js')).runBackup(o),
+  'csv-flood': async (o) => (await import('./csv-flood.js')).runCsvFlood(o),
   fuzz: async (o) => {
     const fuzz = await import('./fuzz.js');
     const { writeReport } = await import('./lib/report.js');
