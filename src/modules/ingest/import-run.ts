@@ -48,7 +48,7 @@ export interface ImportRunResult {
 }
 
 export const ALREADY_ISSUED_MESSAGE = 'already issued: the completion key exists';
-export const heldMessage = (credentialId: string) =>
+const heldMessage = (credentialId: string) =>
   `already held: the recipient holds credential ${credentialId} of this definition`;
 
 /** The report of an entry: its outcome, and in a dry run its preview class. */
