@@ -114,8 +114,10 @@ describe.each(dialects)('connectors on %s', (dialect) => {
     });
 
     it('skips progress events and records without completed_at, reading the SIS id, else the course id', async () => {
+      const keyless = structuredClone(canvasCourseCompleted);
+      keyless.body.user = { email: 'keyless@example.com', id: '125', name: 'Keyless Student' };
       const report = await send('canvas', {
-        records: [canvasCourseProgress, { ...canvasCourseCompleted, metadata: { event_name: 'course_completed' } }],
+        records: [canvasCourseProgress, { ...keyless, metadata: { event_name: 'course_completed' } }],
         definitionMap: { '2017.100.101.101-1': 'cs-101' },
       });
       expect(report.records.map((r) => [r.outcome, r.message])).toEqual([

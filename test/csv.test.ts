@@ -188,7 +188,7 @@ describe.each(dialects)('CSV import on %s', (dialect) => {
       `d8@defs.example,${course.id},first-aid`,
     ].join('\n');
     const withDefault = await run(csv, { defaults: { definitionRef: 'forklift' }, dryRun: true });
-    expect(withDefault.rows.map((r) => r.outcome)).toEqual([
+    expect(withDefault.rows.map((r) => r.preview)).toEqual([
       'new',
       'new',
       'new',
@@ -336,7 +336,8 @@ describe.each(dialects)('CSV import on %s', (dialect) => {
     const csv =
       'email,course,key\ndup@dup.example,forklift,\nDUP@dup.example,forklift,\nk1@dup.example,forklift,k\nk2@dup.example,forklift,k\n';
     const dry = await run(csv, { dryRun: true });
-    expect(dry.rows.map((r) => r.outcome)).toEqual(['new', 'duplicate', 'new', 'duplicate']);
+    expect(dry.rows.map((r) => r.preview)).toEqual(['new', 'duplicate', 'new', 'duplicate']);
+    expect(dry.rows.map((r) => r.outcome)).toEqual(['issued', 'skipped', 'issued', 'skipped']);
     const real = await run(csv);
     expect(real.rows.map((r) => [r.outcome, r.message])).toEqual([
       ['issued', null],
@@ -369,10 +370,13 @@ describe.each(dialects)('CSV import on %s', (dialect) => {
         already_issued: 'skipped',
         error: 'error',
       };
-      expect(real.rows.map((r) => r.outcome)).toEqual(dry.rows.map((r) => asReal[r.outcome]));
+      expect(real.rows.map((r) => r.outcome)).toEqual(dry.rows.map((r) => asReal[r.preview as string]));
+      expect(real.rows.map((r) => r.outcome)).toEqual(dry.rows.map((r) => r.outcome));
+      expect([dry.dryRun, real.dryRun]).toEqual([true, false]);
+      expect(real.rows.every((r) => r.preview === undefined)).toBe(true);
       expect(real.rows.map((r) => r.rowNum)).toEqual(dry.rows.map((r) => r.rowNum));
       expect(await countRows(t, 'credentials')).toBe((before[0] as number) + real.issued);
-      expect(new Set(dry.rows.map((r) => r.outcome)).size).toBeGreaterThanOrEqual(seed === 1 ? 3 : 4);
+      expect(new Set(dry.rows.map((r) => r.preview)).size).toBeGreaterThanOrEqual(seed === 1 ? 3 : 4);
     }
   });
 

@@ -42,6 +42,8 @@ export async function postJson(
 export interface RowReport {
   rowNum: number;
   outcome: string;
+  /** Dry runs only. */
+  preview?: string;
   completionKey: string | null;
   credentialId: string | null;
   message: string | null;
@@ -55,6 +57,8 @@ export interface ImportReportBody {
   issued: number;
   skipped: number;
   errored: number;
+  dryRun: boolean;
+  columns: { recognised: { header: string; field: string }[]; ignored: string[] };
   rows: RowReport[];
 }
 

@@ -15,8 +15,8 @@ interface Outcome {
 type Runner = (options: RunOptions) => Promise<Outcome>;
 
 /**
- * Every script by name. Load, storm, limits, crash, faults, soak, backup and the front-door attacks
- * (url-stall, proxy-spoof, slow-body, key-in-query) write their own reports;
+ * Every script by name. Load, storm, limits, crash, faults, soak, backup, csv-flood and the front-door
+ * attacks (url-stall, proxy-spoof, slow-body, key-in-query) write their own reports;
  * fuzz, tenant-matrix and canary (modules with their own CLIs) run per dialect here, and their report
  * is written the way their CLIs write it.
  */
@@ -34,6 +34,7 @@ const SCRIPTS: Record<string, Runner> = {
   'key-in-query': async (o) => (await import('./front-door.js')).runKeyInQuery(o),
   'bulk-amplification': async (o) => (await import('./bulk-amplification.js')).runBulkAmplification(o),
   'slow-receiver': async (o) => (await import('./slow-receiver.js')).runSlowReceiver(o),
+  'csv-flood': async (o) => (await import('./csv-flood.js')).runCsvFlood(o),
   fuzz: async (o) => {
     const fuzz = await import('./fuzz.js');
     const { writeReport } = await import('./lib/report.js');

@@ -10,6 +10,7 @@ export const ErrorCodes = {
   quota_exceeded: 402,
   premium_not_included: 402,
   rate_limited: 429,
+  import_busy: 429,
   invalid_csv: 422,
   ingest_failed: 422,
   unknown_provider: 404,
@@ -59,6 +60,7 @@ export const errors = {
   premiumNotIncluded: (plan: string) =>
     new AppError('premium_not_included', `The ${plan} plan does not include premium verification.`),
   invalidCsv: (message: string) => new AppError('invalid_csv', message),
+  importBusy: (message: string) => new AppError('import_busy', message),
   ingestFailed: (message: string) => new AppError('ingest_failed', message),
   unknownProvider: (provider: string) => new AppError('unknown_provider', `Unknown connector provider "${provider}".`),
   payloadTooLarge: (message = 'The request body is too large.') => new AppError('payload_too_large', message),

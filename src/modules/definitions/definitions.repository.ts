@@ -1,5 +1,4 @@
 import type { Selectable, Updateable } from 'kysely';
-import { sql } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { DefinitionsTable } from '../../db/schema.js';
 
@@ -24,17 +23,6 @@ export function createDefinitionRepository(db: Executor) {
         .selectAll()
         .where('issuer_id', '=', issuerId)
         .where('slug', '=', slug)
-        .executeTakeFirst();
-    },
-    /** Case-insensitive name match; the oldest wins when names repeat. */
-    async getByName(issuerId: string, name: string): Promise<DefinitionRow | undefined> {
-      return db
-        .selectFrom('definitions')
-        .selectAll()
-        .where('issuer_id', '=', issuerId)
-        .where(sql`lower(name)`, '=', name.toLowerCase())
-        .orderBy('created_at')
-        .limit(1)
         .executeTakeFirst();
     },
     async list(issuerId: string): Promise<DefinitionRow[]> {

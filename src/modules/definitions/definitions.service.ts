@@ -79,13 +79,6 @@ export function createDefinitionService(core: Pick<Core, 'db' | 'clock' | 'ids'>
       return repo.getBySlug(issuerId, slug);
     },
 
-    /** A reference by slug, else by case-insensitive name (CSV, ingest and connectors use it). */
-    async findRowByRef(issuerId: string, ref: string): Promise<DefinitionRow | undefined> {
-      const trimmed = ref.trim();
-      if (trimmed === '') return undefined;
-      return (await repo.getBySlug(issuerId, trimmed)) ?? (await repo.getByName(issuerId, trimmed));
-    },
-
     async listRows(issuerId: string): Promise<DefinitionRow[]> {
       return repo.list(issuerId);
     },

@@ -6,11 +6,10 @@ import { Email, WebUrl } from '../../core/schemas.js';
 import { addServiceFormats } from '../../core/validation.js';
 import { CompletionKey } from '../credentials/credentials.schemas.js';
 import { autoCompletionKey } from '../credentials/issuance.batch.js';
-import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
 import { type DateFormat, type DateResult, parseDate } from './dates.js';
-import { createDefinitionResolver, type DefinitionResolver } from './definition-resolver.js';
+import { createDefinitionResolver, type DefinitionLookup, type DefinitionResolver } from './definition-resolver.js';
 import type { PreparedEntry } from './import-run.js';
 
 const ajv = addServiceFormats(new Ajv());
@@ -57,8 +56,6 @@ export interface CompletionFields {
   issuedOn: unknown;
   evidenceUrl: string;
 }
-
-export type DefinitionLookup = { definition: DefinitionRow } | { problem: string };
 
 export interface PrepareOptions {
   /** The name the sender knows the date by (issuedOn in CSV, completedAt in connectors). */
@@ -119,6 +116,7 @@ export function prepareCompletion(
   const recipientHash = hashRecipientEmail(fields.recipientEmail, ctx.salt);
   return {
     kind: 'issue',
+    ownKey: givenKey !== null,
     item: {
       definition: lookup.definition,
       recipientHash,

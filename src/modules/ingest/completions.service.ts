@@ -1,3 +1,4 @@
+import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import { AppError, errors } from '../../core/errors.js';
 import { autoCompletionKey } from '../credentials/issuance.batch.js';
@@ -5,14 +6,16 @@ import { type IssuanceService, issuedOnProblem } from '../credentials/issuance.s
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import type { IngestCompletionBody, IngestResult } from './completions.schemas.js';
+import { createDefinitionResolver } from './definition-resolver.js';
+import { createHeldCredentialRepository } from './held-credentials.repository.js';
 
 export type CompletionIngestDeps = {
-  definitions: Pick<DefinitionService, 'findRow' | 'findRowByRef'>;
+  definitions: Pick<DefinitionService, 'findRow' | 'listRows'>;
   issuance: Pick<IssuanceService, 'issue' | 'recipientHash' | 'toIssued'>;
 };
 
 /** One completion from an LMS or automation: single issuance with definition lookup and a default key. */
-export function createCompletionIngestService(core: Pick<Core, 'clock'>, deps: CompletionIngestDeps) {
+export function createCompletionIngestService(core: Pick<Core, 'clock' | 'db'>, deps: CompletionIngestDeps) {
   async function resolveDefinition(issuerId: string, body: IngestCompletionBody): Promise<DefinitionRow> {
     if (body.definitionId !== undefined) {
       const definition = await deps.definitions.findRow(issuerId, body.definitionId);
@@ -20,24 +23,45 @@ export function createCompletionIngestService(core: Pick<Core, 'clock'>, deps: C
       return definition;
     }
     if (body.definitionRef !== undefined) {
-      const definition = await deps.definitions.findRowByRef(issuerId, body.definitionRef);
-      if (!definition) throw errors.ingestFailed('definitionRef matches no definition slug or name.');
-      return definition;
+      const resolver = createDefinitionResolver(await deps.definitions.listRows(issuerId));
+      const lookup = resolver.byRef(body.definitionRef, 'definitionRef');
+      if ('problem' in lookup) throw errors.ingestFailed(`${lookup.problem}.`);
+      return lookup.definition;
     }
     throw errors.ingestFailed('Give definitionId or definitionRef to say which credential the completion earns.');
   }
 
   return {
-    /** 201 issued, 200 replay (skipped), 422 ingest_failed when the completion cannot issue, 402 quota. */
+    /**
+     * 201 issued, 200 replay or a credential the recipient already holds (skipped), 422
+     * ingest_failed when the completion cannot issue, 402 quota.
+     */
     async ingest(issuerId: string, actor: string, body: IngestCompletionBody): Promise<IngestResult> {
       if (body.issuedOn !== undefined) {
         const problem = issuedOnProblem(body.issuedOn, core.clock.now());
         if (problem) throw errors.ingestFailed(problem);
       }
       const definition = await resolveDefinition(issuerId, body);
-      const completionKey =
-        body.completionKey ??
-        autoCompletionKey(definition.id, await deps.issuance.recipientHash(issuerId, body.recipientEmail));
+      let completionKey = body.completionKey;
+      if (completionKey === undefined) {
+        const recipientHash = await deps.issuance.recipientHash(issuerId, body.recipientEmail);
+        // Without its own key, a completion the person already holds through another channel
+        // answers with that credential instead of issuing a second one.
+        const held = await createHeldCredentialRepository(core.db).heldOne(
+          issuerId,
+          definition.id,
+          recipientHash,
+          isoNow(core.clock),
+        );
+        if (held) {
+          return {
+            ...deps.issuance.toIssued({ row: held, created: false }),
+            completionKey: held.completion_key,
+            outcome: 'skipped',
+          };
+        }
+        completionKey = autoCompletionKey(definition.id, recipientHash);
+      }
       try {
         const outcome = await deps.issuance.issue(issuerId, actor, {
           definitionId: definition.id,

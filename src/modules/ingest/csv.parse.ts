@@ -3,18 +3,21 @@ import { CsvError, parse } from 'csv-parse';
 import { errors } from '../../core/errors.js';
 
 export const MAX_DATA_ROWS = 50_000;
-/** Parsed between yields to the event loop: about 1,000 typical rows, a few milliseconds. */
-const SLICE_BYTES = 64 * 1024;
+/** Parsed (and handed to the sink) between yields to the event loop: about 1,000 typical rows. */
+const SLICE_CHARS = 64 * 1024;
 
-export interface CsvRow {
-  cells: string[];
-  /** Line number where the row starts in the file; the header is line 1. */
-  line: number;
+/** Where parsed records go: the header first, then each data row as it is read. */
+export interface CsvSink {
+  header(cells: string[]): void;
+  /** `line` is where the row starts in the file; the header is line 1. */
+  row(cells: string[], line: number): void;
 }
 
-export interface CsvTable {
-  header: string[];
-  rows: CsvRow[];
+/** A slice of `text` ending before `end`, never between the two halves of a surrogate pair. */
+function sliceEnd(text: string, end: number): number {
+  if (end >= text.length) return text.length;
+  const code = text.charCodeAt(end - 1);
+  return code >= 0xd800 && code <= 0xdbff ? end - 1 : end;
 }
 
 const BREAKS = /\r\n|\r|\n/g;
@@ -48,11 +51,13 @@ function invalidCsvFrom(err: CsvError) {
 
 /**
  * RFC 4180 parsing (quoted commas, doubled quotes, CRLF or LF or CR, quoted line breaks) with a
- * leading BOM stripped and rows of only empty cells skipped. Ragged rows are kept for the caller to
+ * leading BOM stripped and rows of only empty cells skipped. Ragged rows are kept for the sink to
  * report. The text is fed in slices with a yield between them, so a 10 MiB file never holds the
- * event loop for long. Throws 422 invalid_csv when empty, unparseable or over the row limit.
+ * event loop for long, and each record goes to the sink as soon as it is read: the parsed file is
+ * never held whole beside the text (design.md §4 CSV import, memory). A sink that throws stops the
+ * parse with its error. Throws 422 invalid_csv when empty, unparseable or over the row limit.
  */
-export async function parseCsv(text: string): Promise<CsvTable> {
+export async function parseCsv(text: string, sink: CsvSink): Promise<void> {
   // Every line reaches us, blank ones too, so start lines are counted here: csv-parse's own `info`
   // builds an object per record and counts a CRLF inside a quoted field as two lines.
   const parser = parse({
@@ -60,28 +65,37 @@ export async function parseCsv(text: string): Promise<CsvTable> {
     relax_column_count: true,
     record_delimiter: ['\r\n', '\n', '\r'],
   });
-  const records: CsvRow[] = [];
   let line = 1;
+  let records = 0;
   let failure: unknown = null;
   parser.on('readable', () => {
-    for (let record = parser.read(); record !== null; record = parser.read()) {
+    for (let record = parser.read(); record !== null && failure === null; record = parser.read()) {
       const cells = record as string[];
-      if (!isBlank(cells)) records.push({ cells, line });
+      try {
+        if (!isBlank(cells)) {
+          if (records === 0) sink.header(cells);
+          else if (records <= MAX_DATA_ROWS) sink.row(cells, line);
+          records++;
+        }
+      } catch (err) {
+        failure = err;
+      }
       line += linesOf(cells);
     }
   });
   parser.on('error', (err) => {
-    failure = err;
+    failure ??= err;
   });
   const ended = new Promise<void>((resolve) => parser.on('end', resolve));
 
-  const bytes = Buffer.from(text, 'utf8');
-  for (let offset = 0; offset < bytes.length; offset += SLICE_BYTES) {
-    parser.write(bytes.subarray(offset, offset + SLICE_BYTES));
+  for (let offset = 0; offset < text.length; ) {
+    const end = sliceEnd(text, offset + SLICE_CHARS);
+    parser.write(text.slice(offset, end));
+    offset = end;
     await nextTurn();
-    if (failure !== null || records.length > MAX_DATA_ROWS + 1) break;
+    if (failure !== null || records > MAX_DATA_ROWS + 1) break;
   }
-  if (failure === null && records.length <= MAX_DATA_ROWS + 1) {
+  if (failure === null && records <= MAX_DATA_ROWS + 1) {
     parser.end();
     await Promise.race([ended, new Promise((resolve) => parser.on('error', resolve))]);
   } else {
@@ -89,11 +103,8 @@ export async function parseCsv(text: string): Promise<CsvTable> {
   }
   if (failure instanceof CsvError) throw invalidCsvFrom(failure);
   if (failure !== null) throw failure;
-
-  const [header, ...rows] = records;
-  if (!header) throw errors.invalidCsv('The CSV is empty: it needs a header row naming its columns.');
-  if (rows.length > MAX_DATA_ROWS) {
+  if (records === 0) throw errors.invalidCsv('The CSV is empty: it needs a header row naming its columns.');
+  if (records > MAX_DATA_ROWS + 1) {
     throw errors.invalidCsv(`The CSV has more than ${MAX_DATA_ROWS} data rows; split it into several imports.`);
   }
-  return { header: header.cells, rows };
 }

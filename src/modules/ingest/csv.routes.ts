@@ -2,24 +2,40 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses, keyedErrors } from '../../core/schemas.js';
 import { ImportCsvBody, ImportReportSchema } from './csv.schemas.js';
+import { IMPORT_RETRY_AFTER_SECONDS, type ImportSlot } from './import-gate.js';
 
 /** design.md §4: the CSV import alone takes bodies up to 10 MiB (413 above). */
 export const CSV_BODY_LIMIT = 10 * 1024 * 1024;
 
 export const csvRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { csv } = app.services.ingest;
+  const { csv, imports } = app.services.ingest;
+  const slots = new WeakMap<object, ImportSlot>();
 
   app.post(
     '/api/v1/ingest/csv',
     {
       bodyLimit: CSV_BODY_LIMIT,
       config: { auth: 'key' },
+      // The import's slot is taken before its body is read: a refused import never buffers its
+      // 10 MiB. The slot is freed when the import ends, or when the request ends without one.
+      preParsing: (request, reply, payload, done) => {
+        let slot: ImportSlot;
+        try {
+          slot = imports.enter(request.issuerId());
+        } catch (err) {
+          reply.header('retry-after', String(IMPORT_RETRY_AFTER_SECONDS));
+          return done(err as Error);
+        }
+        slots.set(request, slot);
+        reply.raw.once('close', () => slot.abandon());
+        return done(null, payload);
+      },
       schema: {
         operationId: 'importCsv',
         tags: ['Ingest'],
         summary: 'Import credentials from CSV, with a per-row report (or a dry-run preview)',
         description:
-          'Columns by header (case-insensitive): recipientEmail (email, recipient_email, recipient email), recipientName (name, recipient_name, full name), completionKey (completion_key, key), definitionId (definition_id), definitionRef (definition, definition_ref, badge, course), issuedOn (issued_on, issue_date, completed_at, date), evidenceUrl (evidence_url, evidence). Rows without a completionKey get the auto: key, so re-importing a file issues nothing new. rowNum is the line a row starts on (header = 1). At most 50,000 data rows and 10 MiB.',
+          'Columns by header (case-insensitive): recipientEmail (email, recipient_email, recipient email), recipientName (name, recipient_name, full name; else first name + last name), completionKey (completion_key, key), definitionId (definition_id), definitionRef (definition, definition_ref, badge, course), issuedOn (issued_on, issue_date, completed_at, date, completed, completion date, date completed, awarded), evidenceUrl (evidence_url, evidence). Rows without a completionKey get the auto: key, so re-importing a file issues nothing new. rowNum is the line a row starts on (header = 1). The report lists the columns it recognised (and the field each fed) and those it ignored. A row without its own key whose recipient already holds a valid credential of the definition is skipped (dry run: already_issued). At most 50,000 data rows and 10 MiB. One import at a time per issuer and two per process: another answers 429 import_busy with Retry-After.',
         body: ImportCsvBody,
         response: {
           200: Type.Ref(ImportReportSchema),
@@ -27,6 +43,7 @@ export const csvRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => csv.import(request.issuerId(), request.actor(), request.body),
+    async (request) =>
+      (slots.get(request) as ImportSlot).run(() => csv.import(request.issuerId(), request.actor(), request.body)),
   );
 };

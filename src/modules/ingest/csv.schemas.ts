@@ -24,7 +24,10 @@ export const ImportCsvBody = Type.Object({
   }),
   filename: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   dryRun: Type.Optional(
-    Type.Boolean({ description: 'true: classify rows new, duplicate, already_issued or error; write nothing.' }),
+    Type.Boolean({
+      description:
+        'true: write nothing; each row says what the real run would do (outcome) and its class (preview: new, duplicate, already_issued or error).',
+    }),
   ),
   mapping: Type.Optional(CsvMapping),
   defaults: Type.Optional(
@@ -39,17 +42,29 @@ export const ImportCsvBody = Type.Object({
 });
 export type ImportCsvBody = Static<typeof ImportCsvBody>;
 
-export const RowOutcome = Type.Unsafe<'issued' | 'skipped' | 'error' | 'new' | 'duplicate' | 'already_issued'>({
+export const RowOutcome = Type.Unsafe<'issued' | 'skipped' | 'error'>({
   type: 'string',
-  enum: ['issued', 'skipped', 'error', 'new', 'duplicate', 'already_issued'],
+  enum: ['issued', 'skipped', 'error'],
+  description: 'What the run did with the row; in a dry run, what the real run would do.',
+});
+
+export const RowPreview = Type.Unsafe<'new' | 'duplicate' | 'already_issued' | 'error'>({
+  type: 'string',
+  enum: ['new', 'duplicate', 'already_issued', 'error'],
   description:
-    'issued, skipped or error; a dry run holds the row class instead: new, duplicate, already_issued, error.',
+    'Dry run only: new (would issue), duplicate (repeats an earlier row), already_issued (the key exists, or the recipient already holds a valid credential of the definition), error.',
+});
+
+const RecognisedColumn = Type.Object({
+  header: Type.String({ description: 'The header as written in the file.' }),
+  field: Type.String({ description: 'The field the column fed (recipientName for a first or last name column).' }),
 });
 
 export const ImportRowReportSchema = Type.Object(
   {
     rowNum: Type.Integer({ description: 'Line number where the row starts; the header is line 1.' }),
     outcome: RowOutcome,
+    preview: Type.Optional(RowPreview),
     completionKey: Type.Optional(Nullable(Type.String())),
     credentialId: Type.Optional(Nullable(Type.String())),
     message: Type.Optional(Nullable(Type.String({ description: 'Why a row was skipped or failed; never the email.' }))),
@@ -66,6 +81,16 @@ export const ImportReportSchema = Type.Object(
     issued: Type.Integer({ description: 'Issued, or in a dry run: would be issued.' }),
     skipped: Type.Integer({ description: 'Duplicates in the file plus completion keys already issued.' }),
     errored: Type.Integer(),
+    dryRun: Type.Optional(Type.Boolean({ description: 'true when the report is a preview and nothing was written.' })),
+    columns: Type.Optional(
+      Type.Object(
+        {
+          recognised: Type.Array(RecognisedColumn),
+          ignored: Type.Array(Type.String(), { description: 'Headers of the columns no field was read from.' }),
+        },
+        { description: 'How the header was read.' },
+      ),
+    ),
     rows: Type.Array(Type.Ref(ImportRowReportSchema)),
   },
   { $id: 'ImportReport' },

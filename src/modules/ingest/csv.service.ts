@@ -1,31 +1,25 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Core } from '../../core/context.js';
 import {
   type CompletionFields,
-  type DefinitionLookup,
   type IngestContext,
   type IngestContextDeps,
   loadIngestContext,
   prepareCompletion,
 } from './completion-entry.js';
-import { type CsvColumns, resolveColumns } from './csv.columns.js';
-import { type CsvRow, parseCsv } from './csv.parse.js';
+import { type CsvColumns, describeColumns, resolveColumns } from './csv.columns.js';
+import { parseCsv } from './csv.parse.js';
 import type { ImportCsvBody, ImportReport } from './csv.schemas.js';
 import type { DateFormat } from './dates.js';
+import type { DefinitionLookup } from './definition-resolver.js';
 import type { ImportRunner, PreparedEntry } from './import-run.js';
-
-/** Rows validated and hashed between yields to the event loop (a few milliseconds' work). */
-const PREPARE_SLICE = 1_000;
 
 function defaultsLookup(ctx: IngestContext, defaults: ImportCsvBody['defaults']): DefinitionLookup {
   if (defaults?.definitionId !== undefined) {
     const definition = ctx.resolver.byId(defaults.definitionId);
     return definition ? { definition } : { problem: 'defaults.definitionId does not match a definition' };
   }
-  if (defaults?.definitionRef !== undefined) {
-    const definition = ctx.resolver.byRef(defaults.definitionRef);
-    return definition ? { definition } : { problem: 'defaults.definitionRef matches no definition slug or name' };
-  }
+  if (defaults?.definitionRef !== undefined)
+    return ctx.resolver.byRef(defaults.definitionRef, 'defaults.definitionRef');
   return { problem: 'no definition: add a definitionId or definitionRef column, or send defaults' };
 }
 
@@ -35,10 +29,7 @@ function rowLookup(ctx: IngestContext, id: string, ref: string, defaults: Defini
     const definition = ctx.resolver.byId(id);
     return definition ? { definition } : { problem: 'definitionId does not match a definition' };
   }
-  if (ref !== '') {
-    const definition = ctx.resolver.byRef(ref);
-    return definition ? { definition } : { problem: 'definitionRef matches no definition slug or name' };
-  }
+  if (ref !== '') return ctx.resolver.byRef(ref, 'definitionRef');
   return defaults;
 }
 
@@ -50,22 +41,24 @@ function cellOf(cells: string[], index: number | undefined): string {
 function prepareRow(
   ctx: IngestContext,
   width: number,
-  row: CsvRow,
+  cells: string[],
   columns: CsvColumns,
   defaults: DefinitionLookup,
   dateFormat: DateFormat | undefined,
 ): PreparedEntry {
-  if (row.cells.length !== width) {
+  if (cells.length !== width) {
     return {
       kind: 'error',
-      message: `the row has ${row.cells.length} cells but the header has ${width} columns`,
+      message: `the row has ${cells.length} cells but the header has ${width} columns`,
       completionKey: null,
     };
   }
-  const { cells } = row;
   const fields: CompletionFields = {
     recipientEmail: cellOf(cells, columns.recipientEmail),
-    recipientName: cellOf(cells, columns.recipientName),
+    recipientName:
+      columns.recipientName === undefined
+        ? [cellOf(cells, columns.givenName), cellOf(cells, columns.familyName)].filter((part) => part !== '').join(' ')
+        : cellOf(cells, columns.recipientName),
     completionKey: cellOf(cells, columns.completionKey),
     issuedOn: cellOf(cells, columns.issuedOn),
     evidenceUrl: cellOf(cells, columns.evidenceUrl),
@@ -80,21 +73,34 @@ export function createCsvImportService(
   deps: IngestContextDeps & { runner: Pick<ImportRunner, 'run'> },
 ) {
   return {
+    /**
+     * Each row is validated (and its email hashed) as soon as it is parsed, and only the prepared
+     * entry and its line number are kept: a 10 MiB file is never held as parsed cells as well.
+     */
     async import(issuerId: string, actor: string, body: ImportCsvBody): Promise<ImportReport> {
-      const table = await parseCsv(body.csv);
-      const columns = resolveColumns(table.header, body.mapping);
       const ctx = await loadIngestContext(core, deps, issuerId);
       const defaults = defaultsLookup(ctx, body.defaults);
+      const dateFormat = body.mapping?.dateFormat;
+      let header: string[] = [];
+      let columns: CsvColumns = {};
       const entries: PreparedEntry[] = [];
-      for (const [index, row] of table.rows.entries()) {
-        if (index > 0 && index % PREPARE_SLICE === 0) await nextTurn();
-        entries.push(prepareRow(ctx, table.header.length, row, columns, defaults, body.mapping?.dateFormat));
-      }
-      const lineOf = (index: number) => (table.rows[index] as CsvRow).line;
+      const lines: number[] = [];
+      await parseCsv(body.csv, {
+        header(cells) {
+          header = cells;
+          columns = resolveColumns(cells, body.mapping);
+        },
+        row(cells, line) {
+          lines.push(line);
+          entries.push(prepareRow(ctx, header.length, cells, columns, defaults, dateFormat));
+        },
+      });
+      const lineOf = (index: number) => lines[index] as number;
       const filename = body.filename ?? null;
+      const dryRun = body.dryRun === true;
       const result = await deps.runner.run(
         issuerId,
-        { actor, source: 'csv', filename, dryRun: body.dryRun === true, label: (index) => `row ${lineOf(index)}` },
+        { actor, source: 'csv', filename, dryRun, label: (index) => `row ${lineOf(index)}` },
         entries,
       );
       return {
@@ -105,9 +111,12 @@ export function createCsvImportService(
         issued: result.issued,
         skipped: result.skipped,
         errored: result.errored,
+        dryRun,
+        columns: describeColumns(header, columns),
         rows: result.entries.map((entry, index) => ({
           rowNum: lineOf(index),
           outcome: entry.outcome,
+          ...(entry.preview === undefined ? {} : { preview: entry.preview }),
           completionKey: entry.completionKey,
           credentialId: entry.credentialId,
           message: entry.message,

@@ -1,5 +1,19 @@
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 
+/** A reference resolved to a definition, or why it resolves to none. */
+export type DefinitionLookup = { definition: DefinitionRow } | { problem: string };
+
+/**
+ * The definition a name means: the one definition of that name, else the one of them that is not
+ * archived (an archived namesake is a definition replaced). Several candidates left: none is chosen.
+ */
+function byName(candidates: DefinitionRow[]): DefinitionRow | DefinitionRow[] | undefined {
+  if (candidates.length <= 1) return candidates[0];
+  const active = candidates.filter((row) => row.status !== 'archived');
+  if (active.length === 1) return active[0];
+  return active.length === 0 ? candidates : active;
+}
+
 /**
  * Resolves definition references of a whole import or connector call against the issuer's
  * definitions, read once: only the key holder's definitions can ever match, so another issuer's id
@@ -8,18 +22,33 @@ import type { DefinitionRow } from '../definitions/definitions.repository.js';
 export function createDefinitionResolver(rows: DefinitionRow[]) {
   const byId = new Map<string, DefinitionRow>();
   const bySlug = new Map<string, DefinitionRow>();
-  const byName = new Map<string, DefinitionRow>();
-  // Rows arrive oldest first: when names repeat, the oldest definition wins (as definitions.findRowByRef).
+  const named = new Map<string, DefinitionRow[]>();
   for (const row of rows) {
     byId.set(row.id, row);
     bySlug.set(row.slug, row);
     const name = row.name.trim().toLowerCase();
-    if (!byName.has(name)) byName.set(name, row);
+    const same = named.get(name);
+    if (same) same.push(row);
+    else named.set(name, [row]);
   }
   return {
     byId: (id: string) => byId.get(id.trim()),
-    /** A credential type by slug, else by case-insensitive name. */
-    byRef: (ref: string) => bySlug.get(ref.trim()) ?? byName.get(ref.trim().toLowerCase()),
+    /**
+     * A credential type by slug, else by case-insensitive name. A name several definitions share is
+     * a problem naming their slugs: choosing one silently issued the wrong credential.
+     */
+    byRef(ref: string, label: string): DefinitionLookup {
+      const slugged = bySlug.get(ref.trim());
+      if (slugged) return { definition: slugged };
+      const found = byName(named.get(ref.trim().toLowerCase()) ?? []);
+      if (found === undefined) return { problem: `${label} matches no definition slug or name` };
+      if (!Array.isArray(found)) return { definition: found };
+      const slugs = found
+        .map((row) => row.slug)
+        .sort()
+        .join(', ');
+      return { problem: `${label} names ${found.length} definitions; give one of their slugs instead: ${slugs}` };
+    },
     /** A definitionMap value: an id or a slug. */
     byIdOrSlug: (value: string) => byId.get(value.trim()) ?? bySlug.get(value.trim()),
     /** A provider course code used as a slug; slugs are lower case, codes often are not. */

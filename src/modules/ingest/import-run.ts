@@ -1,19 +1,29 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import type { BatchIssuance, BatchItem, BatchOutcome } from '../credentials/issuance.batch.js';
 import { NAME_DROPPED_MESSAGE, storableName } from '../credentials/issuance.service.js';
+import { createHeldCredentialRepository, heldKey } from './held-credentials.repository.js';
 import { createImportBatchRepository } from './import-batches.repository.js';
 
-/** A CSV row or connector record after validation: something to issue, or why not. */
+/**
+ * A CSV row or connector record after validation: something to issue, a credential the recipient
+ * already holds (an entry without its own key, design.md §4 CSV import), or why not.
+ */
 export type PreparedEntry =
-  | { kind: 'issue'; item: BatchItem }
+  | { kind: 'issue'; item: BatchItem; ownKey: boolean }
+  | { kind: 'held'; credentialId: string }
   | { kind: 'skip' | 'error'; message: string; completionKey: string | null };
 
-/** Real runs report issued/skipped/error; a dry run reports the class new/duplicate/already_issued/error. */
-export type EntryOutcome = 'issued' | 'skipped' | 'error' | 'new' | 'duplicate' | 'already_issued';
+/** What a run does with an entry (a dry run: what the real run would do). */
+export type EntryOutcome = 'issued' | 'skipped' | 'error';
+/** A dry run's class of an entry, beside its outcome. */
+export type EntryPreview = 'new' | 'duplicate' | 'already_issued' | 'error';
 
 export interface EntryReport {
   outcome: EntryOutcome;
+  /** Set in a dry run only. */
+  preview?: EntryPreview;
   completionKey: string | null;
   credentialId: string | null;
   message: string | null;
@@ -39,6 +49,17 @@ export interface ImportRunResult {
 }
 
 export const ALREADY_ISSUED_MESSAGE = 'already issued: the completion key exists';
+const heldMessage = (credentialId: string) =>
+  `already held: the recipient holds credential ${credentialId} of this definition`;
+
+/** The report of an entry: its outcome, and in a dry run its preview class. */
+function report(
+  outcome: EntryOutcome,
+  preview: EntryPreview | null,
+  fields: Omit<EntryReport, 'outcome' | 'preview'>,
+): EntryReport {
+  return preview === null ? { outcome, ...fields } : { outcome, preview, ...fields };
+}
 
 function batchReport(
   result: BatchOutcome,
@@ -47,27 +68,47 @@ function batchReport(
   options: Pick<ImportRunOptions, 'dryRun' | 'label'>,
 ): EntryReport {
   const { credentialId } = result;
+  const preview = (cls: EntryPreview) => (options.dryRun ? cls : null);
   switch (result.class) {
     case 'new':
-      return { outcome: options.dryRun ? 'new' : 'issued', completionKey, credentialId, message: null };
+      return report('issued', preview('new'), { completionKey, credentialId, message: null });
     case 'error':
-      return { outcome: 'error', completionKey, credentialId, message: result.error };
+      return report('error', preview('error'), { completionKey, credentialId, message: result.error });
     case 'duplicate': {
       const first = options.label(positions[result.duplicateOf as number] as number);
-      return {
-        outcome: options.dryRun ? 'duplicate' : 'skipped',
-        completionKey,
-        credentialId,
-        message: `duplicate of ${first}`,
-      };
+      return report('skipped', preview('duplicate'), { completionKey, credentialId, message: `duplicate of ${first}` });
     }
     case 'already_issued':
-      return {
-        outcome: options.dryRun ? 'already_issued' : 'skipped',
+      return report('skipped', preview('already_issued'), {
         completionKey,
         credentialId,
         message: ALREADY_ISSUED_MESSAGE,
-      };
+      });
+  }
+}
+
+/** The report of an entry that never reached batch issuance. */
+function preparedReport(entry: Exclude<PreparedEntry, { kind: 'issue' }>, dryRun: boolean): EntryReport {
+  switch (entry.kind) {
+    case 'held':
+      return report('skipped', dryRun ? 'already_issued' : null, {
+        completionKey: null,
+        credentialId: entry.credentialId,
+        message: heldMessage(entry.credentialId),
+      });
+    case 'skip':
+      // Only connectors skip records, and they have no dry run.
+      return report('skipped', null, {
+        completionKey: entry.completionKey,
+        credentialId: null,
+        message: entry.message,
+      });
+    case 'error':
+      return report('error', dryRun ? 'error' : null, {
+        completionKey: entry.completionKey,
+        credentialId: null,
+        message: entry.message,
+      });
   }
 }
 
@@ -103,12 +144,7 @@ function summarise(
             batchReport(outcomes[item++] as BatchOutcome, entry.item.completionKey, positions, options),
             entry.item,
           )
-        : {
-            outcome: entry.kind === 'skip' ? 'skipped' : 'error',
-            completionKey: entry.completionKey,
-            credentialId: null,
-            message: entry.message,
-          },
+        : preparedReport(entry, options.dryRun),
   );
   return { ...tally(entries, outcomes), entries: reports };
 }
@@ -119,11 +155,38 @@ function summarise(
  * credentials commit together; earlier chunks are safe to re-run thanks to the completion keys.
  */
 export function createImportRunner(
-  core: Pick<Core, 'ids' | 'clock'>,
+  core: Pick<Core, 'db' | 'ids' | 'clock'>,
   deps: { batchIssuance: Pick<BatchIssuance, 'preview' | 'issue'> },
 ) {
+  /**
+   * Entries without their own key whose recipient already holds a valid credential of the
+   * definition under another key (another channel's, an earlier explicit one) become `held`.
+   * A credential issued between this read and the insert can still be doubled; the auto: key
+   * keeps this very channel idempotent whatever happens.
+   */
+  async function markHeld(issuerId: string, entries: PreparedEntry[]): Promise<PreparedEntry[]> {
+    const pairs = entries.flatMap((entry) =>
+      entry.kind === 'issue' && !entry.ownKey
+        ? [{ definitionId: entry.item.definition.id, recipientHash: entry.item.recipientHash }]
+        : [],
+    );
+    if (pairs.length === 0) return entries;
+    const held = await createHeldCredentialRepository(core.db).held(issuerId, pairs, isoNow(core.clock), () =>
+      nextTurn(),
+    );
+    if (held.size === 0) return entries;
+    return entries.map((entry) => {
+      if (entry.kind !== 'issue' || entry.ownKey) return entry;
+      const found = held.get(heldKey(entry.item.definition.id, entry.item.recipientHash));
+      // The credential under this very key is reported by batch issuance as the key's replay.
+      if (found === undefined || found.completionKey === entry.item.completionKey) return entry;
+      return { kind: 'held', credentialId: found.id };
+    });
+  }
+
   return {
-    async run(issuerId: string, options: ImportRunOptions, entries: PreparedEntry[]): Promise<ImportRunResult> {
+    async run(issuerId: string, options: ImportRunOptions, prepared: PreparedEntry[]): Promise<ImportRunResult> {
+      const entries = await markHeld(issuerId, prepared);
       const batchId = core.ids.uuid();
       const positions: number[] = [];
       const items: BatchItem[] = [];

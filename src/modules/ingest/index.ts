@@ -6,14 +6,15 @@ import type { IssuerService } from '../issuers/issuers.service.js';
 import { createCompletionIngestService } from './completions.service.js';
 import { createConnectorService } from './connectors/connectors.service.js';
 import { createCsvImportService } from './csv.service.js';
+import { createImportGate } from './import-gate.js';
 import { createImportRunner } from './import-run.js';
 
 /** Ingest: CSV import, single completions and the LMS/SIS connectors. */
 export function createIngestModule(
-  core: Pick<Core, 'clock' | 'ids'>,
+  core: Pick<Core, 'clock' | 'ids' | 'db'>,
   deps: {
     issuers: Pick<IssuerService, 'identity'>;
-    definitions: Pick<DefinitionService, 'findRow' | 'findRowByRef' | 'listRows'>;
+    definitions: Pick<DefinitionService, 'findRow' | 'listRows'>;
     issuance: Pick<IssuanceService, 'issue' | 'recipientHash' | 'toIssued'>;
     batchIssuance: Pick<BatchIssuance, 'preview' | 'issue'>;
   },
@@ -22,6 +23,7 @@ export function createIngestModule(
   const context = { issuers: deps.issuers, definitions: deps.definitions, runner };
   return {
     csv: createCsvImportService(core, context),
+    imports: createImportGate(),
     completions: createCompletionIngestService(core, deps),
     connectors: createConnectorService(core, context),
   };

@@ -2,13 +2,13 @@ import type { Core } from '../../../core/context.js';
 import { errors } from '../../../core/errors.js';
 import { nulCharacterAt } from '../../../core/validation.js';
 import {
-  type DefinitionLookup,
   type IngestContext,
   type IngestContextDeps,
   loadIngestContext,
   prepareCompletion,
 } from '../completion-entry.js';
 import type { DateFormat } from '../dates.js';
+import type { DefinitionLookup } from '../definition-resolver.js';
 import type { ImportRunner, PreparedEntry } from '../import-run.js';
 import { axceleratePreset, DEFAULT_OUTCOME_CODES } from './axcelerate.js';
 import { canvasPreset } from './canvas.js';
@@ -69,10 +69,7 @@ function recordLookup(
     const definition = ctx.resolver.byId(fields.definitionId);
     return definition ? { definition } : { problem: 'definitionId does not match a definition' };
   }
-  if (fields.definitionRef !== '') {
-    const definition = ctx.resolver.byRef(fields.definitionRef);
-    return definition ? { definition } : { problem: 'definitionRef matches no definition slug or name' };
-  }
+  if (fields.definitionRef !== '') return ctx.resolver.byRef(fields.definitionRef, 'definitionRef');
   const code = fields.courseCode;
   if (code === '') return { problem: 'the record has no course code to choose its definition by' };
   if (Object.hasOwn(definitionMap, code)) {
@@ -161,8 +158,7 @@ export function createConnectorService(
         errored: result.errored,
         records: result.entries.map((entry, index) => ({
           index,
-          // A real run (connectors have no dry run) only reports issued, skipped and error.
-          outcome: entry.outcome as 'issued' | 'skipped' | 'error',
+          outcome: entry.outcome,
           completionKey: entry.completionKey,
           credentialId: entry.credentialId,
           message: entry.message,
