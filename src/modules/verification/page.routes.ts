@@ -17,6 +17,15 @@ const notFoundResponse = (description: string) => ({
   content: { 'text/html': { schema: Type.String() }, 'application/json': { schema: Type.Ref(ErrorBody) } },
 });
 
+/** If-None-Match (RFC 9110 §13.1.2): `*` or any listed tag equal to `etag` under weak comparison. */
+function noneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((tag) => {
+    const value = tag.trim();
+    return value === '*' || value.replace(/^W\//, '') === etag;
+  });
+}
+
 const PageParams = Type.Object({ slug: Type.String(), id: Type.String() });
 const ShareParams = Type.Object({ slug: Type.String(), id: Type.String(), action: Type.String() });
 
@@ -107,14 +116,15 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Add <div data-service-credential="ASSERTION_URL"></div> or <div data-service-profile="PROFILE_URL"></div> and <script src="/embed/v1.js" async></script>.',
         response: {
           200: { description: 'The script', content: { 'application/javascript': { schema: Type.String() } } },
-          304: Type.Null({ description: 'Not modified' }),
+          304: { description: 'Not modified (no body)' },
           ...errorResponses(...openErrors),
         },
       },
     },
     async (request, reply) => {
       reply.header('cache-control', 'public, max-age=3600').header('etag', EMBED_ETAG);
-      if (request.headers['if-none-match'] === EMBED_ETAG) return reply.status(304).send(null);
+      // A 304 has no body, so no content type or length either (RFC 9110 §15.4.5).
+      if (noneMatch(request.headers['if-none-match'], EMBED_ETAG)) return reply.status(304).send();
       return reply.header('content-type', 'application/javascript; charset=utf-8').send(EMBED_SCRIPT);
     },
   );
