@@ -133,6 +133,10 @@ describe.each(dialects)('embed script on %s', (dialect) => {
     expect(await page.locator('#credential a.lk').getAttribute('href')).toBe(valid.verifyUrl);
     expect(await page.locator('#credential img').getAttribute('alt')).toBe('Data Literacy badge');
     await expect.poll(() => text(page, '#revoked .st')).toBe('Revoked');
+    expect(await page.locator('#revoked .is').allTextContents()).toEqual([
+      'Issued in error',
+      'Issued by Northwind Academy',
+    ]);
     await expect.poll(() => text(page, '#unknown .st')).toBe('Not verified');
     expect(await text(page, '#unknown .is')).toBe('No credential matches this link.');
     expect(await page.locator('#unknown a').count()).toBe(0);

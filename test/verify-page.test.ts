@@ -111,7 +111,7 @@ describe.each(dialects)('verification page on %s', (dialect) => {
     const res = await get(revoked.verifyUrl);
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('class="status status-revoked"');
-    expect(res.body).toContain('Reason: Assessment &lt;b&gt;withdrawn&lt;/b&gt;');
+    expect(res.body).toContain('Reason: Assessment &lt;b&gt;withdrawn&lt;/b&gt;.');
     expect(res.body).toContain(
       '<dt>Revoked on</dt><dd><time datetime="2026-11-21T10:00:00.000Z">21 November 2026</time></dd>',
     );

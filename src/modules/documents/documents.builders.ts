@@ -4,6 +4,7 @@ import type { CredentialWithSlugs } from '../credentials/credentials.repository.
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { EndorsementRow } from '../endorsements/endorsements.repository.js';
 import type { IssuerRow } from '../issuers/issuers.repository.js';
+import { publicRevocationReason } from '../verification/revocation-reason.js';
 import {
   OB_CONTEXT,
   type ObAlignment,
@@ -125,14 +126,14 @@ export function assertionDocument(
   };
 }
 
-/** The 410 body of a revoked hosted assertion (OB 2.0 "Revoking Hosted Assertions"). */
+/** The 410 body of a revoked hosted assertion (OB 2.0 "Revoking Hosted Assertions"), its reason in public words. */
 export function revokedAssertionDocument(urls: PublicUrls, credential: CredentialWithSlugs): ObRevokedAssertion {
   return {
     '@context': OB_CONTEXT,
     id: urls.assertion(credential.issuer_slug, credential.id),
     type: 'Assertion',
     revoked: true,
-    ...(credential.revoked_reason ? { revocationReason: credential.revoked_reason } : {}),
+    revocationReason: publicRevocationReason(credential.revoked_reason),
   };
 }
 

@@ -86,7 +86,7 @@ export const ObRevokedAssertionSchema = Type.Object(
     id: Url,
     type: Type.Literal('Assertion'),
     revoked: Type.Literal(true),
-    revocationReason: Type.Optional(Type.String()),
+    revocationReason: Type.String({ description: 'In public words: an erasure reads "Revoked by the issuer"' }),
   },
   { $id: 'ObRevokedAssertion', description: 'Served with 410 Gone for a revoked hosted assertion' },
 );

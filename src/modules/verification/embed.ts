@@ -93,6 +93,7 @@ const SOURCE = `(function () {
     var b = el('div', 'body');
     b.appendChild(el('div', 'st', LABEL[s]));
     if (s === 'unknown') b.appendChild(el('div', 'is', 'No credential matches this link.'));
+    if (s === 'revoked' && v.revokedReason) b.appendChild(el('div', 'is', v.revokedReason));
     if (v.credential) b.appendChild(el('div', 'nm', v.credential.name));
     if (v.issuer) b.appendChild(el('div', 'is', 'Issued by ' + v.issuer.name));
     if (v.recipientName) b.appendChild(el('div', 'rc', 'Awarded to ' + v.recipientName));

@@ -2,6 +2,8 @@ import type { Core } from '../../core/context.js';
 import { publicUrls } from '../../core/urls.js';
 import { coalescedReads } from '../../db/coalesced-reads.js';
 import type { EventRecorder } from './events.js';
+import { createPageRepository } from './page.repository.js';
+import { REPLACED_BY_NEWER } from './revocation-reason.js';
 import { isShareAction, shareTarget } from './share.js';
 import { CONCURRENT_READS, createVerificationRepository, type PageRow } from './verification.repository.js';
 import { type AuthenticResult, toResult } from './verification.views.js';
@@ -12,6 +14,8 @@ export interface PageView {
   credentialId: string;
   /** When the issuer revoked it; null while it stands. */
   revokedAt: string | null;
+  /** The page of the credential that replaced this one (a reissue), when there is one. */
+  replacementUrl: string | null;
   assertionUrl: string;
   /** The issuer's own website, where the issuer's name links to. */
   issuerUrl: string;
@@ -30,6 +34,7 @@ export function createPageService(
   const urls = publicUrls(core.config.publicBaseUrl);
   const repo = createVerificationRepository(core.db, core.dialect);
   const findOne = coalescedReads(repo.findForPageByIds, CONCURRENT_READS);
+  const pages = createPageRepository(core.db);
 
   /** The credential, only when it is the named issuer's: any other combination is not found. */
   async function find(issuerSlug: string, id: string): Promise<PageRow | undefined> {
@@ -47,10 +52,14 @@ export function createPageService(
       if (!row) return null;
       if (record) await deps.events.recordVerifications([row], 'page', country);
       const assertionUrl = urls.assertion(row.issuer_slug, row.id);
+      const result = toResult(urls, assertionUrl, row, core.clock.now());
+      const replacement =
+        result.revokedReason === REPLACED_BY_NEWER ? await pages.replacementOf(row.issuer_id, row.id) : undefined;
       return {
-        result: toResult(urls, assertionUrl, row, core.clock.now()),
+        result,
         credentialId: row.id,
         revokedAt: row.revoked_at,
+        replacementUrl: replacement === undefined ? null : urls.verifyPage(row.issuer_slug, replacement),
         assertionUrl,
         issuerUrl: row.issuer_url,
         description: row.description,

@@ -3,6 +3,7 @@ import { contrastRatio, safeHexColor, textColorOn } from '../../core/colors.js';
 import { html, Markup, safeUrl } from './html.js';
 import { PAGE_ASSETS_VERSION } from './page.assets.js';
 import type { PageView } from './page.service.js';
+import { REVOKED_BY_ISSUER } from './revocation-reason.js';
 import { PAGE_SHARE_BUTTONS } from './share.js';
 
 export const PAGE_CSS_PATH = '/verify/assets/page.css';
@@ -92,6 +93,19 @@ ${options.body}
 </html>`}`;
 }
 
+/**
+ * The reason after "has revoked this credential.", in public words: none for a revocation without a
+ * stated reason (an erasure reads the same), a link to the newer credential for a reissue.
+ */
+function revocationDetail(view: PageView): Markup {
+  const reason = view.result.revokedReason;
+  if (!reason || reason === REVOKED_BY_ISSUER) return html``;
+  const replacement = view.replacementUrl
+    ? html` <a class="replacement" href="${view.replacementUrl}">See the newer credential</a>`
+    : '';
+  return html` Reason: ${reason}.${replacement}`;
+}
+
 function statusBanner(view: PageView): Markup {
   const { result } = view;
   const issuer = result.issuer.name;
@@ -106,9 +120,7 @@ function statusBanner(view: PageView): Markup {
       }.</p></section>`;
     default:
       return html`<section class="status status-revoked" aria-label="Verification status">
-<p class="label">Revoked</p><p>${issuer} has revoked this credential.${
-        result.revokedReason ? html` Reason: ${result.revokedReason}` : ''
-      }</p></section>`;
+<p class="label">Revoked</p><p>${issuer} has revoked this credential.${revocationDetail(view)}</p></section>`;
   }
 }
 
