@@ -119,8 +119,9 @@ export function assertionDocument(
     issuedOn: credential.issued_on,
     ...(credential.expires_on ? { expires: credential.expires_on } : {}),
     ...(credential.evidence_url ? { evidence: [{ id: credential.evidence_url }] } : {}),
-    // A definition's own image is used as is; only the generated one is baked per assertion.
-    image: definition.image_url ?? imageUrlOf(id),
+    // Only the generated badge is baked per assertion. A definition's own image is the BadgeClass's,
+    // unbaked: repeating it here would point at a file with no assertion in it (docs/decisions.md).
+    ...(definition.image_url ? {} : { image: imageUrlOf(id) }),
     ...(credential.reissued_from ? { related: [{ id: urls.assertion(issuer.slug, credential.reissued_from) }] } : {}),
     ...(endorsementIds.length > 0 ? { endorsement: endorsementIds.map((e) => urls.endorsement(issuer.slug, e)) } : {}),
   };

@@ -72,7 +72,7 @@ export const ObAssertionSchema = Type.Object(
     issuedOn: DateTime,
     expires: Type.Optional(DateTime),
     evidence: Type.Optional(Type.Array(IdRef)),
-    image: Url,
+    image: Type.Optional(Url),
     related: Type.Optional(Type.Array(IdRef, { description: 'The assertion this one reissues' })),
     endorsement: Type.Optional(Type.Array(Url, { description: 'Hosted Endorsement URLs' })),
   },
