@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ErrorBody, errorResponses, openErrors } from '../../core/schemas.js';
-import { EMBED_ETAG, EMBED_SCRIPT } from './embed.js';
+import { embedScript } from './embed.js';
 import { PAGE_CSS, PAGE_JS } from './page.assets.js';
 import { PAGE_CSS_PATH, PAGE_JS_PATH, pageCsp, renderNotFoundPage, renderVerificationPage } from './page.js';
 
@@ -32,7 +32,8 @@ const ShareParams = Type.Object({ slug: Type.String(), id: Type.String(), action
 /** The browser-facing side of verification: the page, its share redirects, its assets and the embed. */
 export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { page, country } = app.services.verification;
-  const { ids } = app.core;
+  const { ids, config } = app.core;
+  const embed = embedScript(config.publicBaseUrl);
   const tags = ['Verification'];
 
   app.get(
@@ -122,10 +123,10 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      reply.header('cache-control', 'public, max-age=3600').header('etag', EMBED_ETAG);
+      reply.header('cache-control', 'public, max-age=3600').header('etag', embed.etag);
       // A 304 has no body, so no content type or length either (RFC 9110 §15.4.5).
-      if (noneMatch(request.headers['if-none-match'], EMBED_ETAG)) return reply.status(304).send();
-      return reply.header('content-type', 'application/javascript; charset=utf-8').send(EMBED_SCRIPT);
+      if (noneMatch(request.headers['if-none-match'], embed.etag)) return reply.status(304).send();
+      return reply.header('content-type', 'application/javascript; charset=utf-8').send(embed.script);
     },
   );
 };
