@@ -47,7 +47,7 @@ export function createServices(core: Core) {
   const endorsements = createEndorsementService(core, { definitions, credentials, audit });
   const documents = createDocumentService(core, { issuers, definitions, credentials, alignments, endorsements });
   const profiles = createProfileService(core, { issuance });
-  const verification = createVerificationModule(core, { outbox, usage });
+  const verification = createVerificationModule(core, { outbox, usage, alignments, endorsements });
   const pathways = createPathwayService(core, { audit, definitions, issuance });
   const gdpr = createGdprService(core, { issuance, audit, outbox, profiles });
   const trust = createTrustService(core);

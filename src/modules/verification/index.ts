@@ -1,5 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Core } from '../../core/context.js';
+import type { AlignmentService } from '../alignments/alignments.service.js';
+import type { EndorsementService } from '../endorsements/endorsements.service.js';
 import type { UsageService } from '../usage/usage.service.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
 import { countryFrom, createEventRecorder } from './events.js';
@@ -12,14 +14,19 @@ import { createVerifyService } from './verify.service.js';
  */
 export function createVerificationModule(
   core: Core,
-  deps: { outbox: Pick<OutboxService, 'enqueueEach'>; usage: Pick<UsageService, 'meterPremiumVerification'> },
+  deps: {
+    outbox: Pick<OutboxService, 'enqueueEach'>;
+    usage: Pick<UsageService, 'meterPremiumVerification'>;
+    alignments: Pick<AlignmentService, 'listRows'>;
+    endorsements: Pick<EndorsementService, 'list'>;
+  },
 ) {
   const events = createEventRecorder(core, { outbox: deps.outbox });
   const header = core.config.geoCountryHeader;
   return {
     events,
     verify: createVerifyService(core, { events, usage: deps.usage }),
-    page: createPageService(core, { events }),
+    page: createPageService(core, { events, alignments: deps.alignments, endorsements: deps.endorsements }),
     /** The verifier's country from the trusted proxy header (GEO_COUNTRY_HEADER), else `ZZ`. */
     country: (headers: IncomingHttpHeaders) => countryFrom(header ? headers[header] : undefined),
     jobs: [events],

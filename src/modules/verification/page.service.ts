@@ -1,6 +1,10 @@
 import type { Core } from '../../core/context.js';
 import { publicUrls } from '../../core/urls.js';
 import { coalescedReads } from '../../db/coalesced-reads.js';
+import { effectiveStatus } from '../credentials/credentials.views.js';
+import type { AlignmentService } from '../alignments/alignments.service.js';
+import type { Endorsement } from '../endorsements/endorsements.schemas.js';
+import type { EndorsementService } from '../endorsements/endorsements.service.js';
 import type { EventRecorder } from './events.js';
 import { createPageRepository } from './page.repository.js';
 import { REPLACED_BY_NEWER } from './revocation-reason.js';
@@ -24,12 +28,40 @@ export interface PageView {
   criteriaUrl: string | null;
   skills: string[];
   tags: string[];
+  evidenceUrl: string | null;
+  alignments: PageAlignment[];
+  /** The badge's endorsements, then this credential's. */
+  endorsements: PageEndorsement[];
+}
+
+export interface PageAlignment {
+  name: string;
+  url: string;
+  framework: string | null;
+  code: string | null;
+  description: string | null;
+}
+
+export interface PageEndorsement {
+  endorser: string;
+  endorserUrl: string | null;
+  claim: string;
+  on: string;
+  of: 'badge' | 'credential';
+}
+
+function endorsementView(e: Endorsement): Omit<PageEndorsement, 'of'> {
+  return { endorser: e.endorserName, endorserUrl: e.endorserUrl ?? null, claim: e.claim, on: e.createdAt };
 }
 
 /** The verification page (`/verify/{slug}/{id}`) and its share redirects. */
 export function createPageService(
   core: Pick<Core, 'db' | 'dialect' | 'clock' | 'config'>,
-  deps: { events: Pick<EventRecorder, 'recordVerifications' | 'recordEngagement'> },
+  deps: {
+    events: Pick<EventRecorder, 'recordVerifications' | 'recordEngagement'>;
+    alignments: Pick<AlignmentService, 'listRows'>;
+    endorsements: Pick<EndorsementService, 'list'>;
+  },
 ) {
   const urls = publicUrls(core.config.publicBaseUrl);
   const repo = createVerificationRepository(core.db, core.dialect);
@@ -53,8 +85,12 @@ export function createPageService(
       if (record) await deps.events.recordVerifications([row], 'page', country);
       const assertionUrl = urls.assertion(row.issuer_slug, row.id);
       const result = toResult(urls, assertionUrl, row, core.clock.now());
-      const replacement =
-        result.revokedReason === REPLACED_BY_NEWER ? await pages.replacementOf(row.issuer_id, row.id) : undefined;
+      const [replacement, alignments, ofBadge, ofCredential] = await Promise.all([
+        result.revokedReason === REPLACED_BY_NEWER ? pages.replacementOf(row.issuer_id, row.id) : undefined,
+        deps.alignments.listRows(row.issuer_id, row.definition_id),
+        deps.endorsements.list(row.issuer_id, 'definition', row.definition_id),
+        deps.endorsements.list(row.issuer_id, 'credential', row.id),
+      ]);
       return {
         result,
         credentialId: row.id,
@@ -67,12 +103,25 @@ export function createPageService(
         criteriaUrl: row.criteria_url,
         skills: JSON.parse(row.skills) as string[],
         tags: JSON.parse(row.tags) as string[],
+        evidenceUrl: row.evidence_url,
+        alignments: alignments.map((a) => ({
+          name: a.target_name,
+          url: a.target_url,
+          framework: a.target_framework,
+          code: a.target_code,
+          description: a.target_description,
+        })),
+        endorsements: [
+          ...ofBadge.map((e) => ({ ...endorsementView(e), of: 'badge' as const })),
+          ...ofCredential.map((e) => ({ ...endorsementView(e), of: 'credential' as const })),
+        ],
       };
     },
 
     /**
      * Where a share action redirects, recording the engagement; null for an unknown action or
-     * credential. A revoked credential is not shareable: it goes back to its page, unrecorded. Only a
+     * credential. A revoked credential is not shareable, nor is an expired one to a profile or wallet:
+     * it goes back to its page, unrecorded. Only a
      * GET (`record`) counts: a HEAD from a link checker does not.
      */
     async share(
@@ -86,7 +135,9 @@ export function createPageService(
       const row = await find(issuerSlug, id);
       if (!row) return null;
       const verifyPageUrl = urls.verifyPage(row.issuer_slug, row.id);
-      if (row.revoked_at !== null) return verifyPageUrl;
+      // Only a standing credential goes onto a profile or into a wallet; an expired one may still be linked.
+      const status = effectiveStatus(row, core.clock.now());
+      if (status === 'revoked' || (status === 'expired' && action !== 'share_link')) return verifyPageUrl;
       if (record)
         await deps.events.recordEngagement({ issuerId: row.issuer_id, credentialId: row.id, action, country });
       return shareTarget(action, {
