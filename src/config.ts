@@ -4,6 +4,8 @@ import { Value } from '@sinclair/typebox/value';
 const Bool = Type.Union([Type.Literal('true'), Type.Literal('false')]);
 const Port = Type.String({ pattern: '^[0-9]{1,5}$' });
 const PositiveInt = Type.String({ pattern: '^[1-9][0-9]*$' });
+/** A wallet-pass service's link, `{assertionUrl}` standing for the (URL-encoded) assertion URL. */
+const WalletPassUrl = Type.String({ pattern: '^https?://[^\\s]*\\{assertionUrl\\}[^\\s]*$' });
 
 /** The environment the service reads; every variable is optional and has a default below. */
 const EnvSchema = Type.Object({
@@ -30,6 +32,8 @@ const EnvSchema = Type.Object({
   TRUST_PROXY: Type.Optional(Bool),
   TRUST_SUBPROCESSORS_FILE: Type.Optional(Type.String({ minLength: 1 })),
   DATA_RESIDENCY: Type.Optional(Type.String({ minLength: 1 })),
+  WALLET_APPLE_PASS_URL: Type.Optional(WalletPassUrl),
+  WALLET_GOOGLE_PASS_URL: Type.Optional(WalletPassUrl),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -64,6 +68,8 @@ export interface Config {
   trustProxy: boolean;
   trustSubprocessorsFile: string | null;
   dataResidency: string;
+  /** Wallet-pass services by share action; a wallet without one is not offered and its action is 404. */
+  walletPassUrls: { wallet_apple: string | null; wallet_google: string | null };
 }
 
 export class ConfigError extends Error {
@@ -122,6 +128,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     trustProxy: e.TRUST_PROXY === 'true',
     trustSubprocessorsFile: e.TRUST_SUBPROCESSORS_FILE ?? null,
     dataResidency: e.DATA_RESIDENCY ?? 'Australia, single region',
+    walletPassUrls: { wallet_apple: e.WALLET_APPLE_PASS_URL ?? null, wallet_google: e.WALLET_GOOGLE_PASS_URL ?? null },
   });
 }
 

@@ -348,11 +348,14 @@ describe.each(dialects)('verification page on %s', (dialect) => {
       });
     });
 
-    it('sends share_link and the wallet actions to the verification page itself', async () => {
-      for (const action of ['share_link', 'wallet_apple', 'wallet_google']) {
-        const res = await get(`${page()}/share/${action}?next=https://evil.example`, { 'x-country': 'fr' });
-        expect(res.statusCode, action).toBe(302);
-        expect(res.headers.location, action).toBe(valid.verifyUrl);
+    it('sends share_link to the verification page itself; wallets, not configured here, are 404', async () => {
+      const res = await get(`${page()}/share/share_link?next=https://evil.example`, { 'x-country': 'fr' });
+      expect(res.statusCode).toBe(302);
+      expect(res.headers.location).toBe(valid.verifyUrl);
+      for (const action of ['wallet_apple', 'wallet_google']) {
+        const wallet = await get(`${page()}/share/${action}`, { 'x-country': 'fr' });
+        expect(wallet.statusCode, action).toBe(404);
+        expect(wallet.headers.location, action).toBeUndefined();
       }
     });
 
@@ -361,8 +364,6 @@ describe.each(dialects)('verification page on %s', (dialect) => {
       expect(rows.map((r) => [r.action, r.country])).toEqual([
         ['linkedin', 'ZZ'],
         ['share_link', 'FR'],
-        ['wallet_apple', 'FR'],
-        ['wallet_google', 'FR'],
       ]);
       await expect(t.database.db.deleteFrom('engagement_events').execute()).rejects.toThrow(/append-only/);
     });

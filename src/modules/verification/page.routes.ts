@@ -76,7 +76,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Record a share action and redirect to its target',
         description:
-          'action is linkedin (LinkedIn add-to-profile), share_link, wallet_apple or wallet_google (the verification page). The target is always built by the server.',
+          'action is linkedin (LinkedIn add-to-profile), share_link (the verification page), or wallet_apple / wallet_google (the wallet-pass service set by WALLET_APPLE_PASS_URL / WALLET_GOOGLE_PASS_URL; 404 when unset). The target is always built by the server. A revoked credential, or an expired one for anything but share_link, goes back to its page unrecorded.',
         params: ShareParams,
         response: {
           302: Type.Null({ description: 'Redirect to the share target (Location)' }),

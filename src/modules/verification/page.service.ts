@@ -1,14 +1,14 @@
 import type { Core } from '../../core/context.js';
 import { publicUrls } from '../../core/urls.js';
 import { coalescedReads } from '../../db/coalesced-reads.js';
-import { effectiveStatus } from '../credentials/credentials.views.js';
 import type { AlignmentService } from '../alignments/alignments.service.js';
+import { effectiveStatus } from '../credentials/credentials.views.js';
 import type { Endorsement } from '../endorsements/endorsements.schemas.js';
 import type { EndorsementService } from '../endorsements/endorsements.service.js';
 import type { EventRecorder } from './events.js';
 import { createPageRepository } from './page.repository.js';
 import { REPLACED_BY_NEWER } from './revocation-reason.js';
-import { isShareAction, shareTarget } from './share.js';
+import { isShareAction, pageShareButtons, shareTarget } from './share.js';
 import { CONCURRENT_READS, createVerificationRepository, type PageRow } from './verification.repository.js';
 import { type AuthenticResult, toResult } from './verification.views.js';
 
@@ -29,6 +29,8 @@ export interface PageView {
   skills: string[];
   tags: string[];
   evidenceUrl: string | null;
+  /** The share buttons this service offers (wallets only when configured). */
+  shareButtons: ReturnType<typeof pageShareButtons>;
   alignments: PageAlignment[];
   /** The badge's endorsements, then this credential's. */
   endorsements: PageEndorsement[];
@@ -67,6 +69,8 @@ export function createPageService(
   const repo = createVerificationRepository(core.db, core.dialect);
   const findOne = coalescedReads(repo.findForPageByIds, CONCURRENT_READS);
   const pages = createPageRepository(core.db);
+  const wallets = core.config.walletPassUrls;
+  const shareButtons = pageShareButtons(wallets);
 
   /** The credential, only when it is the named issuer's: any other combination is not found. */
   async function find(issuerSlug: string, id: string): Promise<PageRow | undefined> {
@@ -104,6 +108,7 @@ export function createPageService(
         skills: JSON.parse(row.skills) as string[],
         tags: JSON.parse(row.tags) as string[],
         evidenceUrl: row.evidence_url,
+        shareButtons,
         alignments: alignments.map((a) => ({
           name: a.target_name,
           url: a.target_url,
@@ -131,7 +136,7 @@ export function createPageService(
       country: string,
       record: boolean,
     ): Promise<string | null> {
-      if (!isShareAction(action)) return null;
+      if (!isShareAction(action, wallets)) return null;
       const row = await find(issuerSlug, id);
       if (!row) return null;
       const verifyPageUrl = urls.verifyPage(row.issuer_slug, row.id);
@@ -140,14 +145,19 @@ export function createPageService(
       if (status === 'revoked' || (status === 'expired' && action !== 'share_link')) return verifyPageUrl;
       if (record)
         await deps.events.recordEngagement({ issuerId: row.issuer_id, credentialId: row.id, action, country });
-      return shareTarget(action, {
-        credentialId: row.id,
-        badgeName: row.definition_name,
-        issuerName: row.issuer_name,
-        issuedOn: row.issued_on,
-        expiresOn: row.expires_on,
-        verifyPageUrl,
-      });
+      return shareTarget(
+        action,
+        {
+          credentialId: row.id,
+          badgeName: row.definition_name,
+          issuerName: row.issuer_name,
+          issuedOn: row.issued_on,
+          expiresOn: row.expires_on,
+          verifyPageUrl,
+          assertionUrl: urls.assertion(row.issuer_slug, row.id),
+        },
+        wallets,
+      );
     },
   };
 }

@@ -4,7 +4,6 @@ import { html, Markup, safeUrl } from './html.js';
 import { PAGE_ASSETS_VERSION } from './page.assets.js';
 import type { PageView } from './page.service.js';
 import { REVOKED_BY_ISSUER } from './revocation-reason.js';
-import { PAGE_SHARE_BUTTONS } from './share.js';
 
 export const PAGE_CSS_PATH = '/verify/assets/page.css';
 export const PAGE_JS_PATH = '/verify/assets/page.js';
@@ -163,7 +162,7 @@ function badgeImage(view: PageView, imageUrl: string | undefined): Markup {
 function shareLinks(view: PageView): Markup {
   if (view.result.status === 'revoked') return html``;
   const base = new URL(view.result.verifyPageUrl).pathname;
-  const buttons = PAGE_SHARE_BUTTONS.filter(({ action }) => view.result.status === 'valid' || action === 'share_link');
+  const buttons = view.shareButtons.filter(({ action }) => view.result.status === 'valid' || action === 'share_link');
   return html`${buttons.map(({ action, label }) =>
     action === 'share_link'
       ? html`<a class="button" role="button" href="${base}/share/${action}" data-copy="${view.result.verifyPageUrl}">${label}</a>`
