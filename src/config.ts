@@ -5,6 +5,8 @@ import { Value } from '@sinclair/typebox/value';
 const Bool = Type.Union([Type.Literal('true'), Type.Literal('false')]);
 const Port = Type.String({ pattern: '^[0-9]{1,5}$' });
 const PositiveInt = Type.String({ pattern: '^[1-9][0-9]*$' });
+/** A wallet-pass service's link, `{assertionUrl}` standing for the (URL-encoded) assertion URL. */
+const WalletPassUrl = Type.String({ pattern: '^https?://[^\\s]*\\{assertionUrl\\}[^\\s]*$' });
 
 /** The environment the service reads; every variable is optional and has a default below. */
 const EnvSchema = Type.Object({
@@ -40,6 +42,8 @@ const EnvSchema = Type.Object({
   NOTIFY_RATE_PER_MINUTE: Type.Optional(PositiveInt),
   NOTIFY_QUEUE_MAX: Type.Optional(PositiveInt),
   SIGNING_KEY_SECRET: Type.Optional(Type.String({ minLength: 32 })),
+  WALLET_APPLE_PASS_URL: Type.Optional(WalletPassUrl),
+  WALLET_GOOGLE_PASS_URL: Type.Optional(WalletPassUrl),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -83,6 +87,8 @@ export interface Config {
   mail: { smtpUrl: string; from: string; ratePerMinute: number; maxQueued: number } | null;
   /** Key-encryption secret for the issuers' signing keys (Open Badges 3.0); null: see src/modules/vc/kek.ts. */
   signingKeySecret: string | null;
+  /** Wallet-pass services by share action; a wallet without one is not offered and its action is 404. */
+  walletPassUrls: { wallet_apple: string | null; wallet_google: string | null };
 }
 
 export class ConfigError extends Error {
@@ -165,6 +171,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
           }
         : null,
     signingKeySecret: e.SIGNING_KEY_SECRET ?? null,
+    walletPassUrls: { wallet_apple: e.WALLET_APPLE_PASS_URL ?? null, wallet_google: e.WALLET_GOOGLE_PASS_URL ?? null },
   });
 }
 

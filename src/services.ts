@@ -51,7 +51,13 @@ export function createServices(core: Core) {
   const documents = createDocumentService(core, { issuers, definitions, credentials, alignments, endorsements });
   const profiles = createProfileService(core, { issuance });
   const vc = createVcModule(core, { issuers, definitions, credentials, alignments, audit });
-  const verification = createVerificationModule(core, { outbox, usage, readPresented: vc.readPresented });
+  const verification = createVerificationModule(core, {
+    outbox,
+    usage,
+    readPresented: vc.readPresented,
+    alignments,
+    endorsements,
+  });
   const pathways = createPathwayService(core, { audit, definitions, issuance });
   const gdpr = createGdprService(core, { issuance, audit, outbox, profiles, notifications });
   const trust = createTrustService(core);

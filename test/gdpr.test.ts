@@ -261,14 +261,18 @@ describe.each(dialects)('GDPR export and erase on %s', (dialect) => {
       headers: { accept: 'application/ld+json' },
     });
     expect(assertion.statusCode).toBe(410);
-    expect(assertion.json()).toMatchObject({ revoked: true, revocationReason: 'gdpr_erasure' });
+    expect(assertion.json()).toMatchObject({ revoked: true, revocationReason: 'Revoked by the issuer' });
     const verified = await t.app.inject({
       method: 'POST',
       url: '/api/v1/verify',
       payload: { id: `https://badges.test${assertionUrl}` },
     });
     expect(verified.statusCode, verified.body).toBe(200);
-    expect(verified.json()).toMatchObject({ authentic: true, status: 'revoked', revokedReason: 'gdpr_erasure' });
+    expect(verified.json()).toMatchObject({
+      authentic: true,
+      status: 'revoked',
+      revokedReason: 'Revoked by the issuer',
+    });
     expect(verified.json()).not.toHaveProperty('recipientName');
     const profile = await t.app.inject({ method: 'GET', url: new URL(profileUrl).pathname });
     expect(profile.statusCode).toBe(404);

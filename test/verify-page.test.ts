@@ -113,7 +113,7 @@ describe.each(dialects)('verification page on %s', (dialect) => {
     const res = await get(revoked.verifyUrl);
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('class="status status-revoked"');
-    expect(res.body).toContain('Reason: Assessment &lt;b&gt;withdrawn&lt;/b&gt;');
+    expect(res.body).toContain('Reason: Assessment &lt;b&gt;withdrawn&lt;/b&gt;.');
     expect(res.body).toContain(
       '<dt>Revoked on</dt><dd><time datetime="2026-11-21T10:00:00.000Z">21 November 2026</time></dd>',
     );
@@ -125,6 +125,136 @@ describe.each(dialects)('verification page on %s', (dialect) => {
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('class="status status-expired"');
     expect(res.body).toContain('<dt>Expired on</dt>');
+  });
+
+  describe('what the documents hold', () => {
+    let rich: Issued;
+    let richDefinition: { id: string; slug: string };
+    const keyed = () => ({ authorization: `Bearer ${a.key}` });
+
+    beforeAll(async () => {
+      richDefinition = await createDefinition(t, a, {
+        name: 'Cloud Security',
+        criteriaUrl: 'https://northwind.example/cloud/criteria',
+      });
+      const alignment = await t.app.inject({
+        method: 'POST',
+        url: `/api/v1/definitions/${richDefinition.id}/alignments`,
+        headers: keyed(),
+        payload: {
+          targetName: 'Secure configuration <b>',
+          targetUrl: 'https://framework.example/skills/secure-config',
+          targetFramework: 'SFIA 9',
+          targetCode: 'SCTY-4',
+          targetDescription: 'Configures systems securely.',
+        },
+      });
+      expect(alignment.statusCode, alignment.body).toBe(201);
+      const endorsedBadge = await t.app.inject({
+        method: 'POST',
+        url: `/api/v1/definitions/${richDefinition.id}/endorsements`,
+        headers: keyed(),
+        payload: { endorserName: 'Cloud Guild', endorserUrl: 'https://guild.example/', claim: 'Rigorous and current.' },
+      });
+      expect(endorsedBadge.statusCode, endorsedBadge.body).toBe(201);
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/credentials',
+        headers: keyed(),
+        payload: {
+          definitionId: richDefinition.id,
+          recipientEmail: 'rich@example.test',
+          recipientName: 'Radia Perlman',
+          completionKey: 'rich-1',
+          evidenceUrl: 'https://portfolio.example/radia/cloud',
+        },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      rich = res.json();
+      const endorsedCredential = await t.app.inject({
+        method: 'POST',
+        url: `/api/v1/credentials/${rich.credentialId}/endorsements`,
+        headers: keyed(),
+        payload: { endorserName: 'Team Lead', claim: 'Led our migration.' },
+      });
+      expect(endorsedCredential.statusCode, endorsedCredential.body).toBe(201);
+    });
+
+    it('shows alignments with framework and code, evidence, the criteria link and endorsements', async () => {
+      const res = await get(rich.verifyUrl);
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toContain('<h2>Aligned to</h2>');
+      expect(res.body).toContain(
+        '<a href="https://framework.example/skills/secure-config">Secure configuration &lt;b&gt;</a> <span class="muted">(SFIA 9 · SCTY-4)</span>',
+      );
+      expect(res.body).toContain('Configures systems securely.');
+      expect(res.body).toContain(
+        '<a class="evidence" href="https://portfolio.example/radia/cloud">View the evidence</a>',
+      );
+      expect(res.body).toContain(
+        '<a class="criteria" href="https://northwind.example/cloud/criteria">Full criteria</a>',
+      );
+      expect(res.body).toContain('<h2>Endorsements</h2>');
+      expect(res.body).toContain('Rigorous and current.');
+      expect(res.body).toContain('<a href="https://guild.example/">Cloud Guild</a>, endorsing this badge');
+      expect(res.body).toContain('Led our migration.');
+      expect(res.body).toContain('Team Lead, endorsing this credential');
+      expect(res.body).not.toContain('class="badge-frame inactive"');
+    });
+
+    it('renders them readably on a phone and a desktop', async () => {
+      for (const [name, width, height] of [
+        ['phone', 375, 812],
+        ['desktop', 1280, 900],
+      ] as const) {
+        const context = await browser.newContext({ viewport: { width, height } });
+        const page = await context.newPage();
+        await page.goto(rich.verifyUrl, { waitUntil: 'load' });
+        expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+        expect(await page.getByText('SFIA 9 · SCTY-4').isVisible()).toBe(true);
+        expect(await page.getByText('Led our migration.').isVisible()).toBe(true);
+        await page.screenshot({ path: join(screenshots, `rich-${name}-${dialect}.png`), fullPage: true });
+        await page.goto(revoked.verifyUrl, { waitUntil: 'load' });
+        expect(await page.evaluate("getComputedStyle(document.querySelector('img.badge')).filter")).toBe(
+          'grayscale(1)',
+        );
+        expect(await page.locator('.badge-frame .stamp').isVisible()).toBe(true);
+        await page.locator('.credential').screenshot({ path: join(screenshots, `revoked-${name}-${dialect}.png`) });
+        await context.close();
+      }
+    });
+  });
+
+  it('greys the badge of a revoked or expired credential with its status on it, and offers no LinkedIn once expired', async () => {
+    const revokedPage = await get(revoked.verifyUrl);
+    expect(revokedPage.body).toContain('<div class="badge-frame inactive"><img class="badge"');
+    expect(revokedPage.body).toContain('<span class="stamp" aria-hidden="true">Revoked</span>');
+    expect(revokedPage.body).not.toContain('og:image');
+    const expiredPage = await get(expired.verifyUrl);
+    expect(expiredPage.body).toContain('<span class="stamp" aria-hidden="true">Expired</span>');
+    expect(expiredPage.body).not.toContain('Add to LinkedIn');
+    expect(expiredPage.body).not.toContain('/share/linkedin');
+    expect(expiredPage.body).toContain('Copy link');
+    expect(expiredPage.body).not.toContain('og:image');
+    const validPage = await get(valid.verifyUrl);
+    expect(validPage.body).not.toContain('badge-frame');
+    expect(validPage.body).toContain('og:image');
+    // The redirect itself refuses too: back to the page, nothing recorded.
+    const engagements = async () => {
+      await t.app.services.verification.events.flush();
+      return (
+        await t.database.db
+          .selectFrom('engagement_events')
+          .select('id')
+          .where('credential_id', '=', expired.credentialId)
+          .execute()
+      ).length;
+    };
+    const before = await engagements();
+    const share = await get(`${new URL(expired.verifyUrl).pathname}/share/linkedin`);
+    expect(share.statusCode).toBe(302);
+    expect(share.headers.location).toBe(expired.verifyUrl);
+    expect(await engagements()).toBe(before);
   });
 
   it("answers an HTML 404 for unknown ids and another issuer's slug", async () => {
@@ -220,11 +350,14 @@ describe.each(dialects)('verification page on %s', (dialect) => {
       });
     });
 
-    it('sends share_link and the wallet actions to the verification page itself', async () => {
-      for (const action of ['share_link', 'wallet_apple', 'wallet_google']) {
-        const res = await get(`${page()}/share/${action}?next=https://evil.example`, { 'x-country': 'fr' });
-        expect(res.statusCode, action).toBe(302);
-        expect(res.headers.location, action).toBe(valid.verifyUrl);
+    it('sends share_link to the verification page itself; wallets, not configured here, are 404', async () => {
+      const res = await get(`${page()}/share/share_link?next=https://evil.example`, { 'x-country': 'fr' });
+      expect(res.statusCode).toBe(302);
+      expect(res.headers.location).toBe(valid.verifyUrl);
+      for (const action of ['wallet_apple', 'wallet_google']) {
+        const wallet = await get(`${page()}/share/${action}`, { 'x-country': 'fr' });
+        expect(wallet.statusCode, action).toBe(404);
+        expect(wallet.headers.location, action).toBeUndefined();
       }
     });
 
@@ -233,8 +366,6 @@ describe.each(dialects)('verification page on %s', (dialect) => {
       expect(rows.map((r) => [r.action, r.country])).toEqual([
         ['linkedin', 'ZZ'],
         ['share_link', 'FR'],
-        ['wallet_apple', 'FR'],
-        ['wallet_google', 'FR'],
       ]);
       await expect(t.database.db.deleteFrom('engagement_events').execute()).rejects.toThrow(/append-only/);
     });

@@ -4,6 +4,7 @@ import type { CredentialWithSlugs } from '../credentials/credentials.repository.
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { EndorsementRow } from '../endorsements/endorsements.repository.js';
 import type { IssuerRow } from '../issuers/issuers.repository.js';
+import { publicRevocationReason } from '../verification/revocation-reason.js';
 import {
   OB_CONTEXT,
   type ObAlignment,
@@ -118,21 +119,22 @@ export function assertionDocument(
     issuedOn: credential.issued_on,
     ...(credential.expires_on ? { expires: credential.expires_on } : {}),
     ...(credential.evidence_url ? { evidence: [{ id: credential.evidence_url }] } : {}),
-    // A definition's own image is used as is; only the generated one is baked per assertion.
-    image: definition.image_url ?? imageUrlOf(id),
+    // Only the generated badge is baked per assertion. A definition's own image is the BadgeClass's,
+    // unbaked: repeating it here would point at a file with no assertion in it (docs/decisions.md).
+    ...(definition.image_url ? {} : { image: imageUrlOf(id) }),
     ...(credential.reissued_from ? { related: [{ id: urls.assertion(issuer.slug, credential.reissued_from) }] } : {}),
     ...(endorsementIds.length > 0 ? { endorsement: endorsementIds.map((e) => urls.endorsement(issuer.slug, e)) } : {}),
   };
 }
 
-/** The 410 body of a revoked hosted assertion (OB 2.0 "Revoking Hosted Assertions"). */
+/** The 410 body of a revoked hosted assertion (OB 2.0 "Revoking Hosted Assertions"), its reason in public words. */
 export function revokedAssertionDocument(urls: PublicUrls, credential: CredentialWithSlugs): ObRevokedAssertion {
   return {
     '@context': OB_CONTEXT,
     id: urls.assertion(credential.issuer_slug, credential.id),
     type: 'Assertion',
     revoked: true,
-    ...(credential.revoked_reason ? { revocationReason: credential.revoked_reason } : {}),
+    revocationReason: publicRevocationReason(credential.revoked_reason),
   };
 }
 

@@ -72,7 +72,7 @@ export const ObAssertionSchema = Type.Object(
     issuedOn: DateTime,
     expires: Type.Optional(DateTime),
     evidence: Type.Optional(Type.Array(IdRef)),
-    image: Url,
+    image: Type.Optional(Url),
     related: Type.Optional(Type.Array(IdRef, { description: 'The assertion this one reissues' })),
     endorsement: Type.Optional(Type.Array(Url, { description: 'Hosted Endorsement URLs' })),
   },
@@ -86,7 +86,7 @@ export const ObRevokedAssertionSchema = Type.Object(
     id: Url,
     type: Type.Literal('Assertion'),
     revoked: Type.Literal(true),
-    revocationReason: Type.Optional(Type.String()),
+    revocationReason: Type.String({ description: 'In public words: an erasure reads "Revoked by the issuer"' }),
   },
   { $id: 'ObRevokedAssertion', description: 'Served with 410 Gone for a revoked hosted assertion' },
 );

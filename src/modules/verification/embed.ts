@@ -4,7 +4,7 @@ import { sha256Hex } from '../../core/hashing.js';
  * The embed script (`/embed/v1.js`): plain ES2017, no dependencies. It renders live-verified cards
  * into shadow roots for `div[data-service-credential]` (an assertion URL) and
  * `div[data-service-profile]` (an earner profile URL), calling the verify API of the origin it was
- * loaded from with no key, no cookies and no referrer. Text goes in through textContent only, and
+ * loaded from with no key, no cookies and no referrer (whatever host name the page used for it). Text goes in through textContent only, and
  * only http(s) URLs reach src/href.
  *
  * The host page is hostile ground for styling. The card's wrapper resets and sets every inherited
@@ -14,10 +14,12 @@ import { sha256Hex } from '../../core/hashing.js';
  * browsers get a <style> element). Long unbroken names wrap instead of widening the page. A div
  * whose attribute is added or changed later is rendered (again) for its new value.
  */
-const SOURCE = `(function () {
+const source = (home: string) => `(function () {
   'use strict';
   var me = document.currentScript;
   var origin = me && me.src ? new URL(me.src).origin : location.origin;
+  var home = ${JSON.stringify(home)};
+  var host = new URL(origin).host;
   var C = 'data-service-credential';
   var P = 'data-service-profile';
   var shown = new WeakMap();
@@ -47,9 +49,22 @@ const SOURCE = `(function () {
       return null;
     }
   }
+  function ours(u, base, path) {
+    var p = web(u, base);
+    if (!p) return null;
+    p = new URL(p);
+    return (p.origin === origin || p.origin === home) && p.pathname.indexOf(path) === 0 ? p : null;
+  }
   function json(r) {
-    if (!r.ok) throw new Error('HTTP ' + r.status);
+    if (!r.ok) throw { status: r.status };
     return r.json();
+  }
+  function why(e, what) {
+    var s = e && e.status;
+    if (s === 404) return 'This ' + what + ' link does not exist (any more).';
+    if (s === 429) return 'Too many verifications from this network right now. Try again in a minute.';
+    if (s) return host + ' answered HTTP ' + s + ' when asked to verify ' + what + 's.';
+    return 'Could not reach ' + host + ' to verify this ' + what + '.';
   }
   function opts(extra) {
     var o = { mode: 'cors', credentials: 'omit', referrerPolicy: 'no-referrer' };
@@ -93,13 +108,14 @@ const SOURCE = `(function () {
     var b = el('div', 'body');
     b.appendChild(el('div', 'st', LABEL[s]));
     if (s === 'unknown') b.appendChild(el('div', 'is', 'No credential matches this link.'));
+    if (s === 'revoked' && v.revokedReason) b.appendChild(el('div', 'is', v.revokedReason));
     if (v.credential) b.appendChild(el('div', 'nm', v.credential.name));
     if (v.issuer) b.appendChild(el('div', 'is', 'Issued by ' + v.issuer.name));
     if (v.recipientName) b.appendChild(el('div', 'rc', 'Awarded to ' + v.recipientName));
-    var page = web(v.verifyPageUrl);
-    if (page && page.indexOf(origin + '/verify/') === 0) {
+    var page = ours(v.verifyPageUrl || '', undefined, '/verify/');
+    if (page) {
       var a = el('a', 'lk', 'View verification');
-      a.href = page;
+      a.href = page.href;
       a.target = '_blank';
       a.rel = 'noopener';
       b.appendChild(a);
@@ -107,30 +123,30 @@ const SOURCE = `(function () {
     c.appendChild(b);
     return c;
   }
-  function credential(host) {
-    var box = mount(host);
+  function credential(div) {
+    var box = mount(div);
     note(box, 'wait', 'Verifying...');
-    post('/api/v1/verify', { id: host.getAttribute(C) }).then(function (v) {
+    post('/api/v1/verify', { id: div.getAttribute(C) }).then(function (v) {
       box.textContent = '';
       box.appendChild(card(v));
-    }, function () {
-      note(box, 'fail', 'Could not verify this credential right now.');
+    }, function (e) {
+      note(box, 'fail', why(e, 'credential'));
     });
   }
-  function profile(host) {
-    var box = mount(host);
+  function profile(div) {
+    var box = mount(div);
     note(box, 'wait', 'Verifying...');
-    var url = web(host.getAttribute(P) || '', location.href);
-    if (!url || url.indexOf(origin + '/v1/profiles/') !== 0) return note(box, 'fail', 'Could not verify these credentials.');
-    fetch(url, opts({})).then(json).then(function (p) {
+    var url = ours(div.getAttribute(P) || '', location.href, '/v1/profiles/');
+    if (!url) return note(box, 'fail', 'This is not an earner profile link of ' + host + '.');
+    fetch(origin + url.pathname, opts({})).then(json).then(function (p) {
       return post('/api/v1/verify/bulk', { ids: p.credentials }).then(function (r) {
         box.textContent = '';
         box.appendChild(el('div', 'hd', p.name ? 'Credentials of ' + p.name : 'Credentials'));
         if (!r.results.length) box.appendChild(el('div', 'card', 'No credentials to show.'));
         r.results.forEach(function (v) { box.appendChild(card(v)); });
       });
-    }).catch(function () {
-      note(box, 'fail', 'Could not verify these credentials right now.');
+    }).catch(function (e) {
+      note(box, 'fail', why(e, 'profile'));
     });
   }
   function scan(node) {
@@ -159,10 +175,17 @@ const SOURCE = `(function () {
 })();
 `;
 
-/** Built once at start-up: indentation stripped (every statement ends in `;` or a brace, so lines stay lines). */
-export const EMBED_SCRIPT = SOURCE.split('\n')
-  .map((line) => line.trim())
-  .filter(Boolean)
-  .join('\n');
-
-export const EMBED_ETAG = `"${sha256Hex(EMBED_SCRIPT).slice(0, 32)}"`;
+/**
+ * The script for a service whose public URLs start with `publicBaseUrl`, built once at start-up with
+ * indentation stripped (every statement ends in `;` or a brace, so lines stay lines). The page may
+ * have loaded it under another host name (localhost, 127.0.0.1, an internal name): links and profile
+ * URLs of either origin are this service's, and every request goes to the origin the script came from.
+ */
+export function embedScript(publicBaseUrl: string): { script: string; etag: string } {
+  const script = source(new URL(publicBaseUrl).origin)
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join('\n');
+  return { script, etag: `"${sha256Hex(script).slice(0, 32)}"` };
+}

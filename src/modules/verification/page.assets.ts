@@ -35,6 +35,14 @@ main{max-width:60rem;margin:0 auto;padding:1.25rem}
 .credential{display:flex;gap:1.25rem;align-items:flex-start}
 .credential>div{min-width:0;max-width:100%}
 .badge{width:8.5rem;height:8.5rem;object-fit:contain;flex:none}
+.badge-frame{position:relative;flex:none;display:flex;align-items:center;justify-content:center}
+.inactive .badge{filter:grayscale(1);opacity:.45}
+.stamp{position:absolute;transform:rotate(-20deg);border:3px solid var(--bad);color:var(--bad);background:rgba(255,255,255,.85);
+font-weight:800;font-size:1.2rem;letter-spacing:.08em;text-transform:uppercase;padding:.1rem .5rem;border-radius:.3rem}
+.list{padding-left:1.1rem;margin:0}
+.list li+li{margin-top:.5rem}
+.muted{color:var(--muted)}
+blockquote{margin:0;font-style:italic}
 h1{font-size:1.6rem;line-height:1.25;margin:0 0 .35rem}
 h1,h2,p,li,.issuer-name{overflow-wrap:break-word}
 time{white-space:nowrap}

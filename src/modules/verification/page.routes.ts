@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ErrorBody, errorResponses, openErrors } from '../../core/schemas.js';
-import { EMBED_ETAG, EMBED_SCRIPT } from './embed.js';
+import { embedScript } from './embed.js';
 import { PAGE_CSS, PAGE_JS } from './page.assets.js';
 import { PAGE_CSS_PATH, PAGE_JS_PATH, pageCsp, renderNotFoundPage, renderVerificationPage } from './page.js';
 
@@ -17,13 +17,23 @@ const notFoundResponse = (description: string) => ({
   content: { 'text/html': { schema: Type.String() }, 'application/json': { schema: Type.Ref(ErrorBody) } },
 });
 
+/** If-None-Match (RFC 9110 §13.1.2): `*` or any listed tag equal to `etag` under weak comparison. */
+function noneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((tag) => {
+    const value = tag.trim();
+    return value === '*' || value.replace(/^W\//, '') === etag;
+  });
+}
+
 const PageParams = Type.Object({ slug: Type.String(), id: Type.String() });
 const ShareParams = Type.Object({ slug: Type.String(), id: Type.String(), action: Type.String() });
 
 /** The browser-facing side of verification: the page, its share redirects, its assets and the embed. */
 export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { page, country, verifier } = app.services.verification;
-  const { ids } = app.core;
+  const { ids, config } = app.core;
+  const embed = embedScript(config.publicBaseUrl);
   const tags = ['Verification'];
 
   app.get(
@@ -61,7 +71,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Record a share action and redirect to its target',
         description:
-          'action is linkedin (LinkedIn add-to-profile), share_link, wallet_apple or wallet_google (the verification page). The target is always built by the server.',
+          'action is linkedin (LinkedIn add-to-profile), share_link (the verification page), or wallet_apple / wallet_google (the wallet-pass service set by WALLET_APPLE_PASS_URL / WALLET_GOOGLE_PASS_URL; 404 when unset). The target is always built by the server. A revoked credential, or an expired one for anything but share_link, goes back to its page unrecorded.',
         params: ShareParams,
         response: {
           302: Type.Null({ description: 'Redirect to the share target (Location)' }),
@@ -102,15 +112,16 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Add <div data-service-credential="ASSERTION_URL"></div> or <div data-service-profile="PROFILE_URL"></div> and <script src="/embed/v1.js" async></script>.',
         response: {
           200: { description: 'The script', content: { 'application/javascript': { schema: Type.String() } } },
-          304: Type.Null({ description: 'Not modified' }),
+          304: { description: 'Not modified (no body)' },
           ...errorResponses(...openErrors),
         },
       },
     },
     async (request, reply) => {
-      reply.header('cache-control', 'public, max-age=3600').header('etag', EMBED_ETAG);
-      if (request.headers['if-none-match'] === EMBED_ETAG) return reply.status(304).send(null);
-      return reply.header('content-type', 'application/javascript; charset=utf-8').send(EMBED_SCRIPT);
+      reply.header('cache-control', 'public, max-age=3600').header('etag', embed.etag);
+      // A 304 has no body, so no content type or length either (RFC 9110 §15.4.5).
+      if (noneMatch(request.headers['if-none-match'], embed.etag)) return reply.status(304).send();
+      return reply.header('content-type', 'application/javascript; charset=utf-8').send(embed.script);
     },
   );
 };

@@ -1,8 +1,14 @@
 import type { Core } from '../../core/context.js';
 import { publicUrls } from '../../core/urls.js';
 import { coalescedReads } from '../../db/coalesced-reads.js';
+import type { AlignmentService } from '../alignments/alignments.service.js';
+import { effectiveStatus } from '../credentials/credentials.views.js';
+import type { Endorsement } from '../endorsements/endorsements.schemas.js';
+import type { EndorsementService } from '../endorsements/endorsements.service.js';
 import type { EventRecorder, Verifier } from './events.js';
-import { isShareAction, shareTarget } from './share.js';
+import { createPageRepository } from './page.repository.js';
+import { REPLACED_BY_NEWER } from './revocation-reason.js';
+import { isShareAction, pageShareButtons, shareTarget } from './share.js';
 import { CONCURRENT_READS, createVerificationRepository, type PageRow } from './verification.repository.js';
 import { type AuthenticResult, toResult } from './verification.views.js';
 
@@ -12,6 +18,8 @@ export interface PageView {
   credentialId: string;
   /** When the issuer revoked it; null while it stands. */
   revokedAt: string | null;
+  /** The page of the credential that replaced this one (a reissue), when there is one. */
+  replacementUrl: string | null;
   assertionUrl: string;
   /** The same credential as a signed Open Badges 3.0 Verifiable Credential (src/modules/vc). */
   openBadgeCredentialUrl: string;
@@ -22,16 +30,49 @@ export interface PageView {
   criteriaUrl: string | null;
   skills: string[];
   tags: string[];
+  evidenceUrl: string | null;
+  /** The share buttons this service offers (wallets only when configured). */
+  shareButtons: ReturnType<typeof pageShareButtons>;
+  alignments: PageAlignment[];
+  /** The badge's endorsements, then this credential's. */
+  endorsements: PageEndorsement[];
+}
+
+export interface PageAlignment {
+  name: string;
+  url: string;
+  framework: string | null;
+  code: string | null;
+  description: string | null;
+}
+
+export interface PageEndorsement {
+  endorser: string;
+  endorserUrl: string | null;
+  claim: string;
+  on: string;
+  of: 'badge' | 'credential';
+}
+
+function endorsementView(e: Endorsement): Omit<PageEndorsement, 'of'> {
+  return { endorser: e.endorserName, endorserUrl: e.endorserUrl ?? null, claim: e.claim, on: e.createdAt };
 }
 
 /** The verification page (`/verify/{slug}/{id}`) and its share redirects. */
 export function createPageService(
   core: Pick<Core, 'db' | 'dialect' | 'clock' | 'config'>,
-  deps: { events: Pick<EventRecorder, 'recordVerifications' | 'recordEngagement'> },
+  deps: {
+    events: Pick<EventRecorder, 'recordVerifications' | 'recordEngagement'>;
+    alignments: Pick<AlignmentService, 'listRows'>;
+    endorsements: Pick<EndorsementService, 'list'>;
+  },
 ) {
   const urls = publicUrls(core.config.publicBaseUrl);
   const repo = createVerificationRepository(core.db, core.dialect);
   const findOne = coalescedReads(repo.findForPageByIds, CONCURRENT_READS);
+  const pages = createPageRepository(core.db);
+  const wallets = core.config.walletPassUrls;
+  const shareButtons = pageShareButtons(wallets);
 
   /** The credential, only when it is the named issuer's: any other combination is not found. */
   async function find(issuerSlug: string, id: string): Promise<PageRow | undefined> {
@@ -49,10 +90,18 @@ export function createPageService(
       if (!row) return null;
       if (record) await deps.events.recordVerifications([row], 'page', verifier);
       const assertionUrl = urls.assertion(row.issuer_slug, row.id);
+      const result = toResult(urls, assertionUrl, row, core.clock.now());
+      const [replacement, alignments, ofBadge, ofCredential] = await Promise.all([
+        result.revokedReason === REPLACED_BY_NEWER ? pages.replacementOf(row.issuer_id, row.id) : undefined,
+        deps.alignments.listRows(row.issuer_id, row.definition_id),
+        deps.endorsements.list(row.issuer_id, 'definition', row.definition_id),
+        deps.endorsements.list(row.issuer_id, 'credential', row.id),
+      ]);
       return {
-        result: toResult(urls, assertionUrl, row, core.clock.now()),
+        result,
         credentialId: row.id,
         revokedAt: row.revoked_at,
+        replacementUrl: replacement === undefined ? null : urls.verifyPage(row.issuer_slug, replacement),
         assertionUrl,
         openBadgeCredentialUrl: urls.openBadgeCredential(row.issuer_slug, row.id),
         issuerUrl: row.issuer_url,
@@ -61,12 +110,26 @@ export function createPageService(
         criteriaUrl: row.criteria_url,
         skills: JSON.parse(row.skills) as string[],
         tags: JSON.parse(row.tags) as string[],
+        evidenceUrl: row.evidence_url,
+        shareButtons,
+        alignments: alignments.map((a) => ({
+          name: a.target_name,
+          url: a.target_url,
+          framework: a.target_framework,
+          code: a.target_code,
+          description: a.target_description,
+        })),
+        endorsements: [
+          ...ofBadge.map((e) => ({ ...endorsementView(e), of: 'badge' as const })),
+          ...ofCredential.map((e) => ({ ...endorsementView(e), of: 'credential' as const })),
+        ],
       };
     },
 
     /**
      * Where a share action redirects, recording the engagement; null for an unknown action or
-     * credential. A revoked credential is not shareable: it goes back to its page, unrecorded. Only a
+     * credential. A revoked credential is not shareable, nor is an expired one to a profile or wallet:
+     * it goes back to its page, unrecorded. Only a
      * GET (`record`) counts: a HEAD from a link checker does not.
      */
     async share(
@@ -76,21 +139,28 @@ export function createPageService(
       country: string,
       record: boolean,
     ): Promise<string | null> {
-      if (!isShareAction(action)) return null;
+      if (!isShareAction(action, wallets)) return null;
       const row = await find(issuerSlug, id);
       if (!row) return null;
       const verifyPageUrl = urls.verifyPage(row.issuer_slug, row.id);
-      if (row.revoked_at !== null) return verifyPageUrl;
+      // Only a standing credential goes onto a profile or into a wallet; an expired one may still be linked.
+      const status = effectiveStatus(row, core.clock.now());
+      if (status === 'revoked' || (status === 'expired' && action !== 'share_link')) return verifyPageUrl;
       if (record)
         await deps.events.recordEngagement({ issuerId: row.issuer_id, credentialId: row.id, action, country });
-      return shareTarget(action, {
-        credentialId: row.id,
-        badgeName: row.definition_name,
-        issuerName: row.issuer_name,
-        issuedOn: row.issued_on,
-        expiresOn: row.expires_on,
-        verifyPageUrl,
-      });
+      return shareTarget(
+        action,
+        {
+          credentialId: row.id,
+          badgeName: row.definition_name,
+          issuerName: row.issuer_name,
+          issuedOn: row.issued_on,
+          expiresOn: row.expires_on,
+          verifyPageUrl,
+          assertionUrl: urls.assertion(row.issuer_slug, row.id),
+        },
+        wallets,
+      );
     },
   };
 }

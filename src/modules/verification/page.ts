@@ -3,7 +3,7 @@ import { contrastRatio, safeHexColor, textColorOn } from '../../core/colors.js';
 import { html, Markup, safeUrl } from './html.js';
 import { PAGE_ASSETS_VERSION } from './page.assets.js';
 import type { PageView } from './page.service.js';
-import { PAGE_SHARE_BUTTONS } from './share.js';
+import { REVOKED_BY_ISSUER } from './revocation-reason.js';
 
 export const PAGE_CSS_PATH = '/verify/assets/page.css';
 export const PAGE_JS_PATH = '/verify/assets/page.js';
@@ -92,6 +92,19 @@ ${options.body}
 </html>`}`;
 }
 
+/**
+ * The reason after "has revoked this credential.", in public words: none for a revocation without a
+ * stated reason (an erasure reads the same), a link to the newer credential for a reissue.
+ */
+function revocationDetail(view: PageView): Markup {
+  const reason = view.result.revokedReason;
+  if (!reason || reason === REVOKED_BY_ISSUER) return html``;
+  const replacement = view.replacementUrl
+    ? html` <a class="replacement" href="${view.replacementUrl}">See the newer credential</a>`
+    : '';
+  return html` Reason: ${reason}.${replacement}`;
+}
+
 function statusBanner(view: PageView): Markup {
   const { result } = view;
   const issuer = result.issuer.name;
@@ -106,9 +119,7 @@ function statusBanner(view: PageView): Markup {
       }.</p></section>`;
     default:
       return html`<section class="status status-revoked" aria-label="Verification status">
-<p class="label">Revoked</p><p>${issuer} has revoked this credential.${
-        result.revokedReason ? html` Reason: ${result.revokedReason}` : ''
-      }</p></section>`;
+<p class="label">Revoked</p><p>${issuer} has revoked this credential.${revocationDetail(view)}</p></section>`;
   }
 }
 
@@ -117,10 +128,42 @@ function chips(title: string, items: readonly string[]): Markup {
   return html`<h2>${title}</h2><ul class="chips">${items.map((item) => html`<li>${item}</li>`)}</ul>`;
 }
 
+function alignments(view: PageView): Markup {
+  if (view.alignments.length === 0) return html``;
+  return html`<h2>Aligned to</h2><ul class="list">${view.alignments.map((a) => {
+    const url = safeUrl(a.url);
+    const where = [a.framework, a.code].filter((part) => part).join(' · ');
+    return html`<li>${url ? html`<a href="${url}">${a.name}</a>` : a.name}${where ? html` <span class="muted">(${where})</span>` : ''}${
+      a.description ? html`<br><span class="muted">${a.description}</span>` : ''
+    }</li>`;
+  })}</ul>`;
+}
+
+function endorsements(view: PageView): Markup {
+  if (view.endorsements.length === 0) return html``;
+  return html`<h2>Endorsements</h2><ul class="list">${view.endorsements.map((e) => {
+    const url = safeUrl(e.endorserUrl);
+    return html`<li><blockquote class="prose">${e.claim}</blockquote><span class="muted">${
+      url ? html`<a href="${url}">${e.endorser}</a>` : e.endorser
+    }, endorsing this ${e.of}, ${date(e.on)}</span></li>`;
+  })}</ul>`;
+}
+
+/** The badge image; greyed with the status across it once the credential no longer stands, so a crop cannot pass as valid. */
+function badgeImage(view: PageView, imageUrl: string | undefined): Markup {
+  if (!imageUrl) return html``;
+  const { status, credential } = view.result;
+  const img = html`<img class="badge" src="${imageUrl}" alt="${credential.name} badge" width="136" height="136">`;
+  if (status === 'valid') return img;
+  const word = status === 'expired' ? 'Expired' : 'Revoked';
+  return html`<div class="badge-frame inactive">${img}<span class="stamp" aria-hidden="true">${word}</span></div>`;
+}
+
 function shareLinks(view: PageView): Markup {
   if (view.result.status === 'revoked') return html``;
   const base = new URL(view.result.verifyPageUrl).pathname;
-  return html`${PAGE_SHARE_BUTTONS.map(({ action, label }) =>
+  const buttons = view.shareButtons.filter(({ action }) => view.result.status === 'valid' || action === 'share_link');
+  return html`${buttons.map(({ action, label }) =>
     action === 'share_link'
       ? html`<a class="button" role="button" href="${base}/share/${action}" data-copy="${view.result.verifyPageUrl}">${label}</a>`
       : html`<a class="button primary" href="${base}/share/${action}" target="_blank" rel="noopener">${label}</a>`,
@@ -134,6 +177,7 @@ export async function renderVerificationPage(view: PageView, nonce: string): Pro
   const imageUrl = safeUrl(credential.imageUrl);
   const logoUrl = safeUrl(issuer.brandLogoUrl);
   const criteriaUrl = safeUrl(view.criteriaUrl);
+  const evidenceUrl = safeUrl(view.evidenceUrl);
   const issuerUrl = safeUrl(view.issuerUrl) ?? issuer.profileUrl;
   const qr = await qrCode(result.verifyPageUrl);
   const statusWord = { valid: 'Verified', expired: 'Expired', revoked: 'Revoked', unknown: 'Unknown' }[result.status];
@@ -147,7 +191,7 @@ export async function renderVerificationPage(view: PageView, nonce: string): Pro
 <meta property="og:title" content="${credential.name} · ${issuer.name}">
 <meta property="og:description" content="${summary}">
 <meta property="og:url" content="${result.verifyPageUrl}">
-${imageUrl ? html`<meta property="og:image" content="${imageUrl}"><meta property="og:image:alt" content="${credential.name} badge">` : ''}
+${imageUrl && result.status === 'valid' ? html`<meta property="og:image" content="${imageUrl}"><meta property="og:image:alt" content="${credential.name} badge">` : ''}
 <meta name="twitter:card" content="summary">
 <link rel="canonical" href="${result.verifyPageUrl}">
 <link rel="alternate" type="application/ld+json" href="${view.assertionUrl}">`;
@@ -161,7 +205,7 @@ ${statusBanner(view)}
 <div class="layout">
 <div>
 <article class="card credential" aria-labelledby="badge-name">
-${imageUrl ? html`<img class="badge" src="${imageUrl}" alt="${credential.name} badge" width="136" height="136">` : ''}
+${badgeImage(view, imageUrl)}
 <div>
 <h1 id="badge-name">${credential.name}</h1>
 ${result.recipientName ? html`<p class="lead">Awarded to <strong>${result.recipientName}</strong></p>` : ''}
@@ -180,8 +224,11 @@ ${view.revokedAt ? html`<dt>Revoked on</dt><dd>${date(view.revokedAt)}</dd>` : '
 ${view.criteriaNarrative || criteriaUrl ? html`<h2>Criteria</h2>` : ''}
 ${view.criteriaNarrative ? html`<p class="prose">${view.criteriaNarrative}</p>` : ''}
 ${criteriaUrl ? html`<p><a class="criteria" href="${criteriaUrl}">Full criteria</a></p>` : ''}
+${evidenceUrl ? html`<h2>Evidence</h2><p><a class="evidence" href="${evidenceUrl}">View the evidence</a></p>` : ''}
+${alignments(view)}
 ${chips('Skills', view.skills)}
 ${chips('Tags', view.tags)}
+${endorsements(view)}
 </section>
 </div>
 <aside class="card share" aria-labelledby="share-heading">

@@ -1,7 +1,17 @@
+import type { Config } from '../../config.js';
 import { ENGAGEMENT_ACTIONS, type EngagementAction } from './events.js';
 
-export function isShareAction(value: string): value is EngagementAction {
-  return (ENGAGEMENT_ACTIONS as readonly string[]).includes(value);
+export type WalletPassUrls = Config['walletPassUrls'];
+type WalletAction = keyof WalletPassUrls;
+
+function isWallet(action: EngagementAction): action is WalletAction {
+  return action === 'wallet_apple' || action === 'wallet_google';
+}
+
+/** An action the service offers: a wallet only when its pass service is configured. */
+export function isShareAction(value: string, wallets: WalletPassUrls): value is EngagementAction {
+  const action = ENGAGEMENT_ACTIONS.find((known) => known === value);
+  return action !== undefined && (!isWallet(action) || wallets[action] !== null);
 }
 
 /** What a share target is built from: server data only, never anything from the request. */
@@ -12,6 +22,7 @@ export interface Shareable {
   issuedOn: string;
   expiresOn: string | null;
   verifyPageUrl: string;
+  assertionUrl: string;
 }
 
 const LINKEDIN_ADD_TO_PROFILE = 'https://www.linkedin.com/profile/add';
@@ -37,18 +48,23 @@ function linkedInUrl(item: Shareable): string {
 }
 
 /**
- * Where a share action sends the browser. Wallet passes need a pass-signing set-up that is not
- * configured, so the wallet actions land on the verification page, like share_link.
+ * Where a share action sends the browser: LinkedIn's form, a configured wallet-pass service given the
+ * assertion URL (it signs the pass; this service holds no pass keys), or the page itself.
  */
-export function shareTarget(action: EngagementAction, item: Shareable): string {
-  return action === 'linkedin' ? linkedInUrl(item) : item.verifyPageUrl;
+export function shareTarget(action: EngagementAction, item: Shareable, wallets: WalletPassUrls): string {
+  if (action === 'linkedin') return linkedInUrl(item);
+  const pass = isWallet(action) ? wallets[action] : null;
+  return pass ? pass.replaceAll('{assertionUrl}', encodeURIComponent(item.assertionUrl)) : item.verifyPageUrl;
 }
 
-/**
- * The share buttons the page offers. Wallet buttons belong here once a wallet pass issuer is
- * configured; until then offering them would only lead back to the page itself.
- */
-export const PAGE_SHARE_BUTTONS: readonly { action: EngagementAction; label: string }[] = [
+const SHARE_BUTTONS: readonly { action: EngagementAction; label: string }[] = [
   { action: 'linkedin', label: 'Add to LinkedIn' },
+  { action: 'wallet_apple', label: 'Add to Apple Wallet' },
+  { action: 'wallet_google', label: 'Add to Google Wallet' },
   { action: 'share_link', label: 'Copy link' },
 ];
+
+/** The share buttons the page offers: a wallet's only when its pass service is configured. */
+export function pageShareButtons(wallets: WalletPassUrls): readonly { action: EngagementAction; label: string }[] {
+  return SHARE_BUTTONS.filter(({ action }) => isShareAction(action, wallets));
+}

@@ -65,6 +65,7 @@ export interface PageRow extends VerifiableRow {
   description: string;
   criteria_narrative: string | null;
   criteria_url: string | null;
+  evidence_url: string | null;
   tags: string;
   skills: string;
 }
@@ -74,6 +75,7 @@ const PAGE_COLUMNS = [
   'definitions.description',
   'definitions.criteria_narrative',
   'definitions.criteria_url',
+  'credentials.evidence_url',
   'definitions.tags',
   'definitions.skills',
 ] as const;

@@ -1,6 +1,7 @@
 import type { PublicUrls } from '../../core/urls.js';
 import { effectiveStatus } from '../credentials/credentials.views.js';
 import { partialName } from './partial-name.js';
+import { publicRevocationReason } from './revocation-reason.js';
 import type { VerifiableRow } from './verification.repository.js';
 import type { VerificationResult } from './verification.schemas.js';
 
@@ -84,7 +85,7 @@ export function toResult(urls: PublicUrls, id: string, row: VerifiableRow, now: 
     ...(recipientName === undefined ? {} : { recipientName }),
     issuedOn: row.issued_on,
     expiresOn: row.expires_on,
-    revokedReason: row.revoked_reason,
+    revokedReason: row.revoked_at === null ? null : publicRevocationReason(row.revoked_reason),
     verifyPageUrl: urls.verifyPage(row.issuer_slug, row.id),
   };
 }
