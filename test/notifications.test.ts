@@ -33,7 +33,12 @@ describe.each(dialects)('earner notifications on %s', (dialect) => {
     });
     t = await createTestApp(dialect, {
       clock,
-      env: { SMTP_URL: smtp.url, MAIL_FROM: 'badges@accolade.test', LOG_LEVEL: 'info' },
+      env: {
+        SMTP_URL: smtp.url,
+        MAIL_FROM: 'badges@accolade.test',
+        LOG_LEVEL: 'info',
+        NOTIFY_RATE_PER_MINUTE: '60000',
+      },
       logger: { level: 'info', stream },
     });
     a = await t.issuer({ slug: `notify-a-${dialect}`, name: 'Northwind Academy' });
@@ -289,6 +294,65 @@ describe.each(dialects)('earner notifications on %s', (dialect) => {
     expect(await statusOf(credentialId)).toMatchObject({ status: 'suppressed' });
   });
 
+  it('notifies from CSV imports, single completions and connectors, never from a dry run', async () => {
+    const before = smtp.messages.length;
+    const csv = [
+      'email,name,course,notify',
+      'csv.one@example.test,Csv One,Safe Lifting,',
+      'csv.two@example.test,Csv Two,Safe Lifting,no',
+      'csv.three@example.test,Csv Three,Safe Lifting,perhaps',
+    ].join('\n');
+    const dry = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/ingest/csv',
+      headers: auth(a.key),
+      payload: { csv, notify: true, dryRun: true },
+    });
+    expect(dry.statusCode, dry.body).toBe(200);
+    expect(dry.json().rows.every((r: { notification?: string }) => r.notification === undefined)).toBe(true);
+
+    const real = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/ingest/csv',
+      headers: auth(a.key),
+      payload: { csv, notify: true },
+    });
+    expect(real.statusCode, real.body).toBe(200);
+    const rows = real.json().rows;
+    expect(rows.map((r: { outcome: string; notification?: string }) => [r.outcome, r.notification])).toEqual([
+      ['issued', 'queued'],
+      ['issued', undefined],
+      ['error', undefined],
+    ]);
+    expect(rows[2].message).toContain('notify is not one of yes, no');
+    expect(real.body).not.toContain('csv.one@');
+
+    const single = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/ingest/completions',
+      headers: auth(a.key),
+      payload: { recipientEmail: 'ingest.one@example.test', definitionRef: 'Safe Lifting', notify: true },
+    });
+    expect(single.statusCode, single.body).toBe(201);
+    expect(single.json().notification).toBe('queued');
+
+    const connector = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/connectors/generic/completions',
+      headers: auth(a.key),
+      payload: {
+        records: [{ email: 'connector.one@example.test', definitionRef: 'Safe Lifting', completionKey: 'lms:1' }],
+        options: { notify: true },
+      },
+    });
+    expect(connector.statusCode, connector.body).toBe(200);
+    expect(connector.json().records[0]).toMatchObject({ outcome: 'issued', notification: 'queued' });
+
+    await t.app.services.notifications.drain();
+    const sentTo = smtp.messages.slice(before).flatMap((m) => m.to);
+    expect(sentTo.sort()).toEqual(['connector.one@example.test', 'csv.one@example.test', 'ingest.one@example.test']);
+  });
+
   it('keeps the address nowhere: not in the database, the logs or any response', async () => {
     const dump: string[] = [];
     const tables = await t.database.db.introspection.getTables();
@@ -355,5 +419,50 @@ describe.each(dialects)('notifications without an SMTP server on %s', (dialect) 
     expect(issued.statusCode).toBe(201);
     const outcome = issued.json().notification;
     expect(outcome).toBe('off');
+  });
+});
+
+describe.each(dialects)('notification sending rate on %s', (dialect) => {
+  let t: TestApp;
+  let a: TestIssuer;
+  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+  const clock = manualClock('2026-11-21T10:00:00.000Z');
+
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    t = await createTestApp(dialect, {
+      clock,
+      env: { SMTP_URL: smtp.url, MAIL_FROM: 'badges@accolade.test', NOTIFY_RATE_PER_MINUTE: '60' },
+    });
+    a = await t.issuer({ slug: `notify-rate-${dialect}` });
+  });
+  afterAll(async () => {
+    await t.close();
+    await smtp.close();
+  });
+
+  it("sends behind the import at the issuer's rate, not all at once", async () => {
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: auth(a.key),
+      payload: { name: 'Paced', description: 'One a second' },
+    });
+    const csv = ['email,course', 'p1@example.test,Paced', 'p2@example.test,Paced', 'p3@example.test,Paced'].join('\n');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/ingest/csv',
+      headers: auth(a.key),
+      payload: { csv, notify: true },
+    });
+    expect(res.json().issued).toBe(3);
+    await t.app.services.notifications.drain();
+    expect(smtp.messages).toHaveLength(1);
+    clock.advance(1_000);
+    await t.app.services.notifications.drain();
+    expect(smtp.messages).toHaveLength(2);
+    clock.advance(1_000);
+    await t.app.services.notifications.drain();
+    expect(smtp.messages).toHaveLength(3);
   });
 });

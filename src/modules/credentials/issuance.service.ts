@@ -138,7 +138,6 @@ export function createIssuanceService(
     if (!(await deps.notifications.wanted(row.issuer_id, requested))) return undefined;
     return deps.notifications.notify({
       issuerId: row.issuer_id,
-      issuerSlug: row.issuer_slug,
       credentialId: row.id,
       definitionId: row.definition_id,
       issuedOn: row.issued_on,

@@ -8,6 +8,7 @@ import { CompletionKey } from '../credentials/credentials.schemas.js';
 import { autoCompletionKey } from '../credentials/issuance.batch.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
+import type { NotificationService } from '../notifications/notifications.service.js';
 import { type DateFormat, type DateResult, parseDate } from './dates.js';
 import { createDefinitionResolver, type DefinitionLookup, type DefinitionResolver } from './definition-resolver.js';
 import type { PreparedEntry } from './import-run.js';
@@ -31,6 +32,7 @@ export interface IngestContext {
 export type IngestContextDeps = {
   issuers: Pick<IssuerService, 'identity'>;
   definitions: Pick<DefinitionService, 'listRows'>;
+  notifications: Pick<NotificationService, 'wanted'>;
 };
 
 /** Reads the issuer's salt and definitions once for a whole import or connector call. */
@@ -55,12 +57,33 @@ export interface CompletionFields {
   /** Raw date value (text, or a number from JSON). */
   issuedOn: unknown;
   evidenceUrl: string;
+  /** The row's own notify choice (yes/no, true/false, 1/0); '' means the run's. */
+  notify: string;
 }
 
 export interface PrepareOptions {
   /** The name the sender knows the date by (issuedOn in CSV, completedAt in connectors). */
   dateField: string;
   dateFormat?: DateFormat;
+  /** Whether a new credential notifies its earner when the row does not say (the call's, else the issuer's). */
+  notify: boolean;
+}
+
+const NOTIFY_VALUES = new Map([
+  ['yes', true],
+  ['y', true],
+  ['true', true],
+  ['1', true],
+  ['no', false],
+  ['n', false],
+  ['false', false],
+  ['0', false],
+]);
+
+/** A row's notify choice: its own when given, else the run's; undefined when unreadable. */
+function notifyChoice(cell: string, fallback: boolean): boolean | undefined {
+  if (cell === '') return fallback;
+  return NOTIFY_VALUES.get(cell.toLowerCase());
 }
 
 function emailProblem(email: string): string | null {
@@ -82,7 +105,8 @@ function dateProblem(result: DateResult, now: Date, options: PrepareOptions): st
 
 /**
  * Validates a completion and turns it into a batch item, or an error entry listing every problem.
- * The email is hashed here and goes no further; no message ever quotes it.
+ * The email is hashed here; it goes on, in memory only, just when the earner is to be notified, and
+ * no message ever quotes it.
  */
 export function prepareCompletion(
   ctx: IngestContext,
@@ -91,6 +115,7 @@ export function prepareCompletion(
   options: PrepareOptions,
 ): PreparedEntry {
   const date = parseDate(fields.issuedOn, options.dateFormat);
+  const notify = notifyChoice(fields.notify, options.notify);
   const keyProblem = personalDataProblem('completionKey', fields.completionKey);
   const problems = [
     emailProblem(fields.recipientEmail),
@@ -102,6 +127,7 @@ export function prepareCompletion(
     fields.recipientName.length > NAME_MAX ? `recipientName is longer than ${NAME_MAX} characters` : null,
     fields.completionKey.length > KEY_MAX ? `completionKey is longer than ${KEY_MAX} characters` : null,
     keyProblem,
+    notify === undefined ? 'notify is not one of yes, no, true, false, 1, 0' : null,
   ];
   // A key holding an email address is never echoed in the report.
   const givenKey =
@@ -117,6 +143,7 @@ export function prepareCompletion(
   return {
     kind: 'issue',
     ownKey: givenKey !== null,
+    notifyTo: notify === true ? fields.recipientEmail : null,
     item: {
       definition: lookup.definition,
       recipientHash,

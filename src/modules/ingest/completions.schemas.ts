@@ -1,6 +1,12 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { DateTime, Email, Nullable, Text, Uuid, WebUrl } from '../../core/schemas.js';
-import { CompletionKey, CredentialStatus, RecipientNameDropped } from '../credentials/credentials.schemas.js';
+import {
+  CompletionKey,
+  CredentialStatus,
+  NotificationOutcomeSchema,
+  NotifyFlag,
+  RecipientNameDropped,
+} from '../credentials/credentials.schemas.js';
 
 const Uri = Type.String({ format: 'uri' });
 
@@ -18,6 +24,7 @@ export const IngestCompletionBody = Type.Object({
   completionKey: Type.Optional(CompletionKey),
   issuedOn: Type.Optional(DateTime),
   evidenceUrl: Type.Optional(WebUrl),
+  notify: Type.Optional(NotifyFlag),
 });
 export type IngestCompletionBody = Static<typeof IngestCompletionBody>;
 
@@ -30,6 +37,7 @@ export const IngestResultSchema = Type.Object(
     verifyUrl: Type.Optional(Nullable(Uri)),
     status: Type.Optional(CredentialStatus),
     recipientNameDropped: Type.Optional(RecipientNameDropped),
+    notification: Type.Optional(NotificationOutcomeSchema),
     completionKey: Type.String({ description: 'As given, else the default auto: key.' }),
     outcome: Type.Unsafe<'issued' | 'skipped' | 'error'>({ type: 'string', enum: ['issued', 'skipped', 'error'] }),
   },

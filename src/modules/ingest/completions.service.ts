@@ -71,6 +71,7 @@ export function createCompletionIngestService(core: Pick<Core, 'clock' | 'db'>, 
           evidenceUrl: body.evidenceUrl ?? null,
           issuedOn: body.issuedOn ?? null,
           source: 'ingest',
+          notify: body.notify,
         });
         return {
           ...deps.issuance.toIssued(outcome),

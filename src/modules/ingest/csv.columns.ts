@@ -8,6 +8,7 @@ export const CSV_FIELDS = [
   'definitionRef',
   'issuedOn',
   'evidenceUrl',
+  'notify',
 ] as const;
 export type CsvField = (typeof CSV_FIELDS)[number];
 
@@ -35,6 +36,7 @@ const ALIASES: Record<ColumnSource, string[]> = {
     'awarded',
   ],
   evidenceUrl: ['evidence_url', 'evidence'],
+  notify: ['notify_earner', 'send_email'],
   givenName: ['first name', 'first_name', 'firstname', 'given name', 'given_name', 'givenname'],
   familyName: ['last name', 'last_name', 'lastname', 'surname', 'family name', 'family_name', 'familyname'],
 };

@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { Nullable } from '../../core/schemas.js';
+import { NotificationOutcomeSchema } from '../credentials/credentials.schemas.js';
 import { DateFormatSchema } from './dates.js';
 
 const HeaderName = Type.String({ minLength: 1, maxLength: 200 });
@@ -30,6 +31,12 @@ export const ImportCsvBody = Type.Object({
     }),
   ),
   mapping: Type.Optional(CsvMapping),
+  notify: Type.Optional(
+    Type.Boolean({
+      description:
+        "Email each new credential's earner (a row's own `notify` column, yes or no, wins); the issuer's default when absent. Dry runs send nothing.",
+    }),
+  ),
   defaults: Type.Optional(
     Type.Object(
       {
@@ -68,6 +75,7 @@ export const ImportRowReportSchema = Type.Object(
     completionKey: Type.Optional(Nullable(Type.String())),
     credentialId: Type.Optional(Nullable(Type.String())),
     message: Type.Optional(Nullable(Type.String({ description: 'Why a row was skipped or failed; never the email.' }))),
+    notification: Type.Optional(NotificationOutcomeSchema),
   },
   { $id: 'ImportRowReport' },
 );

@@ -44,7 +44,7 @@ function prepareRow(
   cells: string[],
   columns: CsvColumns,
   defaults: DefinitionLookup,
-  dateFormat: DateFormat | undefined,
+  options: { dateFormat: DateFormat | undefined; notify: boolean },
 ): PreparedEntry {
   if (cells.length !== width) {
     return {
@@ -62,9 +62,10 @@ function prepareRow(
     completionKey: cellOf(cells, columns.completionKey),
     issuedOn: cellOf(cells, columns.issuedOn),
     evidenceUrl: cellOf(cells, columns.evidenceUrl),
+    notify: cellOf(cells, columns.notify),
   };
   const lookup = rowLookup(ctx, cellOf(cells, columns.definitionId), cellOf(cells, columns.definitionRef), defaults);
-  return prepareCompletion(ctx, fields, lookup, { dateField: 'issuedOn', dateFormat });
+  return prepareCompletion(ctx, fields, lookup, { dateField: 'issuedOn', ...options });
 }
 
 /** CSV import: parse, map columns, validate every row, then issue (or preview) in batches. */
@@ -80,7 +81,10 @@ export function createCsvImportService(
     async import(issuerId: string, actor: string, body: ImportCsvBody): Promise<ImportReport> {
       const ctx = await loadIngestContext(core, deps, issuerId);
       const defaults = defaultsLookup(ctx, body.defaults);
-      const dateFormat = body.mapping?.dateFormat;
+      const rowOptions = {
+        dateFormat: body.mapping?.dateFormat,
+        notify: await deps.notifications.wanted(issuerId, body.notify),
+      };
       let header: string[] = [];
       let columns: CsvColumns = {};
       const entries: PreparedEntry[] = [];
@@ -92,7 +96,7 @@ export function createCsvImportService(
         },
         row(cells, line) {
           lines.push(line);
-          entries.push(prepareRow(ctx, header.length, cells, columns, defaults, dateFormat));
+          entries.push(prepareRow(ctx, header.length, cells, columns, defaults, rowOptions));
         },
       });
       const lineOf = (index: number) => lines[index] as number;
@@ -120,6 +124,7 @@ export function createCsvImportService(
           completionKey: entry.completionKey,
           credentialId: entry.credentialId,
           message: entry.message,
+          ...(entry.notification ? { notification: entry.notification } : {}),
         })),
       };
     },

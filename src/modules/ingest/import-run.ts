@@ -3,6 +3,7 @@ import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import type { BatchIssuance, BatchItem, BatchOutcome } from '../credentials/issuance.batch.js';
 import { NAME_DROPPED_MESSAGE, storableName } from '../credentials/issuance.service.js';
+import type { NotificationOutcome, NotificationService } from '../notifications/notifications.service.js';
 import { createHeldCredentialRepository, heldKey } from './held-credentials.repository.js';
 import { createImportBatchRepository } from './import-batches.repository.js';
 
@@ -11,7 +12,7 @@ import { createImportBatchRepository } from './import-batches.repository.js';
  * already holds (an entry without its own key, design.md §4 CSV import), or why not.
  */
 export type PreparedEntry =
-  | { kind: 'issue'; item: BatchItem; ownKey: boolean }
+  | { kind: 'issue'; item: BatchItem; ownKey: boolean; notifyTo: string | null }
   | { kind: 'held'; credentialId: string }
   | { kind: 'skip' | 'error'; message: string; completionKey: string | null };
 
@@ -27,6 +28,8 @@ export interface EntryReport {
   completionKey: string | null;
   credentialId: string | null;
   message: string | null;
+  /** Set when a new credential's earner is to be told: queued, or off (no SMTP server). */
+  notification?: NotificationOutcome;
 }
 
 export interface ImportRunOptions {
@@ -156,8 +159,41 @@ function summarise(
  */
 export function createImportRunner(
   core: Pick<Core, 'db' | 'ids' | 'clock'>,
-  deps: { batchIssuance: Pick<BatchIssuance, 'preview' | 'issue'> },
+  deps: {
+    batchIssuance: Pick<BatchIssuance, 'preview' | 'issue'>;
+    notifications: Pick<NotificationService, 'notify'>;
+  },
 ) {
+  /**
+   * Queues the notifications of the entries this run issued (never a replay or a preview) and
+   * marks their reports. Queuing is a push to memory: the import does not wait for any send.
+   */
+  function notifyIssued(
+    issuerId: string,
+    entries: PreparedEntry[],
+    positions: number[],
+    outcomes: BatchOutcome[],
+    reports: EntryReport[],
+  ): EntryReport[] {
+    const now = isoNow(core.clock);
+    outcomes.forEach((outcome, i) => {
+      const index = positions[i] as number;
+      const entry = entries[index];
+      if (outcome.class !== 'new' || outcome.credentialId === null || entry?.kind !== 'issue' || !entry.notifyTo)
+        return;
+      const notification = deps.notifications.notify({
+        issuerId,
+        credentialId: outcome.credentialId,
+        definitionId: entry.item.definition.id,
+        issuedOn: entry.item.issuedOn ?? now,
+        recipientHash: entry.item.recipientHash,
+        email: entry.notifyTo,
+      });
+      reports[index] = { ...(reports[index] as EntryReport), notification };
+    });
+    return reports;
+  }
+
   /**
    * Entries without their own key whose recipient already holds a valid credential of the
    * definition under another key (another channel's, an earlier explicit one) become `held`.
@@ -218,7 +254,8 @@ export function createImportRunner(
           });
         },
       );
-      return { batchId, ...summarise(entries, positions, outcomes, options) };
+      const summary = summarise(entries, positions, outcomes, options);
+      return { batchId, ...summary, entries: notifyIssued(issuerId, entries, positions, outcomes, summary.entries) };
     },
   };
 }

@@ -3,6 +3,7 @@ import type { BatchIssuance } from '../credentials/issuance.batch.js';
 import type { IssuanceService } from '../credentials/issuance.service.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
+import type { NotificationService } from '../notifications/notifications.service.js';
 import { createCompletionIngestService } from './completions.service.js';
 import { createConnectorService } from './connectors/connectors.service.js';
 import { createCsvImportService } from './csv.service.js';
@@ -17,10 +18,11 @@ export function createIngestModule(
     definitions: Pick<DefinitionService, 'findRow' | 'listRows'>;
     issuance: Pick<IssuanceService, 'issue' | 'recipientHash' | 'toIssued'>;
     batchIssuance: Pick<BatchIssuance, 'preview' | 'issue'>;
+    notifications: Pick<NotificationService, 'wanted' | 'notify'>;
   },
 ) {
   const runner = createImportRunner(core, deps);
-  const context = { issuers: deps.issuers, definitions: deps.definitions, runner };
+  const context = { issuers: deps.issuers, definitions: deps.definitions, notifications: deps.notifications, runner };
   return {
     csv: createCsvImportService(core, context),
     imports: createImportGate(),

@@ -32,7 +32,6 @@ export interface SettingsChange {
 /** A newly issued credential whose earner may be told; `email` is the address as given. */
 export interface NotifyRequest {
   issuerId: string;
-  issuerSlug: string;
   credentialId: string;
   definitionId: string;
   issuedOn: string;
@@ -113,8 +112,8 @@ export function createNotificationService(
       settingsRow(request.issuerId).then(toSettings),
     ]);
     if (!definition) return null;
-    const verify = urls.verifyPage(request.issuerSlug, request.credentialId);
-    const assertion = urls.assertion(request.issuerSlug, request.credentialId);
+    const verify = urls.verifyPage(issuer.slug, request.credentialId);
+    const assertion = urls.assertion(issuer.slug, request.credentialId);
     const unsubscribe = unsubscribeUrl(token);
     const rendered = renderNotification({
       language: settings.language,

@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { Nullable } from '../../../core/schemas.js';
 import { nulCheckedByHandler } from '../../../core/validation.js';
+import { NotificationOutcomeSchema, NotifyFlag } from '../../credentials/credentials.schemas.js';
 import { DateFormatSchema } from '../dates.js';
 
 export const MAX_RECORDS = 1_000;
@@ -61,6 +62,7 @@ export const ConnectorBody = nulCheckedByHandler(
               description: 'aXcelerate: AVETMISS outcome codes issued besides 20 and 51 (e.g. 60 credit transfer).',
             }),
           ),
+          notify: Type.Optional(NotifyFlag),
         }),
       ),
     },
@@ -91,6 +93,7 @@ export const ConnectorRecordReportSchema = Type.Object(
     message: Type.Optional(
       Nullable(Type.String({ description: 'Why a record was skipped or failed; never the email.' })),
     ),
+    notification: Type.Optional(NotificationOutcomeSchema),
   },
   { $id: 'ConnectorRecordReport' },
 );

@@ -35,9 +35,11 @@ interface CallSettings {
   definitionMap: Record<string, string>;
   options: PresetOptions;
   dateFormat: DateFormat | undefined;
+  /** Whether new credentials notify their earners (options.notify, else the issuer's default). */
+  notify: boolean;
 }
 
-function settingsFor(preset: ConnectorPreset, body: ConnectorBody): CallSettings {
+function settingsFor(preset: ConnectorPreset, body: ConnectorBody, notify: boolean): CallSettings {
   const paths: FieldPaths = { ...preset.paths };
   for (const field of MAPPED_FIELDS) {
     const override = body.mapping?.[field];
@@ -49,6 +51,7 @@ function settingsFor(preset: ConnectorPreset, body: ConnectorBody): CallSettings
     definitionMap: (body.definitionMap ?? {}) as Record<string, string>,
     options: { outcomeCodes: new Set([...DEFAULT_OUTCOME_CODES, ...extra]) },
     dateFormat: body.mapping?.dateFormat,
+    notify,
   };
 }
 
@@ -117,9 +120,10 @@ function prepareRecord(
       completionKey,
       issuedOn: fields.completedAt,
       evidenceUrl: fields.evidenceUrl,
+      notify: '',
     },
     recordLookup(ctx, fields, settings.definitionMap),
-    { dateField: 'completedAt', dateFormat: settings.dateFormat },
+    { dateField: 'completedAt', dateFormat: settings.dateFormat, notify: settings.notify },
   );
 }
 
@@ -142,7 +146,7 @@ export function createConnectorService(
         const message = `${nul} must not contain the NUL character (U+0000)`;
         throw errors.validation(message, [{ path: nul, message, code: 'nul' }]);
       }
-      const settings = settingsFor(preset, body);
+      const settings = settingsFor(preset, body, await deps.notifications.wanted(issuerId, body.options?.notify));
       const ctx = await loadIngestContext(core, deps, issuerId);
       const entries = recordsOf(body).map((raw) => prepareRecord(ctx, preset, settings, raw));
       const result = await deps.runner.run(
@@ -162,6 +166,7 @@ export function createConnectorService(
           completionKey: entry.completionKey,
           credentialId: entry.credentialId,
           message: entry.message,
+          ...(entry.notification ? { notification: entry.notification } : {}),
         })),
       };
     },
