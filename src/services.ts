@@ -57,6 +57,7 @@ export function createServices(core: Core) {
     readPresented: vc.readPresented,
     alignments,
     endorsements,
+    credentials,
   });
   const pathways = createPathwayService(core, { audit, definitions, issuance });
   const gdpr = createGdprService(core, { issuance, audit, outbox, profiles, notifications });

@@ -41,6 +41,18 @@ export function issuerDocument(urls: PublicUrls, issuer: IssuerRow): ObIssuer {
 }
 
 /** Tags then skills, trimmed, first spelling kept when two differ only in case. */
+/**
+ * A definition's criteria as both Open Badges versions write them: its URL and narrative. The OB 2.0
+ * validator needs an id or a narrative, so the description is the honest fallback.
+ */
+export function criteriaOf(definition: DefinitionRow): { id?: string; narrative?: string } {
+  if (!definition.criteria_url && !definition.criteria_narrative) return { narrative: definition.description };
+  return {
+    ...(definition.criteria_url ? { id: definition.criteria_url } : {}),
+    ...(definition.criteria_narrative ? { narrative: definition.criteria_narrative } : {}),
+  };
+}
+
 export function keywords(definition: DefinitionRow): string[] {
   const seen = new Set<string>();
   const out: string[] = [];
@@ -73,14 +85,7 @@ export function badgeClassDocument(
 ): ObBadgeClass {
   const id = urls.badgeClass(issuer.slug, definition.slug);
   const tags = keywords(definition);
-  // The validator needs a criteria id or narrative; the description is the honest fallback.
-  const criteria =
-    definition.criteria_url || definition.criteria_narrative
-      ? {
-          ...(definition.criteria_url ? { id: definition.criteria_url } : {}),
-          ...(definition.criteria_narrative ? { narrative: definition.criteria_narrative } : {}),
-        }
-      : { narrative: definition.description };
+  const criteria = criteriaOf(definition);
   return {
     '@context': OB_CONTEXT,
     type: 'BadgeClass',

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import { errorResponses, keyedErrors, openErrors } from '../../core/schemas.js';
 import { renderUnsubscribePage, unsubscribeCsp } from './notifications.page.js';
 import { NotificationSettingsSchema, UpdateNotificationSettingsBody } from './notifications.schemas.js';
@@ -61,6 +62,19 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   };
 
+  /** The confirmation (GET) or the unsubscribing itself (POST), in the issuer's language. */
+  async function answer(token: string, reply: FastifyReply, act: boolean) {
+    const nonce = ids.token(NONCE_LENGTH);
+    const target = await notifications.unsubscribeTarget(token);
+    reply.header('content-type', HTML).header('content-security-policy', unsubscribeCsp(nonce));
+    reply.header('cache-control', 'no-store');
+    if (!target || (act && !(await notifications.unsubscribe(token)))) {
+      return reply.status(404).send(renderUnsubscribePage({ kind: 'unknown' }, 'en', nonce));
+    }
+    const state = { kind: act ? ('done' as const) : ('confirm' as const), issuerName: target.issuerName };
+    return reply.send(renderUnsubscribePage(state, target.language, nonce));
+  }
+
   app.get(
     '/notifications/unsubscribe/:token',
     {
@@ -71,16 +85,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...page,
       },
     },
-    async (request, reply) => {
-      const nonce = ids.token(NONCE_LENGTH);
-      const target = await notifications.unsubscribeTarget(request.params.token);
-      reply.header('content-type', HTML).header('content-security-policy', unsubscribeCsp(nonce));
-      reply.header('cache-control', 'no-store');
-      if (!target) return reply.status(404).send(renderUnsubscribePage({ kind: 'unknown' }, 'en', nonce));
-      return reply.send(
-        renderUnsubscribePage({ kind: 'confirm', issuerName: target.issuerName }, target.language, nonce),
-      );
-    },
+    async (request, reply) => answer(request.params.token, reply, false),
   );
 
   app.post(
@@ -93,15 +98,6 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...page,
       },
     },
-    async (request, reply) => {
-      const nonce = ids.token(NONCE_LENGTH);
-      const target = await notifications.unsubscribeTarget(request.params.token);
-      reply.header('content-type', HTML).header('content-security-policy', unsubscribeCsp(nonce));
-      reply.header('cache-control', 'no-store');
-      if (!target || !(await notifications.unsubscribe(request.params.token))) {
-        return reply.status(404).send(renderUnsubscribePage({ kind: 'unknown' }, 'en', nonce));
-      }
-      return reply.send(renderUnsubscribePage({ kind: 'done', issuerName: target.issuerName }, target.language, nonce));
-    },
+    async (request, reply) => answer(request.params.token, reply, true),
   );
 };

@@ -2,7 +2,7 @@ import type { PublicUrls } from '../../core/urls.js';
 import type { AlignmentRow } from '../alignments/alignments.repository.js';
 import type { CredentialWithSlugs } from '../credentials/credentials.repository.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
-import { imageUrlOf, keywords } from '../documents/documents.builders.js';
+import { criteriaOf, imageUrlOf, keywords } from '../documents/documents.builders.js';
 import type { IssuerRow } from '../issuers/issuers.repository.js';
 import { OB_V3_CONTEXT, OB_V3_CREDENTIAL_SCHEMA, OB_V3_EXTENSIONS_CONTEXT, VC_V2_CONTEXT } from './contexts.js';
 
@@ -72,13 +72,7 @@ export function openBadgeCredential(parts: CredentialParts) {
   const index = parts.statusPosition % STATUS_LIST_LENGTH;
   const listUrl = vc.statusList(issuer.slug, list);
   const tagList = keywords(definition);
-  const criteria =
-    definition.criteria_url || definition.criteria_narrative
-      ? {
-          ...(definition.criteria_url ? { id: definition.criteria_url } : {}),
-          ...(definition.criteria_narrative ? { narrative: definition.criteria_narrative } : {}),
-        }
-      : { narrative: definition.description };
+  const criteria = criteriaOf(definition);
   return {
     '@context': [VC_V2_CONTEXT, OB_V3_CONTEXT, OB_V3_EXTENSIONS_CONTEXT],
     id: vc.credential(issuer.slug, credential.id),

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Core } from '../../core/context.js';
 import type { AlignmentService } from '../alignments/alignments.service.js';
+import type { CredentialService } from '../credentials/credentials.service.js';
 import type { EndorsementService } from '../endorsements/endorsements.service.js';
 import type { UsageService } from '../usage/usage.service.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
@@ -21,6 +22,7 @@ export function createVerificationModule(
     readPresented: (input: string) => Promise<AssertionRef | null>;
     alignments: Pick<AlignmentService, 'listRows'>;
     endorsements: Pick<EndorsementService, 'list'>;
+    credentials: Pick<CredentialService, 'replacementOf'>;
   },
 ) {
   const events = createEventRecorder(core, { outbox: deps.outbox });
@@ -28,7 +30,12 @@ export function createVerificationModule(
   return {
     events,
     verify: createVerifyService(core, { events, usage: deps.usage, readPresented: deps.readPresented }),
-    page: createPageService(core, { events, alignments: deps.alignments, endorsements: deps.endorsements }),
+    page: createPageService(core, {
+      events,
+      alignments: deps.alignments,
+      endorsements: deps.endorsements,
+      credentials: deps.credentials,
+    }),
     /** The verifier's country from the trusted proxy header (GEO_COUNTRY_HEADER), else `ZZ`. */
     country: (headers: IncomingHttpHeaders) => countryFrom(header ? headers[header] : undefined),
     /** The verifier of a request: its country, and its client address (whose replays are coalesced). */

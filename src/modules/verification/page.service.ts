@@ -2,11 +2,11 @@ import type { Core } from '../../core/context.js';
 import { publicUrls } from '../../core/urls.js';
 import { coalescedReads } from '../../db/coalesced-reads.js';
 import type { AlignmentService } from '../alignments/alignments.service.js';
+import type { CredentialService } from '../credentials/credentials.service.js';
 import { effectiveStatus } from '../credentials/credentials.views.js';
 import type { Endorsement } from '../endorsements/endorsements.schemas.js';
 import type { EndorsementService } from '../endorsements/endorsements.service.js';
 import type { EventRecorder, Verifier } from './events.js';
-import { createPageRepository } from './page.repository.js';
 import { REPLACED_BY_NEWER } from './revocation-reason.js';
 import { isShareAction, pageShareButtons, shareTarget } from './share.js';
 import { CONCURRENT_READS, createVerificationRepository, type PageRow } from './verification.repository.js';
@@ -65,12 +65,12 @@ export function createPageService(
     events: Pick<EventRecorder, 'recordVerifications' | 'recordEngagement'>;
     alignments: Pick<AlignmentService, 'listRows'>;
     endorsements: Pick<EndorsementService, 'list'>;
+    credentials: Pick<CredentialService, 'replacementOf'>;
   },
 ) {
   const urls = publicUrls(core.config.publicBaseUrl);
   const repo = createVerificationRepository(core.db, core.dialect);
   const findOne = coalescedReads(repo.findForPageByIds, CONCURRENT_READS);
-  const pages = createPageRepository(core.db);
   const wallets = core.config.walletPassUrls;
   const shareButtons = pageShareButtons(wallets);
 
@@ -92,7 +92,7 @@ export function createPageService(
       const assertionUrl = urls.assertion(row.issuer_slug, row.id);
       const result = toResult(urls, assertionUrl, row, core.clock.now());
       const [replacement, alignments, ofBadge, ofCredential] = await Promise.all([
-        result.revokedReason === REPLACED_BY_NEWER ? pages.replacementOf(row.issuer_id, row.id) : undefined,
+        result.revokedReason === REPLACED_BY_NEWER ? deps.credentials.replacementOf(row.issuer_id, row.id) : undefined,
         deps.alignments.listRows(row.issuer_id, row.definition_id),
         deps.endorsements.list(row.issuer_id, 'definition', row.definition_id),
         deps.endorsements.list(row.issuer_id, 'credential', row.id),
