@@ -23,6 +23,7 @@ import { credentialCountDeltasMigration } from './migrations/0012_credential_cou
 import { namesWithoutEmailsMigration } from './migrations/0015_names_without_emails.js';
 import { signingKeysMigration } from './migrations/0020_signing_keys.js';
 import { notificationsMigration } from './migrations/0021_notifications.js';
+import { reissuedFromIndexMigration } from './migrations/0022_reissued_from_index.js';
 import type { DB } from './schema.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
 
@@ -134,6 +135,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0015_names_without_emails': namesWithoutEmailsMigration(),
     '0020_signing_keys': signingKeysMigration(),
     '0021_notifications': notificationsMigration(),
+    '0022_reissued_from_index': reissuedFromIndexMigration(),
   };
 }
 
