@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RETRY_DELAYS_MS } from '../src/modules/notifications/notifications.sender.js';
@@ -100,6 +101,8 @@ describe.each(dialects)('earner notifications on %s', (dialect) => {
     expect(mail?.decoded).toContain(`href="${verify}/share/linkedin"`);
     expect(mail?.decoded).toContain(`https://badges.test/v1/issuers/${a.slug}/assertions/${credentialId}/image.svg`);
     expect(mail?.decoded).toContain('background:#123456');
+    expect(mail?.decoded).toContain(`href="https://badges.test/v1/issuers/${a.slug}/credentials/${credentialId}"`);
+    expect(mail?.decoded).toContain('Download (Open Badges 3.0)');
     // No image is loaded from anywhere that could tell who opened the message.
     expect(mail?.decoded).not.toMatch(/<img /);
 
@@ -362,6 +365,12 @@ describe.each(dialects)('earner notifications on %s', (dialect) => {
         .selectAll()
         .execute();
       dump.push(JSON.stringify(rows));
+    }
+    // The database files byte for byte too (SQLite): a freed page or the WAL would show an address.
+    for (const suffix of ['', '-wal']) {
+      if (t.testDb.file && existsSync(`${t.testDb.file}${suffix}`)) {
+        dump.push(readFileSync(`${t.testDb.file}${suffix}`).toString('latin1'));
+      }
     }
     const text = `${dump.join('\n')}\n${logs.join('\n')}`.toLowerCase();
     expect(logs.length).toBeGreaterThan(0);

@@ -128,7 +128,7 @@ export function createNotificationService(
         verify,
         linkedIn: `${verify}/share/linkedin`,
         image: definition.image_url ?? `${assertion}/image.svg`,
-        openBadges3: null,
+        openBadges3: urls.openBadgeCredential(issuer.slug, request.credentialId),
         unsubscribe,
       },
     });
