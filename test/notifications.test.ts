@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type RcptBehaviour, startSmtpServer } from '../scripts/reliability/lib/smtp-receiver.js';
 import { RETRY_DELAYS_MS } from '../src/modules/notifications/notifications.sender.js';
 import {
   auth,
@@ -11,7 +12,6 @@ import {
   type TestApp,
   type TestIssuer,
 } from './helpers.js';
-import { type RcptBehaviour, startSmtpServer } from './notifications.support.js';
 
 const EMAIL = 'Nora.Notify+Canary@Example.TEST';
 

@@ -1,7 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify';
 
 /*
- * The channels a recipient email enters by, each driven the way a partner would: single issue, CSV
+ * The channels a recipient email enters by, each driven the way a partner would (asking for the
+ * earner notification where a channel can): single issue, CSV
  * import (dry run, valid, invalid and duplicate rows), single completion ingest, every connector
  * preset, pathway progress, earner profiles, GDPR export and erase; plus verification and the public
  * documents of the credentials it produced, and every list the issuer can read back.
@@ -81,6 +82,7 @@ export async function sendThroughEveryChannel(
     recipientEmail: canary,
     recipientName: 'Cora Canary',
     completionKey: 'canary-single',
+    notify: true,
   };
   const issued = (await json('credentials', 'POST', '/api/v1/credentials', single)).body as {
     credentialId: string;
@@ -101,8 +103,8 @@ export async function sendThroughEveryChannel(
     `${canary},Cora Canary,canary-licence,canary-csv-1`,
     `${canary.toLowerCase()},Cora Canary,canary-course,`,
   ].join('\n');
-  await json('csv import', 'POST', '/api/v1/ingest/csv', { csv, filename: 'canary.csv', dryRun: true });
-  await json('csv import', 'POST', '/api/v1/ingest/csv', { csv, filename: 'canary.csv' });
+  await json('csv import', 'POST', '/api/v1/ingest/csv', { csv, filename: 'canary.csv', dryRun: true, notify: true });
+  await json('csv import', 'POST', '/api/v1/ingest/csv', { csv, filename: 'canary.csv', notify: true });
   await json('csv import', 'POST', '/api/v1/ingest/csv', { csv, filename: 'canary.csv' });
   await json('csv import', 'POST', '/api/v1/ingest/csv', { csv: `email\n${canary}\n` });
 
@@ -112,6 +114,7 @@ export async function sendThroughEveryChannel(
     definitionRef: 'canary-licence',
     recipientName: 'Cora Canary',
     completionKey: 'canary-ingest',
+    notify: true,
   };
   await json('ingest', 'POST', '/api/v1/ingest/completions', completion);
   await json('ingest', 'POST', '/api/v1/ingest/completions', completion);
@@ -144,6 +147,7 @@ export async function sendThroughEveryChannel(
       { ...generic, courseCode: 'UNKNOWN', externalId: 'canary-generic-3' },
     ],
     definitionMap,
+    options: { notify: true },
   });
   const moodle = {
     email: canary,

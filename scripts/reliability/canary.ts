@@ -11,6 +11,7 @@ import { type CanaryClient, ISSUING_CHANNELS, sendThroughEveryChannel } from './
 import { type Dialect, freshDatabase, startHarnessApp } from './lib/app.js';
 import { parseCommonArgs, runMain, writeReport } from './lib/report.js';
 import { canaryNeedles, contains, type PlaceScan, scanBytes } from './lib/scan.js';
+import { startSmtpServer } from './lib/smtp-receiver.js';
 
 /*
  * T10, the email canary: a mixed-case email sent through every channel that takes one, with the app
@@ -104,7 +105,13 @@ export async function runCanary(options: { dialect: Dialect }): Promise<CanaryRe
   };
   const pgLogStart = pgLogSize();
   const storage = await freshDatabase(options.dialect, { ownDatabase: true, logStatements: true });
-  const harness = await startHarnessApp(options.dialect, { storage, logger });
+  // A real SMTP server takes the earners' notifications: the address must reach it and nothing else.
+  const smtp = await startSmtpServer();
+  const harness = await startHarnessApp(options.dialect, {
+    storage,
+    logger,
+    env: { SMTP_URL: smtp.url, MAIL_FROM: 'badges@canary.test', NOTIFY_RATE_PER_MINUTE: '60000' },
+  });
   const receiver = await startReceiver();
   const requestLog: string[] = [];
   const captured: Captured[] = [];
@@ -141,7 +148,11 @@ export async function runCanary(options: { dialect: Dialect }): Promise<CanaryRe
     );
     await app.services.verification.events.flush();
     await app.services.webhooks.dispatcher.drain();
+    await app.services.notifications.drain();
     if (receiver.received.length === 0) problems.push('no webhook was delivered, so webhook payloads prove nothing');
+    if (!smtp.messages.some((m) => m.to.some((to) => to.toLowerCase() === canary.toLowerCase()))) {
+      problems.push('no notification reached the SMTP server, so the notification path proves nothing');
+    }
 
     const places: PlaceResult[] = [];
     const place = (name: string, data: Buffer | string, token: string | null) =>
@@ -215,6 +226,7 @@ export async function runCanary(options: { dialect: Dialect }): Promise<CanaryRe
     };
   } finally {
     await receiver.close();
+    await smtp.close();
     if (!closed) {
       await harness.app.close();
       await harness.database.close();
