@@ -67,6 +67,9 @@ export function testConfig(databaseUrl: string, env: Record<string, string> = {}
     WEBHOOK_ALLOW_PRIVATE: 'true',
     WEBHOOK_DISPATCH: 'off',
     OPEN_RATE_LIMIT_PER_MINUTE: '100000',
+    // A deployment on PostgreSQL must set it (server.ts refuses to start without it); so do the tests.
+    // On SQLite the generated secret file beside the database is used, as it would be there.
+    ...(databaseUrl.startsWith('postgres') ? { SIGNING_KEY_SECRET: 'test-signing-key-secret-not-for-production' } : {}),
     ...env,
   });
 }

@@ -230,6 +230,12 @@ describe.each(dialects)('Open Badges 3.0 credentials on %s', (dialect) => {
     expect((await get(`/v1/issuers/${a.slug}/credentials/00000000-0000-0000-0000-000000000000`)).statusCode).toBe(404);
     expect((await get(`/v1/issuers/nobody-here/credentials/${id}`)).statusCode).toBe(404);
     expect((await get(`/v1/issuers/${a.slug}/status/-1`)).statusCode).toBe(400);
+    // A list that holds no position is not signed, stored or served, however large its number.
+    for (const list of [1, 51173]) {
+      expect((await get(`/v1/issuers/${a.slug}/status/${list}`)).statusCode).toBe(404);
+    }
+    const stored = await t.database.db.selectFrom('vc_status_lists').select('list').where('list', '>', 0).execute();
+    expect(stored).toEqual([]);
   });
 
   it('revoke, GDPR erase and reissue set the status bit at once; the verifier then reports revoked', async () => {

@@ -76,7 +76,14 @@ function describeRequestBody(requestBody: Json): void {
   }
 }
 
+/** Any URL longer than this is refused before routing (app.ts), so every operation may answer 414. */
+const URI_TOO_LONG = {
+  description: 'The request URL is longer than 8 KiB',
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+};
+
 function describeResponses(responses: Json): void {
+  responses['414'] ??= URI_TOO_LONG;
   for (const [status, response] of Object.entries(responses as Record<string, Json>)) {
     if (status === '429') response.headers = { ...(response.headers as Json | undefined), ...RATE_LIMIT_HEADERS };
     if (/^3\d\d$/.test(status) && status !== '304') {

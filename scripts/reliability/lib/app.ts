@@ -131,6 +131,8 @@ export async function startHarnessApp(dialect: Dialect, options: HarnessOptions 
     OPEN_RATE_LIMIT_PER_MINUTE: String(UNLIMITED_PER_MINUTE),
     // Durability is measured by the crash tests; here an fsync per commit would only slow the run.
     SQLITE_SYNCHRONOUS: 'NORMAL',
+    // A deployment on PostgreSQL must set it (server.ts refuses to start without it); so do the harnesses.
+    ...(dialect === 'postgres' ? { SIGNING_KEY_SECRET: 'reliability-signing-key-secret-not-for-production' } : {}),
     ...options.env,
   });
   const database = createDatabase(config.database);

@@ -15,9 +15,9 @@ const VC_JWT = 'application/vc+jwt';
 const SIGNED_CACHE = 'public, max-age=300';
 const NO_CACHE = 'no-cache';
 
-const jsonLdObject = (description: string) => {
+const jsonLdObject = (description: string, types = ['application/ld+json', 'application/json']) => {
   const media = { schema: Type.Object({}, { additionalProperties: true }) };
-  return { description, content: { 'application/ld+json': media, 'application/json': media } };
+  return { description, content: Object.fromEntries(types.map((type) => [type, media])) };
 };
 
 /** VC-JWT when the client prefers it to JSON (or asks for the `.jwt` path). */
@@ -53,7 +53,7 @@ export const vcRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: "The issuer's did:web DID document (every signing key as a Multikey)",
         params: Type.Object({ slug: Slug }),
-        response: { 200: jsonLdObject('DID document'), ...notFound },
+        response: { 200: jsonLdObject('DID document', ['application/did+ld+json']), ...notFound },
       },
     },
     async (request, reply) => {

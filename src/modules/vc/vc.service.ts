@@ -142,6 +142,10 @@ export function createVcService(
     async statusList(slug: string, list: number): Promise<Record<string, unknown>> {
       const issuer = await requireIssuer(slug, 'Status list');
       const repo = createVcRepository(core.db);
+      // Only lists that hold a position exist (list 0 always): signing and storing a list for any
+      // number a client names would let it make the service work and write for nothing.
+      const positions = await repo.nextPosition(issuer.id);
+      if (list > 0 && list * STATUS_LIST_LENGTH >= positions) throw errors.notFound('Status list');
       const from = list * STATUS_LIST_LENGTH;
       const revoked = await repo.revokedPositions(issuer.id, from, from + STATUS_LIST_LENGTH);
       const digest = sha256Hex(revoked.join(','));
