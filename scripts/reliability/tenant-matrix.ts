@@ -6,7 +6,14 @@ import type { AuthChoice, CaseDraw } from './fuzz.mutations.js';
 import { type Dialect, startHarnessApp } from './lib/app.js';
 import { loadApiDocument, type OperationSpec } from './lib/openapi.js';
 import { parseCommonArgs, runMain, writeReport } from './lib/report.js';
-import { collectionOf, collectionOfField, poolValues, type ResourcePool, seedIssuer } from './lib/resources.js';
+import {
+  collectionOf,
+  collectionOfField,
+  isVocabulary,
+  poolValues,
+  type ResourcePool,
+  seedIssuer,
+} from './lib/resources.js';
 import { diffSnapshots, rowCount, snapshotIssuer } from './lib/snapshot.js';
 
 /*
@@ -195,10 +202,10 @@ export async function runTenantMatrix(options: {
 
     for (const op of document.operations) {
       // Only what B owns counts (not vocabularies such as provider names), and an open operation with
-      // one parameter is public by design (an issuer profile, an earner profile).
-      const groups = namedGroups(op).filter(
-        (group) => poolB.has(group[0] ?? '') && (op.secured || op.pathParams.length > 1),
-      );
+      // one owned parameter is public by design (an issuer profile, an earner profile, an issuer's
+      // status list 0).
+      const owned = op.pathParams.filter((p) => !isVocabulary(collectionOf(op.path, p.name)));
+      const groups = namedGroups(op).filter((group) => poolB.has(group[0] ?? '') && (op.secured || owned.length > 1));
       if (groups.length === 0) continue;
       result.operations.push(op.key);
       const before = await snapshotB();

@@ -17,7 +17,10 @@ function addToPool(pool: ResourcePool, collection: string, value: unknown): void
 /** Values known without creating anything: fixed vocabularies the design names. */
 const VOCABULARIES: Record<string, string[]> = {
   connectors: ['generic', 'moodle', 'canvas'],
-  share: ['linkedin', 'wallet_apple', 'wallet_google', 'share_link'],
+  // The wallet actions answer 404 unless a wallet-pass service is configured, which the harness does not do.
+  share: ['linkedin', 'share_link'],
+  // Status list 0 exists for every issuer; later lists only once positions reach them.
+  status: ['0'],
 };
 
 /** Path segments that name another collection than their own word. */
@@ -51,6 +54,11 @@ export function collectionOfField(field: string): string | null {
   if (field === 'definitionRef') return 'badges';
   const match = /^([a-z]+)Id$/.exec(field);
   return match ? `${match[1]}s` : null;
+}
+
+/** Whether a collection is a fixed vocabulary (a provider name, a share action), not something a tenant owns. */
+export function isVocabulary(collection: string): boolean {
+  return collection in VOCABULARIES;
 }
 
 export function poolValues(pool: ResourcePool, collection: string): string[] {
