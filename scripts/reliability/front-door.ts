@@ -6,6 +6,7 @@ import { answersOk, freePort, READY_WITHIN_MS, SERVER_NODE_FLAGS } from '../../b
 import {
   createReport,
   enginesFor,
+  HARNESS_SIGNING_KEY_SECRET,
   percentile,
   type ReliabilityReport,
   type RunOptions,
@@ -44,6 +45,7 @@ async function startFrontServer(env: Record<string, string>, capture = false): P
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
       LOG_LEVEL: 'info',
       BOOTSTRAP_ISSUER: 'false',
+      SIGNING_KEY_SECRET: HARNESS_SIGNING_KEY_SECRET,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],

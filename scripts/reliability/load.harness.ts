@@ -257,6 +257,9 @@ function rssOf(pid: number): number {
   }
 }
 
+/** The key-encryption secret of every server a harness starts: PostgreSQL refuses to start without one. */
+export const HARNESS_SIGNING_KEY_SECRET = 'reliability-harness-signing-secret-not-for-production';
+
 /**
  * Starts dist/src/server.js like bench/lib/harness.ts does, keeping hold of the child so a script can
  * kill -9 it and see whether it ever exits on its own.
@@ -275,8 +278,7 @@ export async function launchServer(
       LOG_LEVEL: 'error',
       BOOTSTRAP_ISSUER: 'false',
       OPEN_RATE_LIMIT_PER_MINUTE: '100000000',
-      // PostgreSQL refuses to start without a key-encryption secret for the signing keys.
-      SIGNING_KEY_SECRET: 'reliability-harness-signing-secret-not-for-production',
+      SIGNING_KEY_SECRET: HARNESS_SIGNING_KEY_SECRET,
       ...env,
     },
     stdio: ['ignore', 'inherit', 'inherit'],
