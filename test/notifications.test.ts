@@ -8,6 +8,7 @@ import {
   createTestApp,
   dialects,
   expectErrorBody,
+  expectKeyRequired,
   manualClock,
   type TestApp,
   type TestIssuer,
@@ -146,6 +147,24 @@ describe.each(dialects)('earner notifications on %s', (dialect) => {
       });
       expectErrorBody(res, 400, 'validation_failed');
     }
+  });
+
+  it("needs a key for the settings, and one issuer's settings never reach another's", async () => {
+    await expectKeyRequired(t.app, { method: 'GET', url: '/api/v1/notifications/settings' });
+    await expectKeyRequired(t.app, {
+      method: 'PATCH',
+      url: '/api/v1/notifications/settings',
+      payload: { language: 'fr' },
+    });
+    const b = await t.issuer({ slug: `notify-b-${dialect}` });
+    await t.app.inject({
+      method: 'PATCH',
+      url: '/api/v1/notifications/settings',
+      headers: auth(b.key),
+      payload: { language: 'fr', senderName: 'Other Issuer' },
+    });
+    const mine = await t.app.inject({ method: 'GET', url: '/api/v1/notifications/settings', headers: auth(a.key) });
+    expect(mine.json()).toMatchObject({ language: 'en', senderName: null });
   });
 
   it('retries a temporary SMTP failure and records a permanent one', async () => {
