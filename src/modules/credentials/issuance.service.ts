@@ -15,6 +15,9 @@ import type { OutboxService } from '../webhooks/outbox.service.js';
 import { credentialEventData } from '../webhooks/webhooks.events.js';
 import { type CredentialRow, type CredentialWithSlugs, createCredentialRepository } from './credentials.repository.js';
 import { toIssued } from './credentials.views.js';
+import { createHeldCredentialRepository } from './held-credentials.repository.js';
+
+export { heldKey } from './held-credentials.repository.js';
 
 export interface IssueRequest {
   definitionId: string;
@@ -146,9 +149,25 @@ export function createIssuanceService(
     });
   }
 
+  const held = createHeldCredentialRepository(core.db);
+
   return {
     urls,
     notifyIfWanted,
+
+    /**
+     * Valid credentials the recipients already hold, whatever key or channel issued them: what an
+     * entry without its own key must not duplicate. `between` runs between the batched queries.
+     */
+    heldCredentials: (
+      issuerId: string,
+      pairs: { definitionId: string; recipientHash: string }[],
+      between: () => Promise<void>,
+    ) => held.held(issuerId, pairs, isoNow(core.clock), between),
+
+    /** The oldest valid credential of the definition the recipient holds, if any. */
+    heldCredential: (issuerId: string, definitionId: string, recipientHash: string) =>
+      held.heldOne(issuerId, definitionId, recipientHash, isoNow(core.clock)),
 
     async recipientHash(issuerId: string, email: string): Promise<string> {
       const identity = await deps.issuers.identity(issuerId);

@@ -1,4 +1,3 @@
-import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import { AppError, errors } from '../../core/errors.js';
 import { autoCompletionKey } from '../credentials/issuance.batch.js';
@@ -7,15 +6,14 @@ import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import type { IngestCompletionBody, IngestResult } from './completions.schemas.js';
 import { createDefinitionResolver } from './definition-resolver.js';
-import { createHeldCredentialRepository } from './held-credentials.repository.js';
 
 export type CompletionIngestDeps = {
   definitions: Pick<DefinitionService, 'findRow' | 'listRows'>;
-  issuance: Pick<IssuanceService, 'issue' | 'recipientHash' | 'toIssued'>;
+  issuance: Pick<IssuanceService, 'issue' | 'recipientHash' | 'toIssued' | 'heldCredential'>;
 };
 
 /** One completion from an LMS or automation: single issuance with definition lookup and a default key. */
-export function createCompletionIngestService(core: Pick<Core, 'clock' | 'db'>, deps: CompletionIngestDeps) {
+export function createCompletionIngestService(core: Pick<Core, 'clock'>, deps: CompletionIngestDeps) {
   async function resolveDefinition(issuerId: string, body: IngestCompletionBody): Promise<DefinitionRow> {
     if (body.definitionId !== undefined) {
       const definition = await deps.definitions.findRow(issuerId, body.definitionId);
@@ -47,12 +45,7 @@ export function createCompletionIngestService(core: Pick<Core, 'clock' | 'db'>, 
         const recipientHash = await deps.issuance.recipientHash(issuerId, body.recipientEmail);
         // Without its own key, a completion the person already holds through another channel
         // answers with that credential instead of issuing a second one.
-        const held = await createHeldCredentialRepository(core.db).heldOne(
-          issuerId,
-          definition.id,
-          recipientHash,
-          isoNow(core.clock),
-        );
+        const held = await deps.issuance.heldCredential(issuerId, definition.id, recipientHash);
         if (held) {
           return {
             ...deps.issuance.toIssued({ row: held, created: false }),

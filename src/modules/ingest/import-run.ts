@@ -2,9 +2,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import type { BatchIssuance, BatchItem, BatchOutcome } from '../credentials/issuance.batch.js';
-import { NAME_DROPPED_MESSAGE, storableName } from '../credentials/issuance.service.js';
+import { heldKey, type IssuanceService, NAME_DROPPED_MESSAGE, storableName } from '../credentials/issuance.service.js';
 import type { NotificationOutcome, NotificationService } from '../notifications/notifications.service.js';
-import { createHeldCredentialRepository, heldKey } from './held-credentials.repository.js';
 import { createImportBatchRepository } from './import-batches.repository.js';
 
 /**
@@ -158,9 +157,10 @@ function summarise(
  * credentials commit together; earlier chunks are safe to re-run thanks to the completion keys.
  */
 export function createImportRunner(
-  core: Pick<Core, 'db' | 'ids' | 'clock'>,
+  core: Pick<Core, 'ids' | 'clock'>,
   deps: {
     batchIssuance: Pick<BatchIssuance, 'preview' | 'issue'>;
+    issuance: Pick<IssuanceService, 'heldCredentials'>;
     notifications: Pick<NotificationService, 'notify'>;
   },
 ) {
@@ -207,9 +207,7 @@ export function createImportRunner(
         : [],
     );
     if (pairs.length === 0) return entries;
-    const held = await createHeldCredentialRepository(core.db).held(issuerId, pairs, isoNow(core.clock), () =>
-      nextTurn(),
-    );
+    const held = await deps.issuance.heldCredentials(issuerId, pairs, () => nextTurn());
     if (held.size === 0) return entries;
     return entries.map((entry) => {
       if (entry.kind !== 'issue' || entry.ownKey) return entry;

@@ -12,11 +12,11 @@ import { createImportRunner } from './import-run.js';
 
 /** Ingest: CSV import, single completions and the LMS/SIS connectors. */
 export function createIngestModule(
-  core: Pick<Core, 'clock' | 'ids' | 'db'>,
+  core: Pick<Core, 'clock' | 'ids'>,
   deps: {
     issuers: Pick<IssuerService, 'identity'>;
     definitions: Pick<DefinitionService, 'findRow' | 'listRows'>;
-    issuance: Pick<IssuanceService, 'issue' | 'recipientHash' | 'toIssued'>;
+    issuance: Pick<IssuanceService, 'issue' | 'recipientHash' | 'toIssued' | 'heldCredential' | 'heldCredentials'>;
     batchIssuance: Pick<BatchIssuance, 'preview' | 'issue'>;
     notifications: Pick<NotificationService, 'wanted' | 'notify'>;
   },

@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/database.js';
-import type { CredentialWithSlugs } from '../credentials/credentials.repository.js';
+import type { CredentialWithSlugs } from './credentials.repository.js';
 
 /** Recipient hashes per query: far below either engine's bound-parameter limit. */
 const HASHES_PER_QUERY = 500;
@@ -15,7 +15,7 @@ export const heldKey = (definitionId: string, recipientHash: string) => `${defin
 /**
  * Valid credentials (not revoked, not expired at `now`) the recipients already hold, whatever key
  * or channel issued them: what a completion without its own key must not duplicate (design.md §4
- * CSV import). Read-only; the credentials module owns the table.
+ * CSV import). Read-only; ingest reaches it through the issuance service.
  */
 export function createHeldCredentialRepository(db: Executor) {
   const valid = (now: string) =>
