@@ -54,7 +54,7 @@ export function createServices(core: Core) {
   const verification = createVerificationModule(core, {
     outbox,
     usage,
-    readPresented: vc.readPresented,
+    presented: vc.presented,
     alignments,
     endorsements,
     credentials,

@@ -1,8 +1,8 @@
 import { safeHexColor, textColorOn } from '../../core/colors.js';
 
 /*
- * The generated badge image (for definitions without their own imageUrl) and its Open Badges 2.0
- * baked form. Every piece of text is XML-escaped, and characters XML 1.0 forbids are dropped, so a
+ * The generated badge image (for definitions without their own imageUrl) and its baked forms (Open
+ * Badges 2.0 assertion, Open Badges 3.0 credential). Every piece of text is XML-escaped, and characters XML 1.0 forbids are dropped, so a
  * badge named `<script>&"'` renders as text and the SVG stays well-formed.
  */
 
@@ -86,7 +86,41 @@ function cdataSafeJson(json: string): string {
   return json.replace(/[>\uFFFE\uFFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** What a baked SVG carries: its namespace declaration and the element placed right after `<svg>`. */
+interface Embedded {
+  namespace: string;
+  element: string;
+}
+
+/** Open Badges 2.0 SVG baking: the assertion's URL and JSON in `<openbadges:assertion>`. */
+function assertionEmbedded(bake: Bake): Embedded {
+  return {
+    namespace: 'http://openbadges.org',
+    element: `<openbadges:assertion verify="${escapeXml(bake.verifyUrl)}"><![CDATA[${cdataSafeJson(bake.assertionJson)}]]></openbadges:assertion>`,
+  };
+}
+
+/**
+ * Open Badges 3.0 SVG baking ("Baked Badge", embedded proof): the signed credential's JSON in
+ * `<openbadges:credential>`, wrapped in CDATA, without a `verify` attribute.
+ */
+function credentialEmbedded(credentialJson: string): Embedded {
+  return {
+    namespace: 'https://purl.imsglobal.org/ob/v3p0',
+    element: `<openbadges:credential><![CDATA[${cdataSafeJson(credentialJson)}]]></openbadges:credential>`,
+  };
+}
+
 export function renderBadgeSvg(art: BadgeArt, bake?: Bake): string {
+  return render(art, bake ? assertionEmbedded(bake) : undefined);
+}
+
+/** The generated badge with an Open Badges 3.0 credential (JSON with its Data Integrity proof) baked in. */
+export function renderCredentialBadgeSvg(art: BadgeArt, credentialJson: string): string {
+  return render(art, credentialEmbedded(credentialJson));
+}
+
+function render(art: BadgeArt, embedded?: Embedded): string {
   const fill = brandColor(art.brandColor);
   const ink = textColorOn(fill);
   const lines = wrapLines(art.name);
@@ -94,18 +128,15 @@ export function renderBadgeSvg(art: BadgeArt, bake?: Bake): string {
   const lineHeight = Math.round(fontSize * 1.2);
   const firstBaseline = Math.round(190 - ((lines.length - 1) * lineHeight) / 2 + fontSize / 3);
   const name = escapeXml(art.name);
-  const namespaces = bake
-    ? 'xmlns="http://www.w3.org/2000/svg" xmlns:openbadges="http://openbadges.org"'
+  const namespaces = embedded
+    ? `xmlns="http://www.w3.org/2000/svg" xmlns:openbadges="${embedded.namespace}"`
     : 'xmlns="http://www.w3.org/2000/svg"';
-  const assertion = bake
-    ? `<openbadges:assertion verify="${escapeXml(bake.verifyUrl)}"><![CDATA[${cdataSafeJson(bake.assertionJson)}]]></openbadges:assertion>`
-    : '';
   const tspans = lines
     .map((line, i) => `<tspan x="200" y="${firstBaseline + i * lineHeight}">${escapeXml(line)}</tspan>`)
     .join('');
   return [
     `<svg ${namespaces} width="${SIZE}" height="${SIZE}" viewBox="0 0 ${SIZE} ${SIZE}" role="img" aria-label="${name}">`,
-    assertion,
+    embedded?.element ?? '',
     `<title>${name}</title>`,
     `<circle cx="200" cy="200" r="192" fill="${fill}"/>`,
     `<circle cx="200" cy="200" r="172" fill="none" stroke="${ink}" stroke-opacity="0.55" stroke-width="4"/>`,

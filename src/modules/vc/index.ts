@@ -21,8 +21,8 @@ export function createVcModule(
 ) {
   const signingKeys = createSigningKeyService(core, { audit: deps.audit });
   const credentials = createVcService(core, { ...deps, signingKeys });
-  const readPresented = createPresentedCredentialReader(core, { issuers: deps.issuers, signingKeys });
-  return { signingKeys, credentials, readPresented };
+  const presented = createPresentedCredentialReader(core, { issuers: deps.issuers, signingKeys });
+  return { signingKeys, credentials, presented };
 }
 
 export type VcModule = ReturnType<typeof createVcModule>;

@@ -1,10 +1,14 @@
+import { DataIntegrityProof } from '@digitalbazaar/data-integrity';
 import { from as multikeyFrom, toJwk } from '@digitalbazaar/ed25519-multikey';
+import { cryptosuite } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
+import { verifyCredential } from '@digitalbazaar/vc';
 import { compactVerify, decodeProtectedHeader, importJWK } from 'jose';
 import type { Core } from '../../core/context.js';
 import { publicUrls } from '../../core/urls.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
+import { documentLoader, MULTIKEY_V1_CONTEXT } from './contexts.js';
 import { vcUrls } from './credential.builder.js';
-import { issuerDid, verificationMethodId } from './did.js';
+import { didDocument, issuerDid, verificationMethod, verificationMethodId } from './did.js';
 import type { SigningKeyService } from './signing-keys.service.js';
 
 /** Three base64url segments: the shape of a compact JWS. */
@@ -16,55 +20,113 @@ export interface PresentedRef {
   credentialId: string;
 }
 
+/** Reads an id's issuer: a string, or a Profile object with an `id`. */
+function issuerIdOf(credential: Record<string, unknown>): unknown {
+  const issuer = credential.issuer;
+  return issuer !== null && typeof issuer === 'object' ? (issuer as { id?: unknown }).id : issuer;
+}
+
 /**
- * Reads an Open Badges 3.0 VC-JWT given to verification. It answers for one only when its EdDSA
- * signature checks with a key of one of this service's issuers, resolved locally (never fetched),
- * and its `jti` is that issuer's credential URL. Status and validity then come from the
- * credential's record, which is what the status list and `validUntil` publish. Anything else
- * (not a JWT, another issuer's key, a changed byte) is null: the caller answers `unknown`.
+ * Reads Open Badges 3.0 credentials given to verification, as a VC-JWT or as the JSON object with
+ * its Data Integrity proof. Either answers for a credential only when its signature checks with a
+ * key of the very issuer whose credential URL it names, resolved from this service's database
+ * (never fetched). Status and validity then come from the credential's record, which is what the
+ * status list and `validUntil` publish. Anything else (another issuer's or a foreign DID, an
+ * unknown context, a changed byte or field) is null: the caller answers `unknown`.
  */
 export function createPresentedCredentialReader(
-  core: Pick<Core, 'config'>,
+  core: Pick<Core, 'config' | 'clock'>,
   deps: { issuers: Pick<IssuerService, 'findIssuerBySlug'>; signingKeys: Pick<SigningKeyService, 'publicKeys'> },
 ) {
   const prefix = issuerDid(core.config.publicBaseUrl, '');
-  const vc = vcUrls(publicUrls(core.config.publicBaseUrl));
+  const urls = publicUrls(core.config.publicBaseUrl);
+  const vc = vcUrls(urls);
+
+  /** The issuer of this service a DID names, with its published keys; null for any other DID. */
+  async function localIssuer(did: string) {
+    if (!did.startsWith(prefix)) return null;
+    const issuer = await deps.issuers.findIssuerBySlug(decodeURIComponent(did.slice(prefix.length)));
+    if (!issuer || issuerDid(core.config.publicBaseUrl, issuer.slug) !== did) return null;
+    return { slug: issuer.slug, keys: await deps.signingKeys.publicKeys(issuer.id) };
+  }
 
   async function keyFor(kid: string) {
     const match = KID.exec(kid);
-    if (!match?.[1] || !match[2] || !match[1].startsWith(prefix)) return null;
-    const slug = decodeURIComponent(match[1].slice(prefix.length));
-    const issuer = await deps.issuers.findIssuerBySlug(slug);
-    if (!issuer || issuerDid(core.config.publicBaseUrl, issuer.slug) !== match[1]) return null;
-    const version = Number(match[2]);
-    const key = (await deps.signingKeys.publicKeys(issuer.id)).find((k) => k.version === version);
-    if (!key) return null;
-    const multikey = await multikeyFrom({
-      type: 'Multikey',
-      id: verificationMethodId(match[1], version),
-      controller: match[1],
-      publicKeyMultibase: key.publicKeyMultibase,
-    });
+    if (!match?.[1] || !match[2]) return null;
+    const issuer = await localIssuer(match[1]);
+    const key = issuer?.keys.find((k) => k.version === Number(match[2]));
+    if (!issuer || !key) return null;
+    const multikey = await multikeyFrom(verificationMethod(match[1], key));
     return { slug: issuer.slug, key: await importJWK(await toJwk({ keyPair: multikey }), 'EdDSA') };
   }
 
-  return async (input: string): Promise<PresentedRef | null> => {
-    const jws = input.trim();
-    if (!COMPACT_JWS.test(jws)) return null;
-    try {
-      const { kid, alg } = decodeProtectedHeader(jws);
-      if (alg !== 'EdDSA' || typeof kid !== 'string') return null;
-      const resolved = await keyFor(kid);
-      if (!resolved) return null;
-      const { payload } = await compactVerify(jws, resolved.key, { algorithms: ['EdDSA'] });
-      const { jti } = JSON.parse(new TextDecoder().decode(payload)) as { jti?: unknown };
-      const own = `${vc.credential(resolved.slug, '')}`;
-      if (typeof jti !== 'string' || !jti.startsWith(own)) return null;
-      const credentialId = decodeURIComponent(jti.slice(own.length));
-      return credentialId === '' || credentialId.includes('/') ? null : { issuerSlug: resolved.slug, credentialId };
-    } catch {
-      return null;
-    }
+  /** The credential id of `url` when it is a credential URL of the issuer `slug`. */
+  function credentialIdIn(slug: string, url: unknown): string | null {
+    const own = vc.credential(slug, '');
+    if (typeof url !== 'string' || !url.startsWith(own)) return null;
+    const credentialId = decodeURIComponent(url.slice(own.length));
+    return credentialId === '' || credentialId.includes('/') ? null : credentialId;
+  }
+
+  /** The published contexts, and the DID documents and keys of this service's issuers: nothing else resolves. */
+  const loader = documentLoader(async (url) => {
+    const [did = '', fragment] = url.split('#');
+    const issuer = await localIssuer(did);
+    if (!issuer) return undefined;
+    if (fragment === undefined) return didDocument(did, issuer.keys, urls.issuerProfile(issuer.slug));
+    const key = issuer.keys.find((k) => verificationMethodId(did, k.version) === url);
+    return key ? { '@context': MULTIKEY_V1_CONTEXT, ...verificationMethod(did, key) } : undefined;
+  });
+  const suite = new DataIntegrityProof({ cryptosuite });
+
+  /**
+   * When the proof is checked: now, or the credential's `validUntil` once that has passed, so an
+   * expired credential is still found authentic and then answered `expired` from its record.
+   */
+  function proofTime(credential: Record<string, unknown>): Date {
+    const now = core.clock.now();
+    const until = typeof credential.validUntil === 'string' ? new Date(credential.validUntil) : null;
+    return until && until.getTime() < now.getTime() ? until : now;
+  }
+
+  return {
+    async jwt(input: string): Promise<PresentedRef | null> {
+      const jws = input.trim();
+      if (!COMPACT_JWS.test(jws)) return null;
+      try {
+        const { kid, alg } = decodeProtectedHeader(jws);
+        if (alg !== 'EdDSA' || typeof kid !== 'string') return null;
+        const resolved = await keyFor(kid);
+        if (!resolved) return null;
+        const { payload } = await compactVerify(jws, resolved.key, { algorithms: ['EdDSA'] });
+        const { jti } = JSON.parse(new TextDecoder().decode(payload)) as { jti?: unknown };
+        const credentialId = credentialIdIn(resolved.slug, jti);
+        return credentialId ? { issuerSlug: resolved.slug, credentialId } : null;
+      } catch {
+        return null;
+      }
+    },
+
+    /** A credential as JSON with its Data Integrity proof, checked by @digitalbazaar/vc. */
+    async json(credential: Record<string, unknown>): Promise<PresentedRef | null> {
+      const issuerId = issuerIdOf(credential);
+      try {
+        const issuer = typeof issuerId === 'string' ? await localIssuer(issuerId) : null;
+        const credentialId = issuer ? credentialIdIn(issuer.slug, credential.id) : null;
+        if (!issuer || !credentialId) return null;
+        const result = await verifyCredential({
+          credential: structuredClone(credential),
+          suite,
+          documentLoader: loader,
+          now: proofTime(credential),
+          // The record answers for revocation below; the proof alone decides authenticity here.
+          checkStatus: async () => ({ verified: true }),
+        });
+        return result.verified ? { issuerSlug: issuer.slug, credentialId } : null;
+      } catch {
+        return null;
+      }
+    },
   };
 }
 

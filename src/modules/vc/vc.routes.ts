@@ -14,6 +14,8 @@ const VC_JWT = 'application/vc+jwt';
 /** A signed credential never changes; its status is read from the status list, which is never cached stale. */
 const SIGNED_CACHE = 'public, max-age=300';
 const NO_CACHE = 'no-cache';
+/** A downloaded SVG runs nothing and loads nothing (as the Open Badges 2.0 images). */
+const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'";
 
 const jsonLdObject = (description: string, types = ['application/ld+json', 'application/json']) => {
   const media = { schema: Type.Object({}, { additionalProperties: true }) };
@@ -100,6 +102,33 @@ export const vcRoutes: FastifyPluginAsyncTypebox = async (app) => {
           .send(signed.jwt);
       }
       return sendJsonLd(request, reply, signed.credential, SIGNED_CACHE);
+    },
+  );
+
+  app.get(
+    '/v1/issuers/:slug/credentials/:id/baked.svg',
+    {
+      schema: {
+        operationId: 'getBakedOpenBadgeCredential',
+        tags,
+        summary: 'The badge image (SVG) with the signed OpenBadgeCredential baked in (Open Badges 3.0 baking)',
+        description:
+          'The generated badge image with `<openbadges:credential>` holding the credential JSON (Data Integrity proof) in CDATA. Served as a download.',
+        params: CredentialParams,
+        response: {
+          200: { description: 'Baked badge image', content: { 'image/svg+xml': { schema: Type.String() } } },
+          ...notFound,
+        },
+      },
+    },
+    async (request, reply) => {
+      const svg = await vc.credentials.bakedSvg(request.params.slug, request.params.id);
+      return reply
+        .header('content-type', 'image/svg+xml; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="badge.svg"')
+        .header('content-security-policy', SVG_CSP)
+        .header('cache-control', SIGNED_CACHE)
+        .send(svg);
     },
   );
 

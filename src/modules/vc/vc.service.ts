@@ -11,6 +11,7 @@ import { publicUrls } from '../../core/urls.js';
 import type { AlignmentService } from '../alignments/alignments.service.js';
 import type { CredentialService } from '../credentials/credentials.service.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
+import { renderCredentialBadgeSvg } from '../documents/badge-image.js';
 import type { IssuerRow } from '../issuers/issuers.repository.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
 import { documentLoader } from './contexts.js';
@@ -117,6 +118,17 @@ export function createVcService(
     });
   }
 
+  async function signedCredential(issuer: IssuerRow, credentialId: string): Promise<SignedCredential> {
+    const repo = createVcRepository(core.db);
+    let row = await repo.find(issuer.id, credentialId);
+    if (!row?.data_integrity) {
+      await signCredential(issuer, credentialId);
+      row = await repo.find(issuer.id, credentialId);
+    }
+    if (!row?.data_integrity || !row.jwt) throw new Error('signed credential missing after signing');
+    return { credential: JSON.parse(row.data_integrity) as Record<string, unknown>, jwt: row.jwt };
+  }
+
   return {
     /** The issuer's did:web DID document: every signing key it has had. */
     async didDocument(slug: string) {
@@ -126,16 +138,19 @@ export function createVcService(
     },
 
     /** The signed OpenBadgeCredential (both forms), signed and stored on the first fetch. */
-    async credential(slug: string, credentialId: string): Promise<SignedCredential> {
+    credential: async (slug: string, credentialId: string) =>
+      signedCredential(await requireIssuer(slug, 'Credential'), credentialId),
+
+    /**
+     * The badge image with the signed credential baked in (OB 3.0 SVG baking). The image is the
+     * generated badge: a definition's own image may be anywhere, and an anonymous request never
+     * makes this service fetch a URL.
+     */
+    async bakedSvg(slug: string, credentialId: string): Promise<string> {
       const issuer = await requireIssuer(slug, 'Credential');
-      const repo = createVcRepository(core.db);
-      let row = await repo.find(issuer.id, credentialId);
-      if (!row?.data_integrity) {
-        await signCredential(issuer, credentialId);
-        row = await repo.find(issuer.id, credentialId);
-      }
-      if (!row?.data_integrity || !row.jwt) throw new Error('signed credential missing after signing');
-      return { credential: JSON.parse(row.data_integrity) as Record<string, unknown>, jwt: row.jwt };
+      const { credential } = await signedCredential(issuer, credentialId);
+      const art = { name: String(credential.name), issuerName: issuer.name, brandColor: issuer.brand_primary_color };
+      return renderCredentialBadgeSvg(art, JSON.stringify(credential));
     },
 
     /** The issuer's signed BitstringStatusListCredential number `list`, re-signed only when a bit changed. */

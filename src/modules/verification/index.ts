@@ -7,8 +7,7 @@ import type { UsageService } from '../usage/usage.service.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
 import { countryFrom, createEventRecorder, type Verifier } from './events.js';
 import { createPageService } from './page.service.js';
-import type { AssertionRef } from './verification.views.js';
-import { createVerifyService } from './verify.service.js';
+import { createVerifyService, type PresentedReader } from './verify.service.js';
 
 /**
  * Verification: the open API (single, bulk), premium, the human page with its share redirects, and
@@ -19,7 +18,7 @@ export function createVerificationModule(
   deps: {
     outbox: Pick<OutboxService, 'enqueueEach'>;
     usage: Pick<UsageService, 'meterPremiumVerification'>;
-    readPresented: (input: string) => Promise<AssertionRef | null>;
+    presented: PresentedReader;
     alignments: Pick<AlignmentService, 'listRows'>;
     endorsements: Pick<EndorsementService, 'list'>;
     credentials: Pick<CredentialService, 'replacementOf'>;
@@ -29,7 +28,7 @@ export function createVerificationModule(
   const header = core.config.geoCountryHeader;
   return {
     events,
-    verify: createVerifyService(core, { events, usage: deps.usage, readPresented: deps.readPresented }),
+    verify: createVerifyService(core, { events, usage: deps.usage, presented: deps.presented }),
     page: createPageService(core, {
       events,
       alignments: deps.alignments,

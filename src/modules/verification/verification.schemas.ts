@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import type { ValidationIssue } from '../../core/errors.js';
 import { DateTime, Email, Nullable, StringEnum } from '../../core/schemas.js';
 
 const Uri = Type.String({ format: 'uri' });
@@ -58,7 +59,48 @@ const AssertionId = Type.String({
     'The assertion id: its resolvable URL, or the bare credential id; also an Open Badges 3.0 credential URL of this service or its VC-JWT.',
 });
 
-export const VerifyBody = Type.Object({ id: AssertionId });
+/** A credential as JSON: Open Badges 3.0 signed credentials of this service are 3–5 KB, 15–30 objects, 6 levels deep. */
+export const PRESENTED_CREDENTIAL_LIMITS = { bytes: 64 * 1024, objects: 512, depth: 16 } as const;
+
+const PresentedCredential = Type.Object(
+  {},
+  {
+    additionalProperties: true,
+    maxProperties: 64,
+    description:
+      'An Open Badges 3.0 credential of this service as JSON, with its Data Integrity proof (at most 64 KB, 512 objects, 16 levels deep).',
+  },
+);
+
+/** `id`, or (added for Open Badges 3.0) `credential`: exactly one of them. */
+export const VerifyBody = Type.Object(
+  { id: Type.Optional(AssertionId), credential: Type.Optional(PresentedCredential) },
+  { oneOf: [{ required: ['id'] }, { required: ['credential'] }] },
+);
+export type VerifyRequest = { id: string } | { credential: Record<string, unknown> };
+
+/**
+ * Why a credential given as JSON is refused before its proof is checked (canonicalisation costs in
+ * proportion to the document), or null when it is within PRESENTED_CREDENTIAL_LIMITS.
+ */
+export function presentedCredentialIssue(credential: object): ValidationIssue | null {
+  const path = '/credential';
+  const { bytes, objects, depth } = PRESENTED_CREDENTIAL_LIMITS;
+  let seen = 0;
+  const pending: [unknown, number][] = [[credential, 1]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [value, level] = next;
+    if (value === null || typeof value !== 'object') continue;
+    seen += 1;
+    if (level > depth) return { path, message: `must be at most ${depth} levels deep`, code: 'depth' };
+    if (seen > objects) return { path, message: `must hold at most ${objects} objects and arrays`, code: 'objects' };
+    for (const child of Object.values(value)) pending.push([child, level + 1]);
+  }
+  if (Buffer.byteLength(JSON.stringify(credential)) > bytes) {
+    return { path, message: `must be at most ${bytes} bytes as JSON`, code: 'bytes' };
+  }
+  return null;
+}
 export const BulkVerifyBody = Type.Object({ ids: Type.Array(AssertionId, { maxItems: MAX_BULK_IDS }) });
 
 export const EarnerProfileSchema = Type.Object(

@@ -1,11 +1,20 @@
 import type { Core } from '../../core/context.js';
+import { errors } from '../../core/errors.js';
 import { publicUrls } from '../../core/urls.js';
 import { coalescedReads } from '../../db/coalesced-reads.js';
 import type { UsageService } from '../usage/usage.service.js';
 import type { EventRecorder, Verifier } from './events.js';
 import { CONCURRENT_READS, createVerificationRepository, type VerifiableRow } from './verification.repository.js';
-import type { VerificationResult } from './verification.schemas.js';
+import { presentedCredentialIssue, type VerificationResult, type VerifyRequest } from './verification.schemas.js';
 import { type AssertionRef, assertionRefParser, rowMatches, toResult, unknownResult } from './verification.views.js';
+
+/** Open Badges 3.0 credentials given to verification, checked by their signatures (src/modules/vc). */
+export interface PresentedReader {
+  /** A VC-JWT. */
+  jwt(input: string): Promise<AssertionRef | null>;
+  /** A credential as JSON with its Data Integrity proof. */
+  json(credential: Record<string, unknown>): Promise<AssertionRef | null>;
+}
 
 /**
  * Public verification of assertion ids, singly, in bulk and (keyed, metered) premium. A bulk call's
@@ -17,19 +26,17 @@ export function createVerifyService(
   deps: {
     events: Pick<EventRecorder, 'recordVerifications'>;
     usage: Pick<UsageService, 'meterPremiumVerification'>;
-    /** An Open Badges 3.0 VC-JWT whose signature checks with this service's keys (src/modules/vc). */
-    readPresented: (input: string) => Promise<AssertionRef | null>;
+    presented: PresentedReader;
   },
 ) {
   const urls = publicUrls(core.config.publicBaseUrl);
   const parseUrl = assertionRefParser(core.config.publicBaseUrl);
-  const parse = async (id: string) => parseUrl(id) ?? (await deps.readPresented(id));
+  const parse = async (id: string) => parseUrl(id) ?? (await deps.presented.jwt(id));
   const repo = createVerificationRepository(core.db, core.dialect);
   const findOne = coalescedReads(repo.findByIds, CONCURRENT_READS);
 
-  /** One id, read together with the single verifies running beside it. */
-  async function verify(id: string, verifier: Verifier): Promise<VerificationResult> {
-    const ref = await parse(id);
+  /** The answer for `id` given as `ref`, read together with the single verifies running beside it. */
+  async function answer(id: string, ref: AssertionRef | null, verifier: Verifier): Promise<VerificationResult> {
     const row = ref ? await findOne(ref.credentialId) : undefined;
     if (!ref || !rowMatches(ref, row)) return unknownResult(id);
     const result = toResult(urls, id, row, core.clock.now());
@@ -37,8 +44,23 @@ export function createVerifyService(
     return result;
   }
 
+  const verify = async (id: string, verifier: Verifier) => answer(id, await parse(id), verifier);
+
+  /** An Open Badges 3.0 credential given as JSON, bounded first (400), then checked by its proof. */
+  async function verifyCredential(credential: Record<string, unknown>, verifier: Verifier) {
+    const issue = presentedCredentialIssue(credential);
+    if (issue) throw errors.validation(issue.message, [issue]);
+    const id = typeof credential.id === 'string' ? credential.id : '';
+    return answer(id, await deps.presented.json(credential), verifier);
+  }
+
+  /** The verify body: an id, or a credential as JSON. */
+  const verifyAny = (body: VerifyRequest, verifier: Verifier) =>
+    'credential' in body ? verifyCredential(body.credential, verifier) : verify(body.id, verifier);
+
   return {
     verify,
+    verifyAny,
 
     /**
      * Up to 1,000 ids in one set-based read; one result per id, in request order. A credential named
@@ -61,9 +83,9 @@ export function createVerifyService(
     },
 
     /** Refused (402) on plans without premium verification; metered, then answered like `verify`. */
-    async verifyPremium(issuerId: string, id: string, verifier: Verifier): Promise<VerificationResult> {
+    async verifyPremium(issuerId: string, body: VerifyRequest, verifier: Verifier): Promise<VerificationResult> {
       await deps.usage.meterPremiumVerification(issuerId);
-      return verify(id, verifier);
+      return verifyAny(body, verifier);
     },
   };
 }
