@@ -50,7 +50,7 @@ export function createServices(core: Core) {
   const endorsements = createEndorsementService(core, { definitions, credentials, audit });
   const documents = createDocumentService(core, { issuers, definitions, credentials, alignments, endorsements });
   const profiles = createProfileService(core, { issuance });
-  const vc = createVcModule(core, { issuers, definitions, credentials, alignments, audit });
+  const vc = createVcModule(core, { issuers, definitions, credentials, alignments, endorsements, audit });
   const verification = createVerificationModule(core, {
     outbox,
     usage,

@@ -101,6 +101,7 @@ describe.each(dialects)('Open Badges 2.0 documents on %s', (dialect) => {
       name: 'Acme Academy',
       url: `https://${a.slug}.example`,
       email: `contact@${a.slug}.example`,
+      related: [`${url}/did.json`],
     });
     const report = await validate(url);
     expect(report.errors).toEqual([]);

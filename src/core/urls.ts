@@ -7,6 +7,8 @@ export function publicUrls(baseUrl: string) {
       `${issuer(issuerSlug)}/badges/${encodeURIComponent(definitionSlug)}`,
     assertion: (issuerSlug: string, credentialId: string) =>
       `${issuer(issuerSlug)}/assertions/${encodeURIComponent(credentialId)}`,
+    /** The issuer's did:web DID document (src/modules/vc): the HTTPS form of its DID. */
+    issuerDidDocument: (issuerSlug: string) => `${issuer(issuerSlug)}/did.json`,
     /** The Open Badges 3.0 signed credential of the same record (src/modules/vc). */
     openBadgeCredential: (issuerSlug: string, credentialId: string) =>
       `${issuer(issuerSlug)}/credentials/${encodeURIComponent(credentialId)}`,

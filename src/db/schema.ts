@@ -266,6 +266,14 @@ export interface VcCredentialsTable {
   signed_at: string | null;
 }
 
+export interface VcEndorsementsTable {
+  endorsement_id: string;
+  issuer_id: string;
+  key_version: number;
+  credential: string;
+  signed_at: string;
+}
+
 export interface VcStatusListsTable {
   issuer_id: string;
   list: number;
@@ -299,4 +307,5 @@ export interface DB {
   signing_keys: SigningKeysTable;
   vc_credentials: VcCredentialsTable;
   vc_status_lists: VcStatusListsTable;
+  vc_endorsements: VcEndorsementsTable;
 }

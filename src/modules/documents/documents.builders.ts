@@ -37,6 +37,7 @@ export function issuerDocument(urls: PublicUrls, issuer: IssuerRow): ObIssuer {
     email: issuer.email,
     ...(issuer.description ? { description: issuer.description } : {}),
     ...(image ? { image } : {}),
+    related: [urls.issuerDidDocument(issuer.slug)],
   };
 }
 

@@ -21,6 +21,12 @@ export const ObIssuerSchema = Type.Object(
     email: Type.String(),
     description: Type.Optional(Type.String()),
     image: Type.Optional(Url),
+    related: Type.Optional(
+      Type.Array(Url, {
+        description:
+          'The URL of the did.json of the same issuer: the HTTPS form of its did:web, which identifies its Open Badges 3.0 Profile.',
+      }),
+    ),
   },
   { $id: 'ObIssuerProfile', description: 'Open Badges 2.0 Issuer Profile' },
 );

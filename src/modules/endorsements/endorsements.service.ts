@@ -87,6 +87,11 @@ export function createEndorsementService(
       return (await repo.listByTarget(issuerId, targetType, targetId)).map(toEndorsement);
     },
 
+    /** A target's endorsement rows in creation order, for the signed Open Badges 3.0 forms. */
+    async listRows(issuerId: string, targetType: EndorsementTargetType, targetId: string): Promise<EndorsementRow[]> {
+      return repo.listByTarget(issuerId, targetType, targetId);
+    },
+
     async findRow(issuerId: string, id: string): Promise<EndorsementRow | undefined> {
       return repo.getById(issuerId, id);
     },

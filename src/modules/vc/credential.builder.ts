@@ -3,6 +3,7 @@ import type { AlignmentRow } from '../alignments/alignments.repository.js';
 import type { CredentialWithSlugs } from '../credentials/credentials.repository.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import { criteriaOf, imageUrlOf, keywords } from '../documents/documents.builders.js';
+import type { EndorsementRow } from '../endorsements/endorsements.repository.js';
 import type { IssuerRow } from '../issuers/issuers.repository.js';
 import { OB_V3_CONTEXT, OB_V3_CREDENTIAL_SCHEMA, OB_V3_EXTENSIONS_CONTEXT, VC_V2_CONTEXT } from './contexts.js';
 
@@ -23,8 +24,11 @@ export function vcUrls(urls: PublicUrls): VcUrls {
 
 const image = (id: string) => ({ id, type: 'Image' });
 
-/** The OB 3.0 Profile of an issuer, identified by its DID. Only the issuer's own public contact data. */
-export function issuerProfile(did: string, issuer: IssuerRow) {
+/**
+ * The OB 3.0 Profile of an issuer, identified by its DID. Only the issuer's own public contact data,
+ * and the URL of its Open Badges 2.0 Issuer Profile as an `otherIdentifier`.
+ */
+export function issuerProfile(did: string, issuer: IssuerRow, ob2ProfileUrl: string) {
   const logo = issuer.image_url ?? issuer.brand_logo_url;
   return {
     id: did,
@@ -32,6 +36,7 @@ export function issuerProfile(did: string, issuer: IssuerRow) {
     name: issuer.name,
     url: issuer.url,
     email: issuer.email,
+    otherIdentifier: [{ type: 'IdentifierEntry', identifier: ob2ProfileUrl, identifierType: 'identifier' }],
     ...(issuer.description ? { description: issuer.description } : {}),
     ...(logo ? { image: image(logo) } : {}),
   };
@@ -55,7 +60,42 @@ export interface CredentialParts {
   credential: CredentialWithSlugs;
   definition: DefinitionRow;
   alignments: AlignmentRow[];
+  /** The signed EndorsementCredentials of the definition, in recording order. */
+  endorsements: Record<string, unknown>[];
   statusPosition: number;
+}
+
+/**
+ * The unsigned OB 3.0 EndorsementCredential of an endorsement of a definition. Its issuer is the
+ * issuer that recorded the endorser's claim and signs it (the endorser has no key here); the
+ * endorser is named in the credential's name and description, as the OB 2.0 Endorsement's hosted
+ * endorser Profile names it. The subject is the Achievement, the comment the recorded claim.
+ */
+export function endorsementCredential(parts: {
+  urls: PublicUrls;
+  did: string;
+  issuer: IssuerRow;
+  definition: DefinitionRow;
+  endorsement: EndorsementRow;
+}) {
+  const { urls, did, issuer, definition, endorsement } = parts;
+  const endorser = endorsement.endorser_url
+    ? `${endorsement.endorser_name} (${endorsement.endorser_url})`
+    : endorsement.endorser_name;
+  return {
+    '@context': [VC_V2_CONTEXT, OB_V3_CONTEXT, OB_V3_EXTENSIONS_CONTEXT],
+    id: `urn:uuid:${endorsement.id}`,
+    type: ['VerifiableCredential', 'EndorsementCredential'],
+    name: `Endorsement by ${endorsement.endorser_name}`,
+    description: `${endorser} endorses this achievement; ${issuer.name} recorded the claim and signs it.`,
+    issuer: issuerProfile(did, issuer, urls.issuerProfile(issuer.slug)),
+    validFrom: endorsement.created_at,
+    credentialSubject: {
+      id: urls.badgeClass(issuer.slug, definition.slug),
+      type: ['EndorsementSubject'],
+      endorsementComment: endorsement.claim,
+    },
+  };
 }
 
 /**
@@ -67,7 +107,7 @@ export function openBadgeCredential(parts: CredentialParts) {
   const { urls, did, issuer, credential, definition } = parts;
   const vc = vcUrls(urls);
   const badgeClassUrl = urls.badgeClass(issuer.slug, definition.slug);
-  const profile = issuerProfile(did, issuer);
+  const profile = issuerProfile(did, issuer, urls.issuerProfile(issuer.slug));
   const list = Math.floor(parts.statusPosition / STATUS_LIST_LENGTH);
   const index = parts.statusPosition % STATUS_LIST_LENGTH;
   const listUrl = vc.statusList(issuer.slug, list);
@@ -102,6 +142,7 @@ export function openBadgeCredential(parts: CredentialParts) {
         creator: profile,
         ...(tagList.length > 0 ? { tag: tagList } : {}),
         ...(parts.alignments.length > 0 ? { alignment: parts.alignments.map(alignment) } : {}),
+        ...(parts.endorsements.length > 0 ? { endorsement: parts.endorsements } : {}),
       },
     },
     ...(credential.evidence_url ? { evidence: [{ id: credential.evidence_url, type: ['Evidence'] }] } : {}),

@@ -3,6 +3,7 @@ import type { AlignmentService } from '../alignments/alignments.service.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { CredentialService } from '../credentials/credentials.service.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
+import type { EndorsementService } from '../endorsements/endorsements.service.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
 import { createPresentedCredentialReader } from './presented.js';
 import { createSigningKeyService } from './signing-keys.service.js';
@@ -16,6 +17,7 @@ export function createVcModule(
     definitions: Pick<DefinitionService, 'findRow'>;
     credentials: Pick<CredentialService, 'findRow'>;
     alignments: Pick<AlignmentService, 'listRows'>;
+    endorsements: Pick<EndorsementService, 'listRows'>;
     audit: Pick<AuditService, 'append'>;
   },
 ) {

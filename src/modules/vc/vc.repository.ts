@@ -1,8 +1,9 @@
 import type { Executor } from '../../db/database.js';
-import type { VcCredentialsTable, VcStatusListsTable } from '../../db/schema.js';
+import type { VcCredentialsTable, VcEndorsementsTable, VcStatusListsTable } from '../../db/schema.js';
 
 export type VcCredentialRow = VcCredentialsTable;
 export type StatusListRow = VcStatusListsTable;
+export type SignedEndorsementRow = VcEndorsementsTable;
 
 export function createVcRepository(db: Executor) {
   return {
@@ -70,6 +71,25 @@ export function createVcRepository(db: Executor) {
         .orderBy('vc_credentials.status_position')
         .execute();
       return rows.map((r) => r.status_position);
+    },
+    /** The stored EndorsementCredentials among `endorsementIds`, by endorsement id. */
+    async findEndorsements(issuerId: string, endorsementIds: string[]): Promise<Map<string, string>> {
+      if (endorsementIds.length === 0) return new Map();
+      const rows = await db
+        .selectFrom('vc_endorsements')
+        .select(['endorsement_id', 'credential'])
+        .where('issuer_id', '=', issuerId)
+        .where('endorsement_id', 'in', endorsementIds)
+        .execute();
+      return new Map(rows.map((r) => [r.endorsement_id, r.credential]));
+    },
+    /** Stores a signed endorsement unless another request stored its own first (both are valid; the first stays). */
+    async storeEndorsement(row: SignedEndorsementRow): Promise<void> {
+      await db
+        .insertInto('vc_endorsements')
+        .values(row)
+        .onConflict((oc) => oc.column('endorsement_id').doNothing())
+        .execute();
     },
     async findStatusList(issuerId: string, list: number): Promise<StatusListRow | undefined> {
       return db

@@ -10,12 +10,20 @@ import { sha256Hex } from '../../core/hashing.js';
 import { publicUrls } from '../../core/urls.js';
 import type { AlignmentService } from '../alignments/alignments.service.js';
 import type { CredentialService } from '../credentials/credentials.service.js';
+import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import { renderCredentialBadgeSvg } from '../documents/badge-image.js';
+import type { EndorsementService } from '../endorsements/endorsements.service.js';
 import type { IssuerRow } from '../issuers/issuers.repository.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
 import { documentLoader } from './contexts.js';
-import { jwtClaims, openBadgeCredential, STATUS_LIST_LENGTH, vcUrls } from './credential.builder.js';
+import {
+  endorsementCredential,
+  jwtClaims,
+  openBadgeCredential,
+  STATUS_LIST_LENGTH,
+  vcUrls,
+} from './credential.builder.js';
 import { didDocument, issuerDid, verificationMethodId } from './did.js';
 import { createSigningKeyRepository } from './signing-keys.repository.js';
 import type { SigningKey, SigningKeyService } from './signing-keys.service.js';
@@ -44,6 +52,7 @@ export function createVcService(
     definitions: Pick<DefinitionService, 'findRow'>;
     credentials: Pick<CredentialService, 'findRow'>;
     alignments: Pick<AlignmentService, 'listRows'>;
+    endorsements: Pick<EndorsementService, 'listRows'>;
     signingKeys: SigningKeyService;
   },
 ) {
@@ -84,6 +93,45 @@ export function createVcService(
     });
   }
 
+  /**
+   * The definition's endorsements as signed EndorsementCredentials, in recording order: each signed
+   * the first time it is needed and stored, so every credential carrying it carries the same bytes.
+   */
+  async function signedEndorsements(
+    issuer: IssuerRow,
+    definition: DefinitionRow,
+    key: SigningKey,
+  ): Promise<Record<string, unknown>[]> {
+    const rows = await deps.endorsements.listRows(issuer.id, 'definition', definition.id);
+    const repo = createVcRepository(core.db);
+    const stored = await repo.findEndorsements(
+      issuer.id,
+      rows.map((r) => r.id),
+    );
+    const did = issuerDid(core.config.publicBaseUrl, issuer.slug);
+    for (const endorsement of rows.filter((r) => !stored.has(r.id))) {
+      const signed = await signDataIntegrity(
+        endorsementCredential({ urls, did, issuer, definition, endorsement }),
+        key,
+      );
+      await repo.storeEndorsement({
+        endorsement_id: endorsement.id,
+        issuer_id: issuer.id,
+        key_version: key.version,
+        credential: JSON.stringify({ ...signed, proof: [signed.proof] }),
+        signed_at: isoNow(core.clock),
+      });
+    }
+    const all = await repo.findEndorsements(
+      issuer.id,
+      rows.map((r) => r.id),
+    );
+    return rows.flatMap((r) => {
+      const json = all.get(r.id);
+      return json ? [JSON.parse(json) as Record<string, unknown>] : [];
+    });
+  }
+
   async function signCredential(issuer: IssuerRow, credentialId: string): Promise<void> {
     const credential = await deps.credentials.findRow(issuer.id, credentialId);
     if (!credential) throw errors.notFound('Credential');
@@ -102,6 +150,7 @@ export function createVcService(
       credential,
       definition,
       alignments,
+      endorsements: await signedEndorsements(issuer, definition, key),
       statusPosition: position,
     });
     // The 1EdTech JSON Schema takes `proof` as an array only; the proof itself signs the document without it.
