@@ -54,8 +54,11 @@ describe.each(dialects)('verification of an Open Badges 3.0 credential given as 
       payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
       remoteAddress: `10.9.${Math.floor(++address / 250)}.${address % 250}`,
     });
+  /** The credential itself as the body, under VC Data Model 2.0's media type. */
+  const present = (credential: unknown, url = '/api/v1/verify', headers: Record<string, string> = {}) =>
+    verify(credential, url, { 'content-type': 'application/vc', ...headers });
   async function answer(credential: unknown) {
-    const res = await verify({ credential });
+    const res = await present(credential);
     expect(res.statusCode, res.body).toBe(200);
     return res.json();
   }
@@ -77,7 +80,7 @@ describe.each(dialects)('verification of an Open Badges 3.0 credential given as 
   it('a served credential round-trips to authentic and valid, and costs ten requests of the open limit', async () => {
     const id = await issueOne(a, 'json:valid');
     const credential = await served(a, id);
-    const res = await verify({ credential });
+    const res = await present(credential);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({
       id: credentialUrl(a.slug, id),
@@ -199,7 +202,7 @@ describe.each(dialects)('verification of an Open Badges 3.0 credential given as 
       (await t.app.inject({ method: 'GET', url: '/api/v1/usage', headers: auth(b.key) })).json().metering
         .premiumVerification as number;
     const before = await metered();
-    const res = await verify({ credential }, '/api/v1/verify/premium', auth(b.key));
+    const res = await present(credential, '/api/v1/verify/premium', auth(b.key));
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ id: credentialUrl(a.slug, id), authentic: true, status: 'valid' });
     expect(await metered()).toBe(before + 1);
@@ -213,20 +216,22 @@ describe.each(dialects)('verification of an Open Badges 3.0 credential given as 
     const wide = { ...credential, evidence: Array.from({ length: 600 }, (_, i) => ({ id: `urn:e:${i}` })) };
     const huge = { ...credential, description: 'x'.repeat(70 * 1024) };
     for (const body of [
-      '{"credential": {"id": ',
-      '{"credential": ',
-      { credential: 'not an object' },
-      { credential: [credential] },
-      { credential: null },
-      { credential: 42 },
-      { credential, id: credential.id },
-      { credential: { ...credential, name: 'nul \u0000 here' } },
-      { credential: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i])) },
-      { credential: deep },
-      { credential: wide },
-      { credential: huge },
-      {},
+      '{"id": ',
+      '',
+      '"not an object"',
+      [credential],
+      null,
+      42,
+      { ...credential, name: 'nul \u0000 here' },
+      Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i])),
+      deep,
+      wide,
+      huge,
     ]) {
+      const res = await present(typeof body === 'string' ? body : JSON.stringify(body));
+      expectErrorBody(res, 400, 'validation_failed');
+    }
+    for (const body of [{ credential }, {}, { id: 42 }]) {
       const res = await verify(body);
       expectErrorBody(res, 400, 'validation_failed');
     }

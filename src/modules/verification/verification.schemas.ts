@@ -62,7 +62,11 @@ const AssertionId = Type.String({
 /** A credential as JSON: Open Badges 3.0 signed credentials of this service are 3–5 KB, 15–30 objects, 6 levels deep. */
 export const PRESENTED_CREDENTIAL_LIMITS = { bytes: 64 * 1024, objects: 512, depth: 16 } as const;
 
-const PresentedCredential = Type.Object(
+/**
+ * The body under `Content-Type: application/vc` (VC Data Model 2.0's media type for a credential
+ * secured by an embedded proof): the credential itself.
+ */
+export const PresentedCredential = Type.Object(
   {},
   {
     additionalProperties: true,
@@ -72,11 +76,10 @@ const PresentedCredential = Type.Object(
   },
 );
 
-/** `id`, or (added for Open Badges 3.0) `credential`: exactly one of them. */
-export const VerifyBody = Type.Object(
-  { id: Type.Optional(AssertionId), credential: Type.Optional(PresentedCredential) },
-  { oneOf: [{ required: ['id'] }, { required: ['credential'] }] },
-);
+/** The interface's body, exactly as written: `id` required. */
+export const VerifyBody = Type.Object({ id: AssertionId });
+
+/** What the verify service is asked: an id (application/json) or a credential (application/vc). */
 export type VerifyRequest = { id: string } | { credential: Record<string, unknown> };
 
 /**
@@ -84,7 +87,7 @@ export type VerifyRequest = { id: string } | { credential: Record<string, unknow
  * proportion to the document), or null when it is within PRESENTED_CREDENTIAL_LIMITS.
  */
 export function presentedCredentialIssue(credential: object): ValidationIssue | null {
-  const path = '/credential';
+  const path = '';
   const { bytes, objects, depth } = PRESENTED_CREDENTIAL_LIMITS;
   let seen = 0;
   const pending: [unknown, number][] = [[credential, 1]];
