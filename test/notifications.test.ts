@@ -494,3 +494,49 @@ describe.each(dialects)('notification sending rate on %s', (dialect) => {
     expect(smtp.messages).toHaveLength(3);
   });
 });
+
+describe.each(dialects)('notification sending throughput on %s', (dialect) => {
+  let t: TestApp;
+  let a: TestIssuer;
+  let smtp: Awaited<ReturnType<typeof startSmtpServer>>;
+
+  beforeAll(async () => {
+    smtp = await startSmtpServer();
+    t = await createTestApp(dialect, {
+      env: { SMTP_URL: smtp.url, MAIL_FROM: 'badges@accolade.test', NOTIFY_RATE_PER_MINUTE: '60000' },
+    });
+    a = await t.issuer({ slug: `notify-fast-${dialect}` });
+  });
+  afterAll(async () => {
+    await t.close();
+    await smtp.close();
+  });
+
+  it('keeps sending as sends finish, over a few reused SMTP connections, and records every outcome', async () => {
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: auth(a.key),
+      payload: { name: 'Many', description: 'Forty earners at once' },
+    });
+    const emails = Array.from({ length: 40 }, (_, i) => `fast${i}@example.test`);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/ingest/csv',
+      headers: auth(a.key),
+      payload: { csv: ['email,course', ...emails.map((e) => `${e},Many`)].join('\n'), notify: true },
+    });
+    expect(res.json().issued).toBe(40);
+    // One pass starts what the rate allows; each finished send starts the next, without a timer tick.
+    await t.app.services.notifications.drain();
+    expect(smtp.messages.flatMap((m) => m.to).sort()).toEqual([...emails].sort());
+    expect(smtp.connections()).toBeLessThanOrEqual(4);
+    const statuses = await t.database.db
+      .selectFrom('credential_notifications')
+      .select(['status', 'attempts'])
+      .where('issuer_id', '=', a.id)
+      .execute();
+    expect(statuses).toHaveLength(40);
+    expect(statuses.every((row) => row.status === 'sent' && Number(row.attempts) === 1)).toBe(true);
+  });
+});

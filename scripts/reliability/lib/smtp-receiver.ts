@@ -36,10 +36,15 @@ function headersOf(raw: string): Record<string, string> {
 export async function startSmtpServer(behaviour: RcptBehaviour = () => 'accept') {
   const messages: ReceivedMail[] = [];
   let attempts = 0;
+  let connections = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onConnect(_session, callback) {
+      connections++;
+      callback();
+    },
     onRcptTo(_address: SMTPServerAddress, _session, callback) {
       const answer = behaviour(attempts++);
       if (answer === 'accept') return callback();
@@ -71,6 +76,8 @@ export async function startSmtpServer(behaviour: RcptBehaviour = () => 'accept')
     url: `smtp://127.0.0.1:${port}`,
     messages,
     attempts: () => attempts,
+    /** SMTP connections opened to this server so far. */
+    connections: () => connections,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

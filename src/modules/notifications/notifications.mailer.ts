@@ -34,10 +34,16 @@ export function classifySendError(error: unknown): { temporary: boolean; detail:
   return { temporary, detail: name.toLowerCase() };
 }
 
-/** SMTP through nodemailer from `SMTP_URL` (smtp:// upgrades with STARTTLS when offered, smtps:// is TLS). */
+/**
+ * SMTP through nodemailer from `SMTP_URL` (smtp:// upgrades with STARTTLS when offered, smtps:// is
+ * TLS), over a pool of connections each reused for many messages, not one connection per message.
+ */
 export function createSmtpMailer(smtpUrl: string): Mailer {
   const transport = nodemailer.createTransport({
     url: smtpUrl,
+    pool: true,
+    maxConnections: 4,
+    maxMessages: 100,
     connectionTimeout: 10_000,
     greetingTimeout: 10_000,
     socketTimeout: 30_000,

@@ -1,10 +1,38 @@
-import type { Selectable } from 'kysely';
-import type { Executor } from '../../db/database.js';
-import type { CredentialNotificationsTable, NotificationSettingsTable } from '../../db/schema.js';
+import type { InsertQueryBuilder, InsertResult, Selectable } from 'kysely';
+import type { Dialect, Executor } from '../../db/database.js';
+import { unnestRows, valuesStatements } from '../../db/dialect.js';
+import type { CredentialNotificationsTable, DB, NotificationSettingsTable } from '../../db/schema.js';
 
 export type NotificationSettingsRow = Selectable<NotificationSettingsTable>;
 export type CredentialNotificationRow = Selectable<CredentialNotificationsTable>;
 export type NotificationStatus = 'queued' | 'sent' | 'failed' | 'suppressed';
+
+const STATUS_COLUMNS = [
+  'credential_id',
+  'issuer_id',
+  'recipient_hash',
+  'status',
+  'detail',
+  'attempts',
+  'unsubscribe_token_hash',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof CredentialNotificationRow)[];
+const STATUS_ROWS_PER_STATEMENT = 500;
+/** A credential's row is inserted once; later statuses replace its outcome fields. */
+const newestStatus = (insert: InsertQueryBuilder<DB, 'credential_notifications', InsertResult>) =>
+  insert.onConflict((oc) =>
+    oc.column('credential_id').doUpdateSet((eb) => ({
+      status: eb.ref('excluded.status'),
+      detail: eb.ref('excluded.detail'),
+      attempts: eb.ref('excluded.attempts'),
+      updated_at: eb.ref('excluded.updated_at'),
+    })),
+  );
+/** SQLite: the VALUES statement, compiled once per batch size. */
+const statusValues = valuesStatements<CredentialNotificationRow>(STATUS_COLUMNS, (executor, template) =>
+  newestStatus(executor.insertInto('credential_notifications').values(template)),
+);
 
 /** Notification state: settings per issuer, one status row per credential, the suppression list. */
 export function createNotificationRepository(db: Executor) {
@@ -40,25 +68,25 @@ export function createNotificationRepository(db: Executor) {
         .execute();
     },
 
-    /** A credential notifies at most once: a second insert for the same credential is ignored. */
-    async insertStatuses(rows: CredentialNotificationRow[]): Promise<void> {
-      if (rows.length === 0) return;
-      await db
-        .insertInto('credential_notifications')
-        .values(rows)
-        .onConflict((oc) => oc.column('credential_id').doNothing())
-        .execute();
-    },
-
-    async updateStatus(
-      credentialId: string,
-      change: { status: NotificationStatus; detail: string | null; attempts: number; updatedAt: string },
-    ): Promise<void> {
-      await db
-        .updateTable('credential_notifications')
-        .set({ status: change.status, detail: change.detail, attempts: change.attempts, updated_at: change.updatedAt })
-        .where('credential_id', '=', credentialId)
-        .execute();
+    /**
+     * Records statuses, up to 500 rows a statement: a new credential's row, or the latest status of one
+     * already recorded (one row per credential). PostgreSQL takes the rows as column arrays, SQLite
+     * a VALUES list whose text is compiled once per batch size.
+     */
+    async saveStatuses(dialect: Dialect, rows: readonly CredentialNotificationRow[]): Promise<void> {
+      for (let start = 0; start < rows.length; start += STATUS_ROWS_PER_STATEMENT) {
+        const batch = rows.slice(start, start + STATUS_ROWS_PER_STATEMENT);
+        if (dialect === 'postgres') {
+          await newestStatus(
+            db
+              .insertInto('credential_notifications')
+              .columns(STATUS_COLUMNS)
+              .expression(unnestRows(batch, STATUS_COLUMNS, { attempts: 'int4' })),
+          ).execute();
+        } else {
+          await db.executeQuery(statusValues(db, batch));
+        }
+      }
     },
 
     async status(issuerId: string, credentialId: string): Promise<CredentialNotificationRow | undefined> {

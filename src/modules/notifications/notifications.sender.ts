@@ -1,7 +1,11 @@
 import type { Core } from '../../core/context.js';
 import type { Job } from '../../services.js';
 import type { Mailer, MailMessage } from './notifications.mailer.js';
-import { type CredentialNotificationRow, createNotificationRepository } from './notifications.repository.js';
+import {
+  type CredentialNotificationRow,
+  createNotificationRepository,
+  type NotificationStatus,
+} from './notifications.repository.js';
 
 /** One message waiting to go out. The address exists only here, in this process's memory. */
 export interface PendingNotification {
@@ -28,18 +32,19 @@ export interface SenderOptions {
 }
 
 const TICK_MS = 200;
-const MAX_IN_FLIGHT = 4;
+/** Sends under way at once: twice the mailer's pooled SMTP connections, so none waits idle. */
+const MAX_IN_FLIGHT = 8;
 /** Waits before the 2nd, 3rd and 4th try after a temporary failure (4xx, connection trouble). */
 export const RETRY_DELAYS_MS = [5_000, 30_000, 120_000];
-const STATUS_BATCH = 500;
 
 /**
  * Sends queued notifications behind the requests that queued them: at most `ratePerMinute` per
- * issuer, a few at a time, retrying temporary failures a bounded number of times. Status rows are
- * written in batches by the same loop, never on the issuing request's path.
+ * issuer, a few at a time (a finished send starts the next one), retrying temporary failures a
+ * bounded number of times. Statuses (queued, then the outcome) are kept in memory and written in
+ * batches by the timer's pass, never on the issuing request's path and never one statement a message.
  */
 export function createNotificationSender(
-  core: Pick<Core, 'db' | 'clock' | 'log'>,
+  core: Pick<Core, 'db' | 'dialect' | 'clock' | 'log'>,
   mailer: Mailer,
   options: SenderOptions,
 ): Job & {
@@ -51,9 +56,10 @@ export function createNotificationSender(
   const repo = createNotificationRepository(core.db);
   const queues = new Map<string, Entry[]>();
   const buckets = new Map<string, { tokens: number; at: number }>();
-  let unrecorded: CredentialNotificationRow[] = [];
+  /** Statuses not yet written: the latest per credential. */
+  let unrecorded = new Map<string, CredentialNotificationRow>();
   let queued = 0;
-  let inFlight = new Set<Promise<void>>();
+  const inFlight = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | null = null;
   const perMs = options.ratePerMinute / 60_000;
@@ -61,7 +67,12 @@ export function createNotificationSender(
 
   const now = () => core.clock.now().toISOString();
 
-  function statusRow(item: PendingNotification, status: string, detail: string | null): CredentialNotificationRow {
+  function statusRow(
+    item: PendingNotification,
+    status: NotificationStatus,
+    detail: string | null,
+    attempts = 0,
+  ): CredentialNotificationRow {
     const at = now();
     return {
       credential_id: item.credentialId,
@@ -69,23 +80,23 @@ export function createNotificationSender(
       recipient_hash: item.recipientHash,
       status,
       detail,
-      attempts: 0,
+      attempts,
       unsubscribe_token_hash: item.unsubscribeTokenHash,
-      created_at: at,
+      created_at: unrecorded.get(item.credentialId)?.created_at ?? at,
       updated_at: at,
     };
   }
 
+  /** Writes the statuses gathered so far; those gathered while it writes wait for the next pass. */
   async function record(): Promise<void> {
-    while (unrecorded.length > 0) {
-      const batch = unrecorded.slice(0, STATUS_BATCH);
-      unrecorded = unrecorded.slice(STATUS_BATCH);
-      await repo.insertStatuses(batch);
-    }
+    if (unrecorded.size === 0) return;
+    const rows = [...unrecorded.values()];
+    unrecorded = new Map();
+    await repo.saveStatuses(core.dialect, rows);
   }
 
-  async function finish(entry: Entry, status: 'sent' | 'failed' | 'suppressed', detail: string | null) {
-    await repo.updateStatus(entry.credentialId, { status, detail, attempts: entry.attempts, updatedAt: now() });
+  function finish(entry: Entry, status: Exclude<NotificationStatus, 'queued'>, detail: string | null) {
+    unrecorded.set(entry.credentialId, statusRow(entry, status, detail, entry.attempts));
   }
 
   function takeToken(issuerId: string, at: number): boolean {
@@ -101,17 +112,17 @@ export function createNotificationSender(
   async function send(entry: Entry): Promise<void> {
     entry.attempts++;
     if (await repo.isSuppressed(entry.issuerId, entry.recipientHash)) {
-      await finish(entry, 'suppressed', 'unsubscribed');
+      finish(entry, 'suppressed', 'unsubscribed');
       return;
     }
     const message = await entry.compose(entry.email, entry.unsubscribeToken);
     if (!message) {
-      await finish(entry, 'failed', 'credential_unavailable');
+      finish(entry, 'failed', 'credential_unavailable');
       return;
     }
     const result = await mailer.send(message);
     if (result.ok) {
-      await finish(entry, 'sent', null);
+      finish(entry, 'sent', null);
       return;
     }
     const delay = RETRY_DELAYS_MS[entry.attempts - 1];
@@ -120,7 +131,7 @@ export function createNotificationSender(
       requeue(entry);
       return;
     }
-    await finish(entry, 'failed', result.detail);
+    finish(entry, 'failed', result.detail);
   }
 
   function requeue(entry: Entry) {
@@ -136,10 +147,38 @@ export function createNotificationSender(
         // The error may come from the database or the template, never carrying the address: the
         // address is only handed to the mailer, whose failures are classified above.
         core.log.error({ err: error, credentialId: entry.credentialId }, 'notification send failed');
-        return finish(entry, 'failed', 'internal_error').catch(() => undefined);
+        finish(entry, 'failed', 'internal_error');
       })
-      .finally(() => inFlight.delete(task));
+      .finally(() => {
+        inFlight.delete(task);
+        startDue();
+      });
     inFlight.add(task);
+  }
+
+  /** Starts the sends that are due, within the issuers' rates and MAX_IN_FLIGHT. */
+  function startDue() {
+    const at = core.clock.now().getTime();
+    for (const [issuerId, queue] of queues) {
+      let index = 0;
+      while (index < queue.length && inFlight.size < MAX_IN_FLIGHT) {
+        const entry = queue[index] as Entry;
+        if (entry.notBefore > at) {
+          index++;
+          continue;
+        }
+        if (!takeToken(issuerId, at)) break;
+        queue.splice(index, 1);
+        queued--;
+        start(entry);
+      }
+      if (queue.length === 0) queues.delete(issuerId);
+    }
+  }
+
+  /** Waits until no send is under way (a finished send may have started the next). */
+  async function settle(): Promise<void> {
+    while (inFlight.size > 0) await Promise.all(inFlight);
   }
 
   /** One pass at a time: a pass asked for while one runs is that pass. */
@@ -153,22 +192,7 @@ export function createNotificationSender(
   async function startPass(): Promise<void> {
     try {
       await record();
-      const at = core.clock.now().getTime();
-      for (const [issuerId, queue] of queues) {
-        let index = 0;
-        while (index < queue.length && inFlight.size < MAX_IN_FLIGHT) {
-          const entry = queue[index] as Entry;
-          if (entry.notBefore > at) {
-            index++;
-            continue;
-          }
-          if (!takeToken(issuerId, at)) break;
-          queue.splice(index, 1);
-          queued--;
-          start(entry);
-        }
-        if (queue.length === 0) queues.delete(issuerId);
-      }
+      startDue();
     } catch (error) {
       core.log.error({ err: error }, 'notification pass failed');
     }
@@ -179,10 +203,10 @@ export function createNotificationSender(
 
     enqueue(item) {
       if (queued >= options.maxQueued) {
-        unrecorded.push(statusRow(item, 'failed', 'queue_full'));
+        unrecorded.set(item.credentialId, statusRow(item, 'failed', 'queue_full'));
         return false;
       }
-      unrecorded.push(statusRow(item, 'queued', null));
+      unrecorded.set(item.credentialId, statusRow(item, 'queued', null));
       requeue({ ...item, attempts: 0, notBefore: 0 });
       return true;
     },
@@ -190,7 +214,7 @@ export function createNotificationSender(
     async drain() {
       await running;
       await pass();
-      await Promise.all(inFlight);
+      await settle();
       await record();
     },
 
@@ -210,13 +234,12 @@ export function createNotificationSender(
       if (timer) clearInterval(timer);
       timer = undefined;
       await running;
-      await Promise.all(inFlight);
-      inFlight = new Set();
-      await record();
+      await settle();
       for (const queue of queues.values()) {
-        for (const entry of queue) await finish(entry, 'failed', 'not_sent_before_shutdown');
+        for (const entry of queue) finish(entry, 'failed', 'not_sent_before_shutdown');
       }
       queues.clear();
+      await record();
       queued = 0;
       mailer.close();
     },

@@ -70,7 +70,7 @@ function ttlCache<T>() {
  * list of salted hashes (docs/decisions.md: "Earner notifications").
  */
 export function createNotificationService(
-  core: Pick<Core, 'db' | 'clock' | 'ids' | 'config' | 'log'>,
+  core: Pick<Core, 'db' | 'dialect' | 'clock' | 'ids' | 'config' | 'log'>,
   deps: {
     issuers: Pick<IssuerService, 'getIssuer'>;
     definitions: Pick<DefinitionService, 'findRow'>;
