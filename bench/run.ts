@@ -7,6 +7,8 @@ import { analyticsWorkloads } from './workloads/analytics.js';
 import { flatLatencyWorkload } from './workloads/flat.js';
 import { ingestWorkloads } from './workloads/ingest.js';
 import { issuanceWorkloads } from './workloads/issuance.js';
+import { notifyWorkloads } from './workloads/notify.js';
+import { ob3Workloads } from './workloads/ob3.js';
 import { verificationWorkloads } from './workloads/verification.js';
 
 /**
@@ -14,12 +16,12 @@ import { verificationWorkloads } from './workloads/verification.js';
  * PostgreSQL too. The server runs as its own process and autocannon drives it from this one.
  *
  *   BENCH_SECONDS        length of each timed run (default 10)
- *   BENCH_ONLY           comma-separated subset: issuance,verification,ingest,analytics,flat
+ *   BENCH_ONLY           comma-separated subset: issuance,verification,ingest,ob3,notify,analytics,flat
  *   BENCH_ANALYTICS_ROWS credentials and verification events seeded for analytics (default 1,000,000)
  *   BENCH_FLAT_TOTAL     issuances of the flat-latency run (default 300,000)
  *   BENCH_DOC_ONLY=1     measure nothing: regenerate docs/performance.md from bench/results
  */
-const WORKLOADS = ['issuance', 'verification', 'ingest', 'analytics', 'flat'] as const;
+const WORKLOADS = ['issuance', 'verification', 'ingest', 'ob3', 'notify', 'analytics', 'flat'] as const;
 
 interface RunFile {
   date: string;
@@ -53,6 +55,8 @@ async function main(): Promise<void> {
     if (only.has('issuance')) rows.push(...(await issuanceWorkloads(engine, postgresUrl, seconds)));
     if (only.has('verification')) rows.push(...(await verificationWorkloads(engine, postgresUrl, seconds)));
     if (only.has('ingest')) rows.push(...(await ingestWorkloads(engine, postgresUrl)));
+    if (only.has('ob3')) rows.push(...(await ob3Workloads(engine, postgresUrl, seconds)));
+    if (only.has('notify')) rows.push(...(await notifyWorkloads(engine, postgresUrl)));
     if (only.has('analytics')) rows.push(...(await analyticsWorkloads(engine, postgresUrl, analyticsRows)));
     if (only.has('flat')) rows.push(...(await flatLatencyWorkload(engine, postgresUrl, flatTotal)));
     printTable(engine, rows);
