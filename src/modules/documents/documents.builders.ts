@@ -1,10 +1,10 @@
 import type { PublicUrls } from '../../core/urls.js';
 import type { AlignmentRow } from '../alignments/alignments.repository.js';
-import type { CredentialWithSlugs } from '../credentials/credentials.repository.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { EndorsementRow } from '../endorsements/endorsements.repository.js';
 import type { IssuerRow } from '../issuers/issuers.repository.js';
 import { publicRevocationReason } from '../verification/revocation-reason.js';
+import type { AssertionRow } from './documents.repository.js';
 import {
   OB_CONTEXT,
   type ObAlignment,
@@ -101,14 +101,8 @@ export function badgeClassDocument(
   };
 }
 
-export function assertionDocument(
-  urls: PublicUrls,
-  issuer: IssuerRow,
-  credential: CredentialWithSlugs,
-  definition: DefinitionRow,
-  endorsementIds: string[],
-): ObAssertion {
-  const id = urls.assertion(issuer.slug, credential.id);
+export function assertionDocument(urls: PublicUrls, credential: AssertionRow, endorsementIds: string[]): ObAssertion {
+  const id = urls.assertion(credential.issuer_slug, credential.id);
   return {
     '@context': OB_CONTEXT,
     type: 'Assertion',
@@ -116,24 +110,31 @@ export function assertionDocument(
     recipient: {
       type: 'email',
       hashed: true,
-      salt: issuer.recipient_salt,
+      salt: credential.recipient_salt,
       identity: `sha256$${credential.recipient_hash}`,
     },
-    badge: urls.badgeClass(issuer.slug, credential.definition_slug),
+    badge: urls.badgeClass(credential.issuer_slug, credential.definition_slug),
     verification: { type: 'hosted' },
     issuedOn: credential.issued_on,
     ...(credential.expires_on ? { expires: credential.expires_on } : {}),
     ...(credential.evidence_url ? { evidence: [{ id: credential.evidence_url }] } : {}),
     // Only the generated badge is baked per assertion. A definition's own image is the BadgeClass's,
     // unbaked: repeating it here would point at a file with no assertion in it (docs/decisions.md).
-    ...(definition.image_url ? {} : { image: imageUrlOf(id) }),
-    ...(credential.reissued_from ? { related: [{ id: urls.assertion(issuer.slug, credential.reissued_from) }] } : {}),
-    ...(endorsementIds.length > 0 ? { endorsement: endorsementIds.map((e) => urls.endorsement(issuer.slug, e)) } : {}),
+    ...(credential.image_url ? {} : { image: imageUrlOf(id) }),
+    ...(credential.reissued_from
+      ? { related: [{ id: urls.assertion(credential.issuer_slug, credential.reissued_from) }] }
+      : {}),
+    ...(endorsementIds.length > 0
+      ? { endorsement: endorsementIds.map((e) => urls.endorsement(credential.issuer_slug, e)) }
+      : {}),
   };
 }
 
 /** The 410 body of a revoked hosted assertion (OB 2.0 "Revoking Hosted Assertions"), its reason in public words. */
-export function revokedAssertionDocument(urls: PublicUrls, credential: CredentialWithSlugs): ObRevokedAssertion {
+export function revokedAssertionDocument(
+  urls: PublicUrls,
+  credential: Pick<AssertionRow, 'id' | 'issuer_slug' | 'revoked_reason'>,
+): ObRevokedAssertion {
   return {
     '@context': OB_CONTEXT,
     id: urls.assertion(credential.issuer_slug, credential.id),

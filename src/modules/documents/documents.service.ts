@@ -2,9 +2,6 @@ import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
 import { publicUrls } from '../../core/urls.js';
 import type { AlignmentService } from '../alignments/alignments.service.js';
-import type { CredentialWithSlugs } from '../credentials/credentials.repository.js';
-import type { CredentialService } from '../credentials/credentials.service.js';
-import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import type { EndorsementService } from '../endorsements/endorsements.service.js';
 import type { IssuerRow } from '../issuers/issuers.repository.js';
@@ -18,6 +15,7 @@ import {
   issuerDocument,
   revokedAssertionDocument,
 } from './documents.builders.js';
+import { type AssertionRow, createDocumentRepository } from './documents.repository.js';
 import type { ObAssertion, ObRevokedAssertion } from './documents.schemas.js';
 
 export type AssertionOutcome =
@@ -31,16 +29,16 @@ export type AssertionImageOutcome = { revoked: false; svg: string } | { revoked:
  * URL first, so a resource of another issuer under this slug is simply not found.
  */
 export function createDocumentService(
-  core: Pick<Core, 'config'>,
+  core: Pick<Core, 'config' | 'db' | 'dialect'>,
   deps: {
     issuers: Pick<IssuerService, 'findIssuerBySlug'>;
     definitions: Pick<DefinitionService, 'findRow' | 'findRowBySlug'>;
-    credentials: Pick<CredentialService, 'findRow'>;
     alignments: Pick<AlignmentService, 'listRows'>;
     endorsements: Pick<EndorsementService, 'findRow' | 'idsFor'>;
   },
 ) {
   const urls = publicUrls(core.config.publicBaseUrl);
+  const repo = createDocumentRepository(core.db, core.dialect);
 
   async function requireIssuer(slug: string, what: string): Promise<IssuerRow> {
     const issuer = await deps.issuers.findIssuerBySlug(slug);
@@ -55,22 +53,15 @@ export function createDocumentService(
     return { issuer, definition };
   }
 
-  async function requireCredential(
-    slug: string,
-    id: string,
-  ): Promise<{ issuer: IssuerRow; credential: CredentialWithSlugs; definition: DefinitionRow }> {
-    const issuer = await requireIssuer(slug, 'Assertion');
-    const credential = await deps.credentials.findRow(issuer.id, id);
-    if (!credential) throw errors.notFound('Assertion');
-    const definition = await deps.definitions.findRow(issuer.id, credential.definition_id);
-    if (!definition) throw errors.notFound('Assertion');
-    return { issuer, credential, definition };
+  /** The credential of the issuer at `slug` with everything its assertion shows; 404 when there is none. */
+  async function requireAssertion(slug: string, id: string): Promise<AssertionRow> {
+    const row = await repo.findAssertion(slug, id);
+    if (!row) throw errors.notFound('Assertion');
+    return row;
   }
 
-  async function liveAssertion(issuer: IssuerRow, credential: CredentialWithSlugs, definition: DefinitionRow) {
-    const endorsementIds = await deps.endorsements.idsFor(issuer.id, 'credential', credential.id);
-    return assertionDocument(urls, issuer, credential, definition, endorsementIds);
-  }
+  const liveAssertion = (row: AssertionRow) =>
+    assertionDocument(urls, row, JSON.parse(row.endorsement_ids) as string[]);
 
   return {
     async issuerProfile(slug: string) {
@@ -93,23 +84,23 @@ export function createDocumentService(
 
     /** Revoked assertions answer the OB 2.0 revocation stub; expired ones are served whole (validators judge expiry). */
     async assertion(slug: string, id: string): Promise<AssertionOutcome> {
-      const { issuer, credential, definition } = await requireCredential(slug, id);
-      const verifyPageUrl = urls.verifyPage(issuer.slug, credential.id);
-      if (credential.revoked_at !== null) {
-        return { revoked: true, document: revokedAssertionDocument(urls, credential), verifyPageUrl };
+      const row = await requireAssertion(slug, id);
+      const verifyPageUrl = urls.verifyPage(row.issuer_slug, row.id);
+      if (row.revoked_at !== null) {
+        return { revoked: true, document: revokedAssertionDocument(urls, row), verifyPageUrl };
       }
-      return { revoked: false, document: await liveAssertion(issuer, credential, definition), verifyPageUrl };
+      return { revoked: false, document: liveAssertion(row), verifyPageUrl };
     },
 
     /** The generated badge baked with the assertion (OB 2.0 SVG baking). */
     async assertionImage(slug: string, id: string): Promise<AssertionImageOutcome> {
-      const { issuer, credential, definition } = await requireCredential(slug, id);
-      if (credential.revoked_at !== null) {
-        return { revoked: true, document: revokedAssertionDocument(urls, credential) };
+      const row = await requireAssertion(slug, id);
+      if (row.revoked_at !== null) {
+        return { revoked: true, document: revokedAssertionDocument(urls, row) };
       }
-      const document = await liveAssertion(issuer, credential, definition);
+      const document = liveAssertion(row);
       const svg = renderBadgeSvg(
-        { name: definition.name, issuerName: issuer.name, brandColor: issuer.brand_primary_color },
+        { name: row.definition_name, issuerName: row.issuer_name, brandColor: row.brand_primary_color },
         { verifyUrl: document.id, assertionJson: JSON.stringify(document) },
       );
       return { revoked: false, svg };

@@ -1,0 +1,124 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { FastifyInstance } from 'fastify';
+import type { KyselyPlugin, PluginTransformResultArgs, QueryResult, UnknownRow } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { createDatabase, type Database, migrateToLatest } from '../src/db/database.js';
+import { auth, dialects, freshDatabase, type TestDatabase, testConfig } from './helpers.js';
+
+/**
+ * Round trips per public read: every statement a request runs is counted (a Kysely plugin sees each
+ * result, prepared statements included), within that request's async context only (entered by an
+ * onRequest hook), so the background jobs' statements never count.
+ */
+const request = new AsyncLocalStorage<{ statements: number }>();
+const scopes = new Map<string, { statements: number }>();
+
+const counting: KyselyPlugin = {
+  transformQuery: (args) => args.node,
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    const scope = request.getStore();
+    if (scope) scope.statements++;
+    return args.result;
+  },
+};
+
+describe.each(dialects)('public reads on %s', (dialect) => {
+  let testDb: TestDatabase;
+  let database: Database;
+  let app: FastifyInstance;
+  let slug: string;
+  let live: string;
+  let revoked: string;
+
+  /** The answer to GET `url` and how many statements it ran. */
+  async function read(url: string) {
+    const scope = { statements: 0 };
+    scopes.set(url, scope);
+    const res = await app.inject({ method: 'GET', url });
+    scopes.delete(url);
+    return { res, statements: scope.statements };
+  }
+
+  beforeAll(async () => {
+    testDb = await freshDatabase(dialect);
+    const config = testConfig(testDb.url);
+    database = createDatabase(config.database);
+    await migrateToLatest(database);
+    const counted = { ...database, db: database.db.withPlugin(counting), reader: database.reader.withPlugin(counting) };
+    app = await buildApp({ config, database: counted, logger: false, redis: null });
+    app.addHook('onRequest', (req, _reply, done) => {
+      const scope = scopes.get(req.url);
+      if (scope) request.run(scope, done);
+      else done();
+    });
+    await app.ready();
+    const { issuer, key } = await app.services.issuers.createIssuer({
+      name: 'Read Institute',
+      slug: `reads-${dialect}`,
+      email: 'contact@reads.example',
+      url: 'https://reads.example',
+      plan: 'enterprise',
+    });
+    slug = issuer.slug;
+    const post = async (url: string, payload: object) => {
+      const res = await app.inject({ method: 'POST', url, headers: auth(key.key), payload });
+      expect(res.statusCode, res.body).toBeLessThan(300);
+      return res.json();
+    };
+    const definition = await post('/api/v1/definitions', { name: 'Reading', description: 'Reads in one query.' });
+    const issue = async (n: number) =>
+      (
+        await post('/api/v1/credentials', {
+          definitionId: definition.id,
+          recipientEmail: `reader${n}@reads.example`,
+          completionKey: `read-${n}`,
+        })
+      ).credentialId as string;
+    live = await issue(1);
+    revoked = await issue(2);
+    for (const claim of ['First endorsement', 'Second endorsement']) {
+      await post(`/api/v1/credentials/${live}/endorsements`, { endorserName: 'Reviewer', claim });
+    }
+    await post(`/api/v1/credentials/${revoked}/revoke`, { reason: 'Issued in error' });
+  });
+
+  afterAll(async () => {
+    await app.close();
+    await database.close();
+    await testDb.drop();
+  });
+
+  it('answers a hosted assertion with its endorsements, oldest first, in one statement', async () => {
+    const { res, statements } = await read(`/v1/issuers/${slug}/assertions/${live}`);
+    expect(res.statusCode, res.body).toBe(200);
+    const endorsements = await app.services.endorsements.idsFor(
+      (await app.services.issuers.findIssuerBySlug(slug))?.id ?? '',
+      'credential',
+      live,
+    );
+    expect(endorsements).toHaveLength(2);
+    expect(res.json().endorsement).toEqual(
+      endorsements.map((id) => `https://badges.test/v1/issuers/${slug}/endorsements/${id}`),
+    );
+    expect(statements).toBe(1);
+  });
+
+  it('answers a revoked assertion (410) and a baked assertion image in one statement each', async () => {
+    const gone = await read(`/v1/issuers/${slug}/assertions/${revoked}`);
+    expect(gone.res.statusCode).toBe(410);
+    expect(gone.statements).toBe(1);
+    const image = await read(`/v1/issuers/${slug}/assertions/${live}/image.svg`);
+    expect(image.res.statusCode).toBe(200);
+    expect(image.res.body).toContain(`/v1/issuers/${slug}/assertions/${live}`);
+    expect(image.statements).toBe(1);
+  });
+
+  it('answers an unknown assertion, or one under another slug, 404 in one statement', async () => {
+    for (const url of [`/v1/issuers/${slug}/assertions/nope`, `/v1/issuers/other-${slug}/assertions/${live}`]) {
+      const { res, statements } = await read(url);
+      expect(res.statusCode).toBe(404);
+      expect(statements).toBe(1);
+    }
+  });
+});
