@@ -55,9 +55,6 @@ export function createServices(core: Core) {
     outbox,
     usage,
     readPresented: vc.readPresented,
-    alignments,
-    endorsements,
-    credentials,
   });
   const pathways = createPathwayService(core, { audit, definitions, issuance });
   const gdpr = createGdprService(core, { issuance, audit, outbox, profiles, notifications });

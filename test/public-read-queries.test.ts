@@ -30,6 +30,8 @@ describe.each(dialects)('public reads on %s', (dialect) => {
   let slug: string;
   let live: string;
   let revoked: string;
+  let reissued: string;
+  let replacement: string;
 
   /** The answer to GET `url` and how many statements it ran. */
   async function read(url: string) {
@@ -77,10 +79,19 @@ describe.each(dialects)('public reads on %s', (dialect) => {
       ).credentialId as string;
     live = await issue(1);
     revoked = await issue(2);
+    reissued = await issue(3);
     for (const claim of ['First endorsement', 'Second endorsement']) {
       await post(`/api/v1/credentials/${live}/endorsements`, { endorserName: 'Reviewer', claim });
     }
+    await post(`/api/v1/definitions/${definition.id}/endorsements`, { endorserName: 'Guild', claim: 'Badge claim' });
+    for (const targetName of ['First skill', 'Second skill']) {
+      await post(`/api/v1/definitions/${definition.id}/alignments`, {
+        targetName,
+        targetUrl: `https://framework.example/${targetName.split(' ')[0]}`,
+      });
+    }
     await post(`/api/v1/credentials/${revoked}/revoke`, { reason: 'Issued in error' });
+    replacement = (await post(`/api/v1/credentials/${reissued}/reissue`, {})).credentialId;
   });
 
   afterAll(async () => {
@@ -120,5 +131,25 @@ describe.each(dialects)('public reads on %s', (dialect) => {
       expect(res.statusCode).toBe(404);
       expect(statements).toBe(1);
     }
+  });
+
+  it('renders the verification page with alignments, endorsements of badge then credential, in one statement', async () => {
+    const { res, statements } = await read(`/verify/${slug}/${live}`);
+    expect(res.statusCode).toBe(200);
+    const at = (text: string) => res.body.indexOf(text);
+    for (const text of ['First skill', 'Second skill', 'Badge claim', 'First endorsement', 'Second endorsement']) {
+      expect(at(text), text).toBeGreaterThan(0);
+    }
+    expect(at('First skill')).toBeLessThan(at('Second skill'));
+    expect(at('Badge claim')).toBeLessThan(at('First endorsement'));
+    expect(at('First endorsement')).toBeLessThan(at('Second endorsement'));
+    expect(statements).toBe(1);
+  });
+
+  it("links a reissued credential's page to its replacement, in one statement", async () => {
+    const { res, statements } = await read(`/verify/${slug}/${reissued}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain(`href="https://badges.test/verify/${slug}/${replacement}">See the newer credential`);
+    expect(statements).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
-import { type RawBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
-import { prepared } from '../../db/dialect.js';
+import { jsonValues, prepared } from '../../db/dialect.js';
 
 /**
  * The hosted assertion and its image, by issuer slug and credential id: everything either shows, in
@@ -27,21 +27,15 @@ export interface AssertionRow {
   endorsement_ids: string;
 }
 
-/** The ids of a subquery's rows as a JSON array text, in its order: the dialects name it differently. */
-function jsonIds(dialect: Dialect, ordered: RawBuilder<unknown>): RawBuilder<string> {
-  return dialect === 'postgres'
-    ? sql<string>`(select coalesce(json_agg(e.id)::text, '[]') from (${ordered}) e)`
-    : sql<string>`(select json_group_array(e.id) from (${ordered}) e)`;
-}
-
 export function createDocumentRepository(db: Executor, dialect: Dialect) {
-  const endorsementIds = jsonIds(
+  const endorsementIds = jsonValues(
     dialect,
     sql`select endorsements.id from endorsements
       where endorsements.issuer_id = credentials.issuer_id
         and endorsements.target_type = 'credential'
         and endorsements.target_id = credentials.id
       order by endorsements.created_at, endorsements.id`,
+    'id',
   );
   const assertion = prepared(
     db

@@ -1,6 +1,6 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
-import { prepared } from '../../db/dialect.js';
+import { jsonRows, prepared } from '../../db/dialect.js';
 import type { DB } from '../../db/schema.js';
 
 /** Ids per `where id in (...)` on SQLite: well under its bound-parameter limit. */
@@ -68,6 +68,12 @@ export interface PageRow extends VerifiableRow {
   evidence_url: string | null;
   tags: string;
   skills: string;
+  /** JSON array of the definition's alignments (`PageAlignment`), oldest first. */
+  alignments: string;
+  /** JSON array of the badge's endorsements, then the credential's (`PageEndorsement`), each oldest first. */
+  endorsements: string;
+  /** The newest credential reissued from this one, if any. */
+  replacement_id: string | null;
 }
 
 const PAGE_COLUMNS = [
@@ -81,6 +87,44 @@ const PAGE_COLUMNS = [
 ] as const;
 
 type Joined<R> = SelectQueryBuilder<DB, 'credentials' | 'issuers' | 'definitions', R>;
+
+/**
+ * The page's children, read in the page's own statement (one round trip per page instead of four):
+ * the definition's alignments, the endorsements of badge and credential, and the replacement of a
+ * reissued credential (by the partial index on `reissued_from`).
+ */
+function pageChildren(dialect: Dialect) {
+  const alignments = jsonRows(
+    dialect,
+    sql`select target_name, target_url, target_framework, target_code, target_description from alignments
+      where alignments.issuer_id = credentials.issuer_id and alignments.definition_id = credentials.definition_id
+      order by alignments.created_at, alignments.id`,
+    {
+      name: 'target_name',
+      url: 'target_url',
+      framework: 'target_framework',
+      code: 'target_code',
+      description: 'target_description',
+    },
+  );
+  const endorsements = jsonRows(
+    dialect,
+    sql`select * from (
+        select 0 as part, 'badge' as of_target, endorser_name, endorser_url, claim, created_at, id from endorsements
+          where endorsements.issuer_id = credentials.issuer_id and endorsements.target_type = 'definition'
+            and endorsements.target_id = credentials.definition_id
+        union all
+        select 1, 'credential', endorser_name, endorser_url, claim, created_at, id from endorsements
+          where endorsements.issuer_id = credentials.issuer_id and endorsements.target_type = 'credential'
+            and endorsements.target_id = credentials.id
+      ) e order by part, created_at, id`,
+    { endorser: 'endorser_name', endorserUrl: 'endorser_url', claim: 'claim', on: 'created_at', of: 'of_target' },
+  );
+  const replacement = sql<string | null>`(select replacement.id from credentials replacement
+    where replacement.issuer_id = credentials.issuer_id and replacement.reissued_from = credentials.id
+    order by replacement.created_at desc, replacement.id desc limit 1)`;
+  return [alignments.as('alignments'), endorsements.as('endorsements'), replacement.as('replacement_id')] as const;
+}
 
 export function createVerificationRepository(db: Executor, dialect: Dialect) {
   const joined = () =>
@@ -131,6 +175,8 @@ export function createVerificationRepository(db: Executor, dialect: Dialect) {
 
   return {
     findByIds: byIds<VerifiableRow>(() => joined().select(VERIFY_COLUMNS)),
-    findForPageByIds: byIds<PageRow>(() => joined().select(VERIFY_COLUMNS).select(PAGE_COLUMNS)),
+    findForPageByIds: byIds<PageRow>(() =>
+      joined().select(VERIFY_COLUMNS).select(PAGE_COLUMNS).select(pageChildren(dialect)),
+    ),
   };
 }
