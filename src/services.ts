@@ -48,7 +48,7 @@ export function createServices(core: Core) {
   const ingest = createIngestModule(core, { issuers, definitions, issuance, batchIssuance, notifications });
   const alignments = createAlignmentService(core, { definitions, audit });
   const endorsements = createEndorsementService(core, { definitions, credentials, audit });
-  const documents = createDocumentService(core, { issuers, definitions, alignments, endorsements });
+  const documents = createDocumentService(core, { issuers, definitions, endorsements });
   const profiles = createProfileService(core, { issuance });
   const vc = createVcModule(core, { issuers, definitions, credentials, alignments, audit });
   const verification = createVerificationModule(core, {

@@ -28,10 +28,13 @@ describe.each(dialects)('public reads on %s', (dialect) => {
   let database: Database;
   let app: FastifyInstance;
   let slug: string;
+  let definitionSlug: string;
+  let badgeEndorsement: string;
   let live: string;
   let revoked: string;
   let reissued: string;
   let replacement: string;
+  const endorsementIds: string[] = [];
 
   /** The answer to GET `url` and how many statements it ran. */
   async function read(url: string) {
@@ -81,9 +84,14 @@ describe.each(dialects)('public reads on %s', (dialect) => {
     revoked = await issue(2);
     reissued = await issue(3);
     for (const claim of ['First endorsement', 'Second endorsement']) {
-      await post(`/api/v1/credentials/${live}/endorsements`, { endorserName: 'Reviewer', claim });
+      endorsementIds.push(
+        (await post(`/api/v1/credentials/${live}/endorsements`, { endorserName: 'Reviewer', claim })).id,
+      );
     }
-    await post(`/api/v1/definitions/${definition.id}/endorsements`, { endorserName: 'Guild', claim: 'Badge claim' });
+    definitionSlug = definition.slug;
+    badgeEndorsement = (
+      await post(`/api/v1/definitions/${definition.id}/endorsements`, { endorserName: 'Guild', claim: 'Badge claim' })
+    ).id;
     for (const targetName of ['First skill', 'Second skill']) {
       await post(`/api/v1/definitions/${definition.id}/alignments`, {
         targetName,
@@ -103,14 +111,8 @@ describe.each(dialects)('public reads on %s', (dialect) => {
   it('answers a hosted assertion with its endorsements, oldest first, in one statement', async () => {
     const { res, statements } = await read(`/v1/issuers/${slug}/assertions/${live}`);
     expect(res.statusCode, res.body).toBe(200);
-    const endorsements = await app.services.endorsements.idsFor(
-      (await app.services.issuers.findIssuerBySlug(slug))?.id ?? '',
-      'credential',
-      live,
-    );
-    expect(endorsements).toHaveLength(2);
     expect(res.json().endorsement).toEqual(
-      endorsements.map((id) => `https://badges.test/v1/issuers/${slug}/endorsements/${id}`),
+      endorsementIds.map((id) => `https://badges.test/v1/issuers/${slug}/endorsements/${id}`),
     );
     expect(statements).toBe(1);
   });
@@ -123,6 +125,25 @@ describe.each(dialects)('public reads on %s', (dialect) => {
     expect(image.res.statusCode).toBe(200);
     expect(image.res.body).toContain(`/v1/issuers/${slug}/assertions/${live}`);
     expect(image.statements).toBe(1);
+  });
+
+  it('answers a BadgeClass with its alignments and endorsements, and its image, in one statement each', async () => {
+    const { res, statements } = await read(`/v1/issuers/${slug}/badges/${definitionSlug}`);
+    expect(res.statusCode, res.body).toBe(200);
+    const badge = res.json();
+    expect(badge.alignment).toEqual([
+      { targetName: 'First skill', targetUrl: 'https://framework.example/First' },
+      { targetName: 'Second skill', targetUrl: 'https://framework.example/Second' },
+    ]);
+    expect(badge.endorsement).toEqual([`https://badges.test/v1/issuers/${slug}/endorsements/${badgeEndorsement}`]);
+    expect(statements).toBe(1);
+    const image = await read(`/v1/issuers/${slug}/badges/${definitionSlug}/image.svg`);
+    expect(image.res.statusCode).toBe(200);
+    expect(image.res.body).toContain('Read Institute');
+    expect(image.statements).toBe(1);
+    const missing = await read(`/v1/issuers/${slug}/badges/no-such-badge`);
+    expect(missing.res.statusCode).toBe(404);
+    expect(missing.statements).toBe(1);
   });
 
   it('answers an unknown assertion, or one under another slug, 404 in one statement', async () => {

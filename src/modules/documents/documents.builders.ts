@@ -1,10 +1,9 @@
 import type { PublicUrls } from '../../core/urls.js';
-import type { AlignmentRow } from '../alignments/alignments.repository.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { EndorsementRow } from '../endorsements/endorsements.repository.js';
 import type { IssuerRow } from '../issuers/issuers.repository.js';
 import { publicRevocationReason } from '../verification/revocation-reason.js';
-import type { AssertionRow } from './documents.repository.js';
+import type { AlignmentFields, AssertionRow } from './documents.repository.js';
 import {
   OB_CONTEXT,
   type ObAlignment,
@@ -66,7 +65,7 @@ export function keywords(definition: DefinitionRow): string[] {
   return out;
 }
 
-function alignmentObject(row: AlignmentRow): ObAlignment {
+function alignmentObject(row: AlignmentFields): ObAlignment {
   return {
     targetName: row.target_name,
     targetUrl: row.target_url,
@@ -78,12 +77,12 @@ function alignmentObject(row: AlignmentRow): ObAlignment {
 
 export function badgeClassDocument(
   urls: PublicUrls,
-  issuer: IssuerRow,
+  issuerSlug: string,
   definition: DefinitionRow,
-  alignments: AlignmentRow[],
+  alignments: AlignmentFields[],
   endorsementIds: string[],
 ): ObBadgeClass {
-  const id = urls.badgeClass(issuer.slug, definition.slug);
+  const id = urls.badgeClass(issuerSlug, definition.slug);
   const tags = keywords(definition);
   const criteria = criteriaOf(definition);
   return {
@@ -94,10 +93,10 @@ export function badgeClassDocument(
     description: definition.description,
     image: definition.image_url ?? imageUrlOf(id),
     criteria,
-    issuer: urls.issuerProfile(issuer.slug),
+    issuer: urls.issuerProfile(issuerSlug),
     ...(tags.length > 0 ? { tags } : {}),
     ...(alignments.length > 0 ? { alignment: alignments.map(alignmentObject) } : {}),
-    ...(endorsementIds.length > 0 ? { endorsement: endorsementIds.map((e) => urls.endorsement(issuer.slug, e)) } : {}),
+    ...(endorsementIds.length > 0 ? { endorsement: endorsementIds.map((e) => urls.endorsement(issuerSlug, e)) } : {}),
   };
 }
 

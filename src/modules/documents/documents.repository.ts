@@ -1,8 +1,12 @@
 import { sql } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
-import { jsonValues, prepared } from '../../db/dialect.js';
+import { jsonRows, jsonValues, prepared } from '../../db/dialect.js';
+import type { AlignmentRow } from '../alignments/alignments.repository.js';
+import type { DefinitionRow } from '../definitions/definitions.repository.js';
 
 /**
+ * The public OB 2.0 reads, each one prepared statement by the slugs and id of its URL.
+ *
  * The hosted assertion and its image, by issuer slug and credential id: everything either shows, in
  * one row. The credential, its issuer, its definition and its endorsements' ids used to be four
  * reads in a row; this is one statement, compiled once and prepared on each PostgreSQL connection.
@@ -26,6 +30,19 @@ export interface AssertionRow {
   /** A JSON array of the credential's endorsement ids, oldest first. */
   endorsement_ids: string;
 }
+
+/** A BadgeClass with its alignments (`AlignmentFields`, oldest first) and endorsement ids, as JSON arrays. */
+export type BadgeClassRow = DefinitionRow & {
+  issuer_name: string;
+  brand_primary_color: string | null;
+  alignments: string;
+  endorsement_ids: string;
+};
+
+export type AlignmentFields = Pick<
+  AlignmentRow,
+  'target_name' | 'target_url' | 'target_description' | 'target_framework' | 'target_code'
+>;
 
 export function createDocumentRepository(db: Executor, dialect: Dialect) {
   const endorsementIds = jsonValues(
@@ -65,7 +82,51 @@ export function createDocumentRepository(db: Executor, dialect: Dialect) {
       .compile(),
   );
 
+  const badgeClass = prepared(
+    db
+      .selectFrom('definitions')
+      .innerJoin('issuers', 'issuers.id', 'definitions.issuer_id')
+      .selectAll('definitions')
+      .select(['issuers.name as issuer_name', 'issuers.brand_primary_color'])
+      .select([
+        jsonRows(
+          dialect,
+          sql`select target_name, target_url, target_description, target_framework, target_code from alignments
+            where alignments.issuer_id = definitions.issuer_id and alignments.definition_id = definitions.id
+            order by alignments.created_at, alignments.id`,
+          {
+            target_name: 'target_name',
+            target_url: 'target_url',
+            target_description: 'target_description',
+            target_framework: 'target_framework',
+            target_code: 'target_code',
+          },
+        ).as('alignments'),
+        jsonValues(
+          dialect,
+          sql`select endorsements.id from endorsements
+            where endorsements.issuer_id = definitions.issuer_id
+              and endorsements.target_type = 'definition'
+              and endorsements.target_id = definitions.id
+            order by endorsements.created_at, endorsements.id`,
+          'id',
+        ).as('endorsement_ids'),
+      ])
+      .where('issuers.slug', '=', '')
+      .where('definitions.slug', '=', '')
+      .compile(),
+  );
+
   return {
+    /** The definition `definitionSlug` of the issuer at `issuerSlug`, with its alignments and endorsement ids. */
+    async findBadgeClass(issuerSlug: string, definitionSlug: string): Promise<BadgeClassRow | undefined> {
+      const { rows } = await db.executeQuery<BadgeClassRow>({
+        ...badgeClass,
+        parameters: [issuerSlug, definitionSlug],
+      });
+      return rows[0];
+    },
+
     async findAssertion(issuerSlug: string, id: string): Promise<AssertionRow | undefined> {
       const { rows } = await db.executeQuery<AssertionRow>({ ...assertion, parameters: [issuerSlug, id] });
       return rows[0];

@@ -1,7 +1,6 @@
 import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
 import { publicUrls } from '../../core/urls.js';
-import type { AlignmentService } from '../alignments/alignments.service.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import type { EndorsementService } from '../endorsements/endorsements.service.js';
 import type { IssuerRow } from '../issuers/issuers.repository.js';
@@ -15,7 +14,12 @@ import {
   issuerDocument,
   revokedAssertionDocument,
 } from './documents.builders.js';
-import { type AssertionRow, createDocumentRepository } from './documents.repository.js';
+import {
+  type AlignmentFields,
+  type AssertionRow,
+  type BadgeClassRow,
+  createDocumentRepository,
+} from './documents.repository.js';
 import type { ObAssertion, ObRevokedAssertion } from './documents.schemas.js';
 
 export type AssertionOutcome =
@@ -32,9 +36,8 @@ export function createDocumentService(
   core: Pick<Core, 'config' | 'db' | 'dialect'>,
   deps: {
     issuers: Pick<IssuerService, 'findIssuerBySlug'>;
-    definitions: Pick<DefinitionService, 'findRow' | 'findRowBySlug'>;
-    alignments: Pick<AlignmentService, 'listRows'>;
-    endorsements: Pick<EndorsementService, 'findRow' | 'idsFor'>;
+    definitions: Pick<DefinitionService, 'findRow'>;
+    endorsements: Pick<EndorsementService, 'findRow'>;
   },
 ) {
   const urls = publicUrls(core.config.publicBaseUrl);
@@ -46,11 +49,11 @@ export function createDocumentService(
     return issuer;
   }
 
-  async function requireDefinition(slug: string, defSlug: string) {
-    const issuer = await requireIssuer(slug, 'BadgeClass');
-    const definition = await deps.definitions.findRowBySlug(issuer.id, defSlug);
-    if (!definition) throw errors.notFound('BadgeClass');
-    return { issuer, definition };
+  /** The issuer's definition with its alignments and endorsement ids; 404 BadgeClass when there is none. */
+  async function requireBadgeClass(slug: string, defSlug: string): Promise<BadgeClassRow> {
+    const row = await repo.findBadgeClass(slug, defSlug);
+    if (!row) throw errors.notFound('BadgeClass');
+    return row;
   }
 
   /** The credential of the issuer at `slug` with everything its assertion shows; 404 when there is none. */
@@ -69,17 +72,14 @@ export function createDocumentService(
     },
 
     async badgeClass(slug: string, defSlug: string) {
-      const { issuer, definition } = await requireDefinition(slug, defSlug);
-      const [alignments, endorsementIds] = await Promise.all([
-        deps.alignments.listRows(issuer.id, definition.id),
-        deps.endorsements.idsFor(issuer.id, 'definition', definition.id),
-      ]);
-      return badgeClassDocument(urls, issuer, definition, alignments, endorsementIds);
+      const row = await requireBadgeClass(slug, defSlug);
+      const alignments = JSON.parse(row.alignments) as AlignmentFields[];
+      return badgeClassDocument(urls, slug, row, alignments, JSON.parse(row.endorsement_ids) as string[]);
     },
 
     async badgeImage(slug: string, defSlug: string): Promise<string> {
-      const { issuer, definition } = await requireDefinition(slug, defSlug);
-      return renderBadgeSvg({ name: definition.name, issuerName: issuer.name, brandColor: issuer.brand_primary_color });
+      const row = await requireBadgeClass(slug, defSlug);
+      return renderBadgeSvg({ name: row.name, issuerName: row.issuer_name, brandColor: row.brand_primary_color });
     },
 
     /** Revoked assertions answer the OB 2.0 revocation stub; expired ones are served whole (validators judge expiry). */
