@@ -117,6 +117,19 @@ describe.each(dialects)('public reads on %s', (dialect) => {
     expect(statements).toBe(1);
   });
 
+  it('reads concurrent hosted assertions together, each answer its own', async () => {
+    const ids = [live, revoked, reissued, replacement];
+    const urls = Array.from({ length: 16 }, (_, n) => `/v1/issuers/${slug}/assertions/${ids[n % 4]}?n=${n}`);
+    const answers = await Promise.all(urls.map((url) => read(url)));
+    answers.forEach(({ res }, n) => {
+      expect(res.statusCode).toBe(ids[n % 4] === revoked || ids[n % 4] === reissued ? 410 : 200);
+      expect(res.json().id).toBe(`https://badges.test/v1/issuers/${slug}/assertions/${ids[n % 4]}`);
+    });
+    const statements = answers.reduce((sum, a) => sum + a.statements, 0);
+    // A reissue revokes the original, so two of the four answer 410. Reads asked while others are out go together.
+    expect(statements).toBeLessThan(urls.length);
+  });
+
   it('answers a revoked assertion (410) and a baked assertion image in one statement each', async () => {
     const gone = await read(`/v1/issuers/${slug}/assertions/${revoked}`);
     expect(gone.res.statusCode).toBe(410);

@@ -1,15 +1,17 @@
 import { sql } from 'kysely';
+import { coalescedReads } from '../../db/coalesced-reads.js';
+import { CONCURRENT_READS, credentialsByIds } from '../../db/credential-reads.js';
 import type { Dialect, Executor } from '../../db/database.js';
 import { jsonRows, jsonValues, prepared } from '../../db/dialect.js';
 import type { AlignmentRow } from '../alignments/alignments.repository.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 
 /**
- * The public OB 2.0 reads, each one prepared statement by the slugs and id of its URL.
+ * The public OB 2.0 reads, each one prepared statement.
  *
- * The hosted assertion and its image, by issuer slug and credential id: everything either shows, in
- * one row. The credential, its issuer, its definition and its endorsements' ids used to be four
- * reads in a row; this is one statement, compiled once and prepared on each PostgreSQL connection.
+ * The hosted assertion and its image, by credential id: everything either shows, in one row. The
+ * credential, its issuer, its definition and its endorsements' ids used to be four reads in a row;
+ * this is one statement, and concurrent reads go together as verify's do (`coalescedReads`).
  */
 export interface AssertionRow {
   id: string;
@@ -54,7 +56,7 @@ export function createDocumentRepository(db: Executor, dialect: Dialect) {
       order by endorsements.created_at, endorsements.id`,
     'id',
   );
-  const assertion = prepared(
+  const assertionsByIds = credentialsByIds<AssertionRow>(db, dialect, () =>
     db
       .selectFrom('credentials')
       .innerJoin('issuers', 'issuers.id', 'credentials.issuer_id')
@@ -76,12 +78,8 @@ export function createDocumentRepository(db: Executor, dialect: Dialect) {
         'definitions.name as definition_name',
         'definitions.image_url',
       ])
-      .select(endorsementIds.as('endorsement_ids'))
-      .where('issuers.slug', '=', '')
-      .where('credentials.id', '=', '')
-      .compile(),
+      .select(endorsementIds.as('endorsement_ids')),
   );
-
   const badgeClass = prepared(
     db
       .selectFrom('definitions')
@@ -127,9 +125,7 @@ export function createDocumentRepository(db: Executor, dialect: Dialect) {
       return rows[0];
     },
 
-    async findAssertion(issuerSlug: string, id: string): Promise<AssertionRow | undefined> {
-      const { rows } = await db.executeQuery<AssertionRow>({ ...assertion, parameters: [issuerSlug, id] });
-      return rows[0];
-    },
+    /** Assertions by credential id, whatever their issuer (the caller checks the slug); read together under load. */
+    findAssertion: coalescedReads(assertionsByIds, CONCURRENT_READS),
   };
 }

@@ -58,8 +58,8 @@ export function createDocumentService(
 
   /** The credential of the issuer at `slug` with everything its assertion shows; 404 when there is none. */
   async function requireAssertion(slug: string, id: string): Promise<AssertionRow> {
-    const row = await repo.findAssertion(slug, id);
-    if (!row) throw errors.notFound('Assertion');
+    const row = await repo.findAssertion(id);
+    if (row?.issuer_slug !== slug) throw errors.notFound('Assertion');
     return row;
   }
 

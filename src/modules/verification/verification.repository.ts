@@ -1,16 +1,9 @@
-import { type SelectQueryBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
+import { credentialsByIds } from '../../db/credential-reads.js';
 import type { Dialect, Executor } from '../../db/database.js';
-import { jsonRows, prepared } from '../../db/dialect.js';
-import type { DB } from '../../db/schema.js';
+import { jsonRows } from '../../db/dialect.js';
 
-/** Ids per `where id in (...)` on SQLite: well under its bound-parameter limit. */
-const CHUNK = 500;
-
-/**
- * How the single-id reads run together (`coalescedReads`): at most 4 at once, leaving the rest of
- * the PostgreSQL pool (10) to writes; each takes up to CHUNK waiting ids.
- */
-export const CONCURRENT_READS = { maxInFlight: 4, maxKeys: CHUNK };
+export { CONCURRENT_READS } from '../../db/credential-reads.js';
 
 /*
  * The public verification read model. Verification is open: whoever holds an assertion id may check
@@ -86,8 +79,6 @@ const PAGE_COLUMNS = [
   'definitions.skills',
 ] as const;
 
-type Joined<R> = SelectQueryBuilder<DB, 'credentials' | 'issuers' | 'definitions', R>;
-
 /**
  * The page's children, read in the page's own statement (one round trip per page instead of four):
  * the definition's alignments, the endorsements of badge and credential, and the replacement of a
@@ -133,49 +124,9 @@ export function createVerificationRepository(db: Executor, dialect: Dialect) {
       .innerJoin('issuers', 'issuers.id', 'credentials.issuer_id')
       .innerJoin('definitions', 'definitions.id', 'credentials.definition_id');
 
-  /**
-   * Rows of `query` by credential id, set-based whatever the ids' number or issuers: one statement
-   * on PostgreSQL (the ids as one array parameter), one per CHUNK ids on SQLite. The single-id reads
-   * (the API's and the page's) are the hottest queries of the service, and on PostgreSQL so is the
-   * many-id one (concurrent verifies are read together): their statements are compiled once, then
-   * only given parameters (half the cost of building the query per request), and prepared once per
-   * PostgreSQL connection.
-   */
-  function byIds<R extends { id: string }>(query: () => Joined<R>) {
-    const one = prepared(query().where('credentials.id', '=', '').compile());
-    // One parameter, an array, for any number of ids: a single prepared text.
-    const many =
-      dialect === 'postgres'
-        ? prepared(
-            query()
-              .where(sql<boolean>`${sql.ref('credentials.id')} = any(${sql.val([])}::text[])`)
-              .compile(),
-          )
-        : null;
-    return async (ids: readonly string[]): Promise<Map<string, R>> => {
-      const unique = [...new Set(ids)];
-      const found = new Map<string, R>();
-      const add = (rows: readonly R[]) => {
-        for (const row of rows) found.set(row.id, row);
-      };
-      if (unique.length === 1) add((await db.executeQuery<R>({ ...one, parameters: unique })).rows);
-      else if (many) add((await db.executeQuery<R>({ ...many, parameters: [unique] })).rows);
-      else {
-        for (let i = 0; i < unique.length; i += CHUNK) {
-          add(
-            await query()
-              .where('credentials.id', 'in', unique.slice(i, i + CHUNK))
-              .execute(),
-          );
-        }
-      }
-      return found;
-    };
-  }
-
   return {
-    findByIds: byIds<VerifiableRow>(() => joined().select(VERIFY_COLUMNS)),
-    findForPageByIds: byIds<PageRow>(() =>
+    findByIds: credentialsByIds<VerifiableRow>(db, dialect, () => joined().select(VERIFY_COLUMNS)),
+    findForPageByIds: credentialsByIds<PageRow>(db, dialect, () =>
       joined().select(VERIFY_COLUMNS).select(PAGE_COLUMNS).select(pageChildren(dialect)),
     ),
   };
