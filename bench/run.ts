@@ -7,6 +7,8 @@ import { analyticsWorkloads } from './workloads/analytics.js';
 import { flatLatencyWorkload } from './workloads/flat.js';
 import { ingestWorkloads } from './workloads/ingest.js';
 import { issuanceWorkloads } from './workloads/issuance.js';
+import { notifyWorkloads } from './workloads/notify.js';
+import { ob3Workloads } from './workloads/ob3.js';
 import { verificationWorkloads } from './workloads/verification.js';
 
 /**
@@ -14,12 +16,12 @@ import { verificationWorkloads } from './workloads/verification.js';
  * PostgreSQL too. The server runs as its own process and autocannon drives it from this one.
  *
  *   BENCH_SECONDS        length of each timed run (default 10)
- *   BENCH_ONLY           comma-separated subset: issuance,verification,ingest,analytics,flat
+ *   BENCH_ONLY           comma-separated subset: issuance,verification,ingest,ob3,notify,analytics,flat
  *   BENCH_ANALYTICS_ROWS credentials and verification events seeded for analytics (default 1,000,000)
  *   BENCH_FLAT_TOTAL     issuances of the flat-latency run (default 300,000)
  *   BENCH_DOC_ONLY=1     measure nothing: regenerate docs/performance.md from bench/results
  */
-const WORKLOADS = ['issuance', 'verification', 'ingest', 'analytics', 'flat'] as const;
+const WORKLOADS = ['issuance', 'verification', 'ingest', 'ob3', 'notify', 'analytics', 'flat'] as const;
 
 interface RunFile {
   date: string;
@@ -53,6 +55,8 @@ async function main(): Promise<void> {
     if (only.has('issuance')) rows.push(...(await issuanceWorkloads(engine, postgresUrl, seconds)));
     if (only.has('verification')) rows.push(...(await verificationWorkloads(engine, postgresUrl, seconds)));
     if (only.has('ingest')) rows.push(...(await ingestWorkloads(engine, postgresUrl)));
+    if (only.has('ob3')) rows.push(...(await ob3Workloads(engine, postgresUrl, seconds)));
+    if (only.has('notify')) rows.push(...(await notifyWorkloads(engine, postgresUrl)));
     if (only.has('analytics')) rows.push(...(await analyticsWorkloads(engine, postgresUrl, analyticsRows)));
     if (only.has('flat')) rows.push(...(await flatLatencyWorkload(engine, postgresUrl, flatTotal)));
     printTable(engine, rows);
@@ -73,6 +77,71 @@ async function main(): Promise<void> {
 
 /** What the profile pass found behind the rows marked **no**; measured by hand, kept with the tables. */
 const FINDINGS = [
+  '## 2026-11-26: one statement per public read; the rows of issues 23, 24 and 26',
+  '',
+  'Taken while four other engineers ran test suites on the same 2 cores: `uptime` load average 8.8–10.3',
+  '(04:58 UTC), so absolute rates are several times below the 2026-11-24 tables and only same-run',
+  'ratios and counts mean much.',
+  '',
+  '- **Statements per public read** (deterministic; `test/public-read-queries.test.ts` counts them on',
+  '  both engines with a Kysely plugin inside the request). Before → after: hosted assertion 4 → 1',
+  '  (issuer by slug, credential, definition, endorsement ids, one after another); its baked image',
+  '  4 → 1; BadgeClass 4 → 1 (issuer, definition, then alignments and endorsement ids) and its image',
+  '  2 → 1; verification page 4 → 1 (the coalesced read, then alignments and the endorsements of badge',
+  '  and credential), 5 → 1 for a reissued credential (its replacement); a 404 of an unknown id 2 → 1.',
+  '  Already one: the issuer profile and single verify (its event is written later, in batches). Not',
+  '  changed: the OB 3.0 warm fetch (2 statements; src/modules/vc is being changed by another issue).',
+  '  All are prepared once per PostgreSQL connection and compiled once on SQLite. No cache was added:',
+  '  with one statement a read, a cache could only save that statement, and would have to be',
+  '  invalidated on every replica at revocation.',
+  '- **Issuance** is 9 statements besides BEGIN and COMMIT on both engines (11 for the first of an',
+  '  issuer), a replay 1 (counted as above). Deliverable 1 of issue 26 (one or two round trips on',
+  '  PostgreSQL, audit stripes) was not started in this pass.',
+  '- **The 05:00–05:09 UTC run** (issuance and verification; the issuance rows above are from it; load average',
+  '  11–13): the bare route served 7,426 req/s on SQLite and 4,006 on PostgreSQL, against 60,612 and',
+  '  54,364 on 2026-11-24, and the raw in-process issue transaction 92 and 83/s against 1,424 and 557.',
+  '  The ratios of that run are therefore unreliable; on PostgreSQL the foreign-id verify reached',
+  '  146 % of the bare route, so the load moved between phases. SQLite: hosted assertion read',
+  '  (one statement) 44.7 % of the bare route (target 25 %), level with the verify route for an id',
+  '  of another host, which reads nothing (43.2 %); single verify 18.1 % (20 %), page 10.8 % (15 %).',
+  '  PostgreSQL: hosted assertion 20.3 % (25 %), single verify 57.0 %, page 20.9 %. The hosted read',
+  '  on PostgreSQL (815 req/s) stayed below single verify (2,285) in the same run: verify and page',
+  '  reads asked while others are out go together in one statement over an array of ids (4 at once,',
+  '  leaving the pool to writes), the hosted read took a pooled connection per request.',
+  '  Sequential issue p50 10 ms (SQLite) and 22 ms (PostgreSQL) against a 2 ms target, and PostgreSQL',
+  '  issuance 47/s against 1,000/s, on a machine where the raw issue transaction itself ran at 92 and',
+  '  83/s: not met, and not measurable here today.',
+  '- **Hosted assertions read together** (run of 05:24–05:32 UTC, verification workloads only, 8-s',
+  '  runs, load average 8.6–10.1; the tables above). The hosted assertion and its image are now read',
+  '  through the same coalescing (16 concurrent reads took 5 statements in the test). PostgreSQL:',
+  '  hosted assertion read 3,599 req/s, 54.9 % of the bare route (6,546) against 815 req/s and 20.3 %',
+  '  in the 05:00 run, and above single verify (1,257) in the same run. SQLite: 657 req/s, 19.9 % of',
+  '  a bare route at 3,291 req/s, while the foreign-id verify reached 115 % of it: that run says',
+  "  nothing about SQLite's ratio (44.7 % at 05:00 with one statement and no coalescing). The issue's",
+  '  peer figures (same machine, unloaded): 5,412 req/s on SQLite and 3,503 on PostgreSQL; ours then',
+  '  4,628 and 1,598. To be measured again on a quiet machine.',
+  '- **OB 3.0 credential (issue 23)**, run of 04:25–04:58 UTC with the hosted assertion still read in',
+  '  four statements. The first fetch signs (eddsa-rdfc-2022 proof with RDF canonicalisation, and the',
+  '  VC-JWT) and stores: 58/s on SQLite (p50 52 ms) and 11/s on PostgreSQL (p50 266 ms; tests ran',
+  '  against the same PostgreSQL meanwhile) from 4 clients. The warm fetch reads the stored forms:',
+  "  140 % of the same run's hosted assertion rate on SQLite and 149 % on PostgreSQL (target 80 %).",
+  '- **CSV import with OB 3.0 in use (issue 23).** OB 3.0 has no switch and import does no OB 3.0 work',
+  '  (positions are allocated and credentials signed at first fetch), so the row compares an issuer',
+  '  whose key, status list 0 and one signed credential exist before the import with a fresh one. The',
+  '  medians came out 160 % (SQLite) and 137 % (PostgreSQL) of the fresh issuer: noise, not a gain;',
+  '  single imports ranged from 2,324 to 10,574 rows/s on SQLite in that run. Target (not lower by',
+  '  more than 10 %) met.',
+  '- **CSV import with notify on (issue 24)**, a loopback smtp-server as SMTP_URL and',
+  '  NOTIFY_RATE_PER_MINUTE=600000. PostgreSQL: 115 % of the import without notify (pairs 1,644/1,517,',
+  '  1,742/1,455, 2,063/2,234 rows/s). SQLite: 38.5 %, lower in every pair (2,418/5,757, 1,809/2,948,',
+  '  868/4,690): not established under this load, but consistent with the sender writing its status',
+  '  rows (batches of 500) on the single SQLite connection during the import. Not investigated',
+  '  further here (src/modules/notifications). **The sends drain at 11–13 messages/s** whatever the',
+  '  configured rate: the sender starts at most 4 sends per 200-ms tick (20/s per replica at best),',
+  '  each a new SMTP connection, a suppression read and a status update, so 50,000 messages take',
+  '  66–74 minutes. No message went out during an import. Peak RSS in the import runs 237–299 MB,',
+  '  above the 250 MB target on SQLite (281 MB without notify, 299 MB with).',
+  '',
   '## Where the time goes (profile passes, 2026-11-21 to 2026-11-24)',
   '',
   'Measured with `node --cpu-prof` and `perf` on the built server under autocannon, with statement',

@@ -48,16 +48,13 @@ export function createServices(core: Core) {
   const ingest = createIngestModule(core, { issuers, definitions, issuance, batchIssuance, notifications });
   const alignments = createAlignmentService(core, { definitions, audit });
   const endorsements = createEndorsementService(core, { definitions, credentials, audit });
-  const documents = createDocumentService(core, { issuers, definitions, credentials, alignments, endorsements });
+  const documents = createDocumentService(core, { issuers, definitions, endorsements });
   const profiles = createProfileService(core, { issuance });
   const vc = createVcModule(core, { issuers, definitions, credentials, alignments, endorsements, audit });
   const verification = createVerificationModule(core, {
     outbox,
     usage,
     presented: vc.presented,
-    alignments,
-    endorsements,
-    credentials,
   });
   const pathways = createPathwayService(core, { audit, definitions, issuance });
   const gdpr = createGdprService(core, { issuance, audit, outbox, profiles, notifications });

@@ -2,9 +2,9 @@ import { isoNow, randomIds } from '../../src/core/clock.js';
 import { hashRecipientEmail } from '../../src/core/hashing.js';
 import { type Engine, freshBenchDatabase, startServer } from '../lib/harness.js';
 import { ratio, type WorkloadResult } from '../lib/results.js';
-import { seed } from '../lib/setup.js';
+import { type Seeded, seed } from '../lib/setup.js';
 
-const CSV_ROWS = 50_000;
+export const CSV_ROWS = 50_000;
 const CSV_PREFIX = 'csv';
 const CONNECTOR_RECORDS = 1_000;
 const CONNECTOR_CALLS = 5;
@@ -76,26 +76,50 @@ function csvText(rows: number): string {
 }
 
 /** Runs per figure: a single 50,000-row import varies by a fifth from run to run on a shared machine. */
-const RUNS = 3;
+export const RUNS = 3;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+/** What a CSV import measurement may change beside the plain import. */
+export interface ImportOptions<T> {
+  /** Connector calls of CONNECTOR_RECORDS records made after the import. */
+  connectorCalls?: number;
+  /** Server environment added to the database's. */
+  env?: Record<string, string>;
+  /** Fields added to the import request. */
+  body?: Record<string, unknown>;
+  /** Runs on the seeded database and the started server before the clock starts. */
+  before?(seeded: Seeded, serverUrl: string): Promise<void>;
+  /** Runs after the import while the server still runs; its answer is returned as `after`. */
+  after?(seeded: Seeded, serverUrl: string): Promise<T>;
+}
 
 /** One CSV import of CSV_ROWS rows into a fresh database; its server then takes the connector calls. */
-async function csvImport(engine: Engine, postgresUrl: string | null, connectorCalls: number) {
+export async function csvImport<T = undefined>(
+  engine: Engine,
+  postgresUrl: string | null,
+  options: ImportOptions<T> = {},
+) {
   const db = await freshBenchDatabase(engine, postgresUrl);
   const seeded = await seed(db.url);
-  const server = await startServer({ DATABASE_URL: db.url, WEBHOOK_DISPATCH: 'off' });
+  const server = await startServer({ DATABASE_URL: db.url, WEBHOOK_DISPATCH: 'off', ...options.env });
   const headers = { authorization: `Bearer ${seeded.key}`, 'content-type': 'application/json' };
   try {
-    const body = JSON.stringify({ csv: csvText(CSV_ROWS), defaults: { definitionId: seeded.definitionId } });
+    await options.before?.(seeded, server.url);
+    const body = JSON.stringify({
+      csv: csvText(CSV_ROWS),
+      defaults: { definitionId: seeded.definitionId },
+      ...options.body,
+    });
     const started = performance.now();
     const res = await fetch(`${server.url}/api/v1/ingest/csv`, { method: 'POST', headers, body });
     const report = (await res.json()) as { issued: number; errored: number };
     const seconds = (performance.now() - started) / 1000;
+    const after = await options.after?.(seeded, server.url);
 
     const latencies: number[] = [];
     let issued = 0;
-    for (let call = 0; call < connectorCalls; call++) {
+    for (let call = 0; call < (options.connectorCalls ?? 0); call++) {
       const records = Array.from({ length: CONNECTOR_RECORDS }, (_, i) => ({
         email: `c${call}-${i}@bench.example`,
         name: `Connector ${i}`,
@@ -117,6 +141,7 @@ async function csvImport(engine: Engine, postgresUrl: string | null, connectorCa
       seconds,
       rate: Math.round(report.issued / seconds),
       connector: { issued, latencies },
+      after,
       peakRssMb: server.peakRssMb(),
     };
   } finally {
@@ -138,7 +163,7 @@ export async function ingestWorkloads(engine: Engine, postgresUrl: string | null
   for (let run = 0; run < RUNS; run++) {
     raws.push(await rawBulkInsertRate(engine, postgresUrl, CSV_ROWS, 'file'));
     sequentials.push(await rawBulkInsertRate(engine, postgresUrl, CSV_ROWS, 'sequential'));
-    imports.push(await csvImport(engine, postgresUrl, run === 0 ? CONNECTOR_CALLS : 0));
+    imports.push(await csvImport(engine, postgresUrl, { connectorCalls: run === 0 ? CONNECTOR_CALLS : 0 }));
   }
   const raw = median(raws);
   const csvRate = median(imports.map((i) => i.rate));
@@ -162,8 +187,8 @@ export async function ingestWorkloads(engine: Engine, postgresUrl: string | null
       rssMb: Math.max(...imports.map((i) => i.peakRssMb)),
       limit: { name: 'raw bulk insert', rps: raw },
       ratio: ratio(csvRate, raw),
-      target: '>= 50 %',
-      pass: allIssued && csvRate >= 0.5 * raw,
+      target: '>= 60 %',
+      pass: allIssued && csvRate >= 0.6 * raw,
       notes: `median of ${RUNS} imports (rows/s ${imports.map((i) => i.rate).join(', ')}), each HTTP ${imports.map((i) => i.status).join('/')}, issued ${imports.map((i) => i.report.issued).join('/')}, errored ${imports.map((i) => i.report.errored).join('/')}; the median import took ${middle.seconds.toFixed(1)} s (p99 column: that whole request in ms)`,
     },
     {

@@ -6,6 +6,7 @@ import {
   type DatabaseConnection,
   type PostgresPool,
   type PostgresPoolClient,
+  type RawBuilder,
   type SelectQueryBuilder,
   type SqliteDatabase,
   SqliteDialect,
@@ -20,6 +21,31 @@ import type { Db, Dialect, Executor } from './database.js';
  * The only place where SQLite and PostgreSQL differ for services and repositories.
  * SQLite serialises every transaction on its single connection, so row locks are unnecessary there.
  */
+
+/**
+ * The rows of `rows` (a subquery, in its order) as one JSON array text of objects, each holding
+ * `fields` (JSON key → column of `rows`, named `r.<column>`); `[]` when there are none. For reads that
+ * bring a row's few children along in the same statement.
+ */
+export function jsonRows(
+  dialect: Dialect,
+  rows: RawBuilder<unknown>,
+  fields: Record<string, string>,
+): RawBuilder<string> {
+  const pairs = sql.join(
+    Object.entries(fields).map(([key, column]) => sql`${sql.lit(key)}, ${sql.ref(`r.${column}`)}`),
+  );
+  return dialect === 'postgres'
+    ? sql<string>`(select coalesce(json_agg(json_build_object(${pairs}))::text, '[]') from (${rows}) r)`
+    : sql<string>`(select json_group_array(json_object(${pairs})) from (${rows}) r)`;
+}
+
+/** The values of one column of `rows` (a subquery, in its order) as a JSON array text; `[]` when none. */
+export function jsonValues(dialect: Dialect, rows: RawBuilder<unknown>, column: string): RawBuilder<string> {
+  return dialect === 'postgres'
+    ? sql<string>`(select coalesce(json_agg(${sql.ref(`r.${column}`)})::text, '[]') from (${rows}) r)`
+    : sql<string>`(select json_group_array(${sql.ref(`r.${column}`)}) from (${rows}) r)`;
+}
 
 /** Adds FOR UPDATE on PostgreSQL; SQLite's single writer already serialises the transaction. */
 export function forUpdate<DB, TB extends keyof DB, O>(

@@ -76,11 +76,6 @@ export function createCredentialService(
       return { ...toDetail(urls, row, core.clock.now()), ...(notification ? { notification } : {}) };
     },
 
-    /** The id of the newest credential that reissued `id`, if it was ever reissued. */
-    async replacementOf(issuerId: string, id: string): Promise<string | undefined> {
-      return (await repo.latestReplacement(issuerId, id))?.id;
-    },
-
     /** The stored row with its slugs, or undefined (another issuer's credential is undefined too). */
     async findRow(issuerId: string, id: string): Promise<CredentialWithSlugs | undefined> {
       return repo.getById(issuerId, id);

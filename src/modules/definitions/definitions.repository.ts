@@ -17,14 +17,6 @@ export function createDefinitionRepository(db: Executor) {
         .where('id', '=', id)
         .executeTakeFirst();
     },
-    async getBySlug(issuerId: string, slug: string): Promise<DefinitionRow | undefined> {
-      return db
-        .selectFrom('definitions')
-        .selectAll()
-        .where('issuer_id', '=', issuerId)
-        .where('slug', '=', slug)
-        .executeTakeFirst();
-    },
     async list(issuerId: string): Promise<DefinitionRow[]> {
       return db
         .selectFrom('definitions')

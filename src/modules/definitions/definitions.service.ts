@@ -75,10 +75,6 @@ export function createDefinitionService(core: Pick<Core, 'db' | 'clock' | 'ids'>
       return repo.getById(issuerId, id);
     },
 
-    async findRowBySlug(issuerId: string, slug: string): Promise<DefinitionRow | undefined> {
-      return repo.getBySlug(issuerId, slug);
-    },
-
     async listRows(issuerId: string): Promise<DefinitionRow[]> {
       return repo.list(issuerId);
     },

@@ -1,10 +1,9 @@
 import type { PublicUrls } from '../../core/urls.js';
-import type { AlignmentRow } from '../alignments/alignments.repository.js';
-import type { CredentialWithSlugs } from '../credentials/credentials.repository.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { EndorsementRow } from '../endorsements/endorsements.repository.js';
 import type { IssuerRow } from '../issuers/issuers.repository.js';
 import { publicRevocationReason } from '../verification/revocation-reason.js';
+import type { AlignmentFields, AssertionRow } from './documents.repository.js';
 import {
   OB_CONTEXT,
   type ObAlignment,
@@ -67,7 +66,7 @@ export function keywords(definition: DefinitionRow): string[] {
   return out;
 }
 
-function alignmentObject(row: AlignmentRow): ObAlignment {
+function alignmentObject(row: AlignmentFields): ObAlignment {
   return {
     targetName: row.target_name,
     targetUrl: row.target_url,
@@ -79,12 +78,12 @@ function alignmentObject(row: AlignmentRow): ObAlignment {
 
 export function badgeClassDocument(
   urls: PublicUrls,
-  issuer: IssuerRow,
+  issuerSlug: string,
   definition: DefinitionRow,
-  alignments: AlignmentRow[],
+  alignments: AlignmentFields[],
   endorsementIds: string[],
 ): ObBadgeClass {
-  const id = urls.badgeClass(issuer.slug, definition.slug);
+  const id = urls.badgeClass(issuerSlug, definition.slug);
   const tags = keywords(definition);
   const criteria = criteriaOf(definition);
   return {
@@ -95,21 +94,15 @@ export function badgeClassDocument(
     description: definition.description,
     image: definition.image_url ?? imageUrlOf(id),
     criteria,
-    issuer: urls.issuerProfile(issuer.slug),
+    issuer: urls.issuerProfile(issuerSlug),
     ...(tags.length > 0 ? { tags } : {}),
     ...(alignments.length > 0 ? { alignment: alignments.map(alignmentObject) } : {}),
-    ...(endorsementIds.length > 0 ? { endorsement: endorsementIds.map((e) => urls.endorsement(issuer.slug, e)) } : {}),
+    ...(endorsementIds.length > 0 ? { endorsement: endorsementIds.map((e) => urls.endorsement(issuerSlug, e)) } : {}),
   };
 }
 
-export function assertionDocument(
-  urls: PublicUrls,
-  issuer: IssuerRow,
-  credential: CredentialWithSlugs,
-  definition: DefinitionRow,
-  endorsementIds: string[],
-): ObAssertion {
-  const id = urls.assertion(issuer.slug, credential.id);
+export function assertionDocument(urls: PublicUrls, credential: AssertionRow, endorsementIds: string[]): ObAssertion {
+  const id = urls.assertion(credential.issuer_slug, credential.id);
   return {
     '@context': OB_CONTEXT,
     type: 'Assertion',
@@ -117,24 +110,31 @@ export function assertionDocument(
     recipient: {
       type: 'email',
       hashed: true,
-      salt: issuer.recipient_salt,
+      salt: credential.recipient_salt,
       identity: `sha256$${credential.recipient_hash}`,
     },
-    badge: urls.badgeClass(issuer.slug, credential.definition_slug),
+    badge: urls.badgeClass(credential.issuer_slug, credential.definition_slug),
     verification: { type: 'hosted' },
     issuedOn: credential.issued_on,
     ...(credential.expires_on ? { expires: credential.expires_on } : {}),
     ...(credential.evidence_url ? { evidence: [{ id: credential.evidence_url }] } : {}),
     // Only the generated badge is baked per assertion. A definition's own image is the BadgeClass's,
     // unbaked: repeating it here would point at a file with no assertion in it (docs/decisions.md).
-    ...(definition.image_url ? {} : { image: imageUrlOf(id) }),
-    ...(credential.reissued_from ? { related: [{ id: urls.assertion(issuer.slug, credential.reissued_from) }] } : {}),
-    ...(endorsementIds.length > 0 ? { endorsement: endorsementIds.map((e) => urls.endorsement(issuer.slug, e)) } : {}),
+    ...(credential.image_url ? {} : { image: imageUrlOf(id) }),
+    ...(credential.reissued_from
+      ? { related: [{ id: urls.assertion(credential.issuer_slug, credential.reissued_from) }] }
+      : {}),
+    ...(endorsementIds.length > 0
+      ? { endorsement: endorsementIds.map((e) => urls.endorsement(credential.issuer_slug, e)) }
+      : {}),
   };
 }
 
 /** The 410 body of a revoked hosted assertion (OB 2.0 "Revoking Hosted Assertions"), its reason in public words. */
-export function revokedAssertionDocument(urls: PublicUrls, credential: CredentialWithSlugs): ObRevokedAssertion {
+export function revokedAssertionDocument(
+  urls: PublicUrls,
+  credential: Pick<AssertionRow, 'id' | 'issuer_slug' | 'revoked_reason'>,
+): ObRevokedAssertion {
   return {
     '@context': OB_CONTEXT,
     id: urls.assertion(credential.issuer_slug, credential.id),

@@ -1,10 +1,6 @@
 import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
 import { publicUrls } from '../../core/urls.js';
-import type { AlignmentService } from '../alignments/alignments.service.js';
-import type { CredentialWithSlugs } from '../credentials/credentials.repository.js';
-import type { CredentialService } from '../credentials/credentials.service.js';
-import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import type { EndorsementService } from '../endorsements/endorsements.service.js';
 import type { IssuerRow } from '../issuers/issuers.repository.js';
@@ -18,6 +14,12 @@ import {
   issuerDocument,
   revokedAssertionDocument,
 } from './documents.builders.js';
+import {
+  type AlignmentFields,
+  type AssertionRow,
+  type BadgeClassRow,
+  createDocumentRepository,
+} from './documents.repository.js';
 import type { ObAssertion, ObRevokedAssertion } from './documents.schemas.js';
 
 export type AssertionOutcome =
@@ -31,16 +33,15 @@ export type AssertionImageOutcome = { revoked: false; svg: string } | { revoked:
  * URL first, so a resource of another issuer under this slug is simply not found.
  */
 export function createDocumentService(
-  core: Pick<Core, 'config'>,
+  core: Pick<Core, 'config' | 'db' | 'dialect'>,
   deps: {
     issuers: Pick<IssuerService, 'findIssuerBySlug'>;
-    definitions: Pick<DefinitionService, 'findRow' | 'findRowBySlug'>;
-    credentials: Pick<CredentialService, 'findRow'>;
-    alignments: Pick<AlignmentService, 'listRows'>;
-    endorsements: Pick<EndorsementService, 'findRow' | 'idsFor'>;
+    definitions: Pick<DefinitionService, 'findRow'>;
+    endorsements: Pick<EndorsementService, 'findRow'>;
   },
 ) {
   const urls = publicUrls(core.config.publicBaseUrl);
+  const repo = createDocumentRepository(core.db, core.dialect);
 
   async function requireIssuer(slug: string, what: string): Promise<IssuerRow> {
     const issuer = await deps.issuers.findIssuerBySlug(slug);
@@ -48,29 +49,22 @@ export function createDocumentService(
     return issuer;
   }
 
-  async function requireDefinition(slug: string, defSlug: string) {
-    const issuer = await requireIssuer(slug, 'BadgeClass');
-    const definition = await deps.definitions.findRowBySlug(issuer.id, defSlug);
-    if (!definition) throw errors.notFound('BadgeClass');
-    return { issuer, definition };
+  /** The issuer's definition with its alignments and endorsement ids; 404 BadgeClass when there is none. */
+  async function requireBadgeClass(slug: string, defSlug: string): Promise<BadgeClassRow> {
+    const row = await repo.findBadgeClass(slug, defSlug);
+    if (!row) throw errors.notFound('BadgeClass');
+    return row;
   }
 
-  async function requireCredential(
-    slug: string,
-    id: string,
-  ): Promise<{ issuer: IssuerRow; credential: CredentialWithSlugs; definition: DefinitionRow }> {
-    const issuer = await requireIssuer(slug, 'Assertion');
-    const credential = await deps.credentials.findRow(issuer.id, id);
-    if (!credential) throw errors.notFound('Assertion');
-    const definition = await deps.definitions.findRow(issuer.id, credential.definition_id);
-    if (!definition) throw errors.notFound('Assertion');
-    return { issuer, credential, definition };
+  /** The credential of the issuer at `slug` with everything its assertion shows; 404 when there is none. */
+  async function requireAssertion(slug: string, id: string): Promise<AssertionRow> {
+    const row = await repo.findAssertion(id);
+    if (row?.issuer_slug !== slug) throw errors.notFound('Assertion');
+    return row;
   }
 
-  async function liveAssertion(issuer: IssuerRow, credential: CredentialWithSlugs, definition: DefinitionRow) {
-    const endorsementIds = await deps.endorsements.idsFor(issuer.id, 'credential', credential.id);
-    return assertionDocument(urls, issuer, credential, definition, endorsementIds);
-  }
+  const liveAssertion = (row: AssertionRow) =>
+    assertionDocument(urls, row, JSON.parse(row.endorsement_ids) as string[]);
 
   return {
     async issuerProfile(slug: string) {
@@ -78,38 +72,35 @@ export function createDocumentService(
     },
 
     async badgeClass(slug: string, defSlug: string) {
-      const { issuer, definition } = await requireDefinition(slug, defSlug);
-      const [alignments, endorsementIds] = await Promise.all([
-        deps.alignments.listRows(issuer.id, definition.id),
-        deps.endorsements.idsFor(issuer.id, 'definition', definition.id),
-      ]);
-      return badgeClassDocument(urls, issuer, definition, alignments, endorsementIds);
+      const row = await requireBadgeClass(slug, defSlug);
+      const alignments = JSON.parse(row.alignments) as AlignmentFields[];
+      return badgeClassDocument(urls, slug, row, alignments, JSON.parse(row.endorsement_ids) as string[]);
     },
 
     async badgeImage(slug: string, defSlug: string): Promise<string> {
-      const { issuer, definition } = await requireDefinition(slug, defSlug);
-      return renderBadgeSvg({ name: definition.name, issuerName: issuer.name, brandColor: issuer.brand_primary_color });
+      const row = await requireBadgeClass(slug, defSlug);
+      return renderBadgeSvg({ name: row.name, issuerName: row.issuer_name, brandColor: row.brand_primary_color });
     },
 
     /** Revoked assertions answer the OB 2.0 revocation stub; expired ones are served whole (validators judge expiry). */
     async assertion(slug: string, id: string): Promise<AssertionOutcome> {
-      const { issuer, credential, definition } = await requireCredential(slug, id);
-      const verifyPageUrl = urls.verifyPage(issuer.slug, credential.id);
-      if (credential.revoked_at !== null) {
-        return { revoked: true, document: revokedAssertionDocument(urls, credential), verifyPageUrl };
+      const row = await requireAssertion(slug, id);
+      const verifyPageUrl = urls.verifyPage(row.issuer_slug, row.id);
+      if (row.revoked_at !== null) {
+        return { revoked: true, document: revokedAssertionDocument(urls, row), verifyPageUrl };
       }
-      return { revoked: false, document: await liveAssertion(issuer, credential, definition), verifyPageUrl };
+      return { revoked: false, document: liveAssertion(row), verifyPageUrl };
     },
 
     /** The generated badge baked with the assertion (OB 2.0 SVG baking). */
     async assertionImage(slug: string, id: string): Promise<AssertionImageOutcome> {
-      const { issuer, credential, definition } = await requireCredential(slug, id);
-      if (credential.revoked_at !== null) {
-        return { revoked: true, document: revokedAssertionDocument(urls, credential) };
+      const row = await requireAssertion(slug, id);
+      if (row.revoked_at !== null) {
+        return { revoked: true, document: revokedAssertionDocument(urls, row) };
       }
-      const document = await liveAssertion(issuer, credential, definition);
+      const document = liveAssertion(row);
       const svg = renderBadgeSvg(
-        { name: definition.name, issuerName: issuer.name, brandColor: issuer.brand_primary_color },
+        { name: row.definition_name, issuerName: row.issuer_name, brandColor: row.brand_primary_color },
         { verifyUrl: document.id, assertionJson: JSON.stringify(document) },
       );
       return { revoked: false, svg };

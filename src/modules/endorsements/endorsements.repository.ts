@@ -44,17 +44,5 @@ export function createEndorsementRepository(db: Executor) {
         .orderBy('id')
         .execute();
     },
-    async idsByTarget(issuerId: string, targetType: EndorsementTargetType, targetId: string): Promise<string[]> {
-      const rows = await db
-        .selectFrom('endorsements')
-        .select('id')
-        .where('issuer_id', '=', issuerId)
-        .where('target_type', '=', targetType)
-        .where('target_id', '=', targetId)
-        .orderBy('created_at')
-        .orderBy('id')
-        .execute();
-      return rows.map((r) => r.id);
-    },
   };
 }

@@ -95,11 +95,6 @@ export function createEndorsementService(
     async findRow(issuerId: string, id: string): Promise<EndorsementRow | undefined> {
       return repo.getById(issuerId, id);
     },
-
-    /** Ids of a target's endorsements in creation order, for the public documents. */
-    async idsFor(issuerId: string, targetType: EndorsementTargetType, targetId: string): Promise<string[]> {
-      return repo.idsByTarget(issuerId, targetType, targetId);
-    },
   };
 }
 

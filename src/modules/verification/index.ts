@@ -1,8 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Core } from '../../core/context.js';
-import type { AlignmentService } from '../alignments/alignments.service.js';
-import type { CredentialService } from '../credentials/credentials.service.js';
-import type { EndorsementService } from '../endorsements/endorsements.service.js';
 import type { UsageService } from '../usage/usage.service.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
 import { countryFrom, createEventRecorder, type Verifier } from './events.js';
@@ -19,9 +16,6 @@ export function createVerificationModule(
     outbox: Pick<OutboxService, 'enqueueEach'>;
     usage: Pick<UsageService, 'meterPremiumVerification'>;
     presented: PresentedReader;
-    alignments: Pick<AlignmentService, 'listRows'>;
-    endorsements: Pick<EndorsementService, 'list'>;
-    credentials: Pick<CredentialService, 'replacementOf'>;
   },
 ) {
   const events = createEventRecorder(core, { outbox: deps.outbox });
@@ -29,12 +23,7 @@ export function createVerificationModule(
   return {
     events,
     verify: createVerifyService(core, { events, usage: deps.usage, presented: deps.presented }),
-    page: createPageService(core, {
-      events,
-      alignments: deps.alignments,
-      endorsements: deps.endorsements,
-      credentials: deps.credentials,
-    }),
+    page: createPageService(core, { events }),
     /** The verifier's country from the trusted proxy header (GEO_COUNTRY_HEADER), else `ZZ`. */
     country: (headers: IncomingHttpHeaders) => countryFrom(header ? headers[header] : undefined),
     /** The verifier of a request: its country, and its client address (whose replays are coalesced). */

@@ -1,11 +1,7 @@
 import type { Core } from '../../core/context.js';
 import { publicUrls } from '../../core/urls.js';
 import { coalescedReads } from '../../db/coalesced-reads.js';
-import type { AlignmentService } from '../alignments/alignments.service.js';
-import type { CredentialService } from '../credentials/credentials.service.js';
 import { effectiveStatus } from '../credentials/credentials.views.js';
-import type { Endorsement } from '../endorsements/endorsements.schemas.js';
-import type { EndorsementService } from '../endorsements/endorsements.service.js';
 import type { EventRecorder, Verifier } from './events.js';
 import { REPLACED_BY_NEWER } from './revocation-reason.js';
 import { isShareAction, pageShareButtons, shareTarget } from './share.js';
@@ -54,18 +50,11 @@ export interface PageEndorsement {
   of: 'badge' | 'credential';
 }
 
-function endorsementView(e: Endorsement): Omit<PageEndorsement, 'of'> {
-  return { endorser: e.endorserName, endorserUrl: e.endorserUrl ?? null, claim: e.claim, on: e.createdAt };
-}
-
 /** The verification page (`/verify/{slug}/{id}`) and its share redirects. */
 export function createPageService(
   core: Pick<Core, 'db' | 'dialect' | 'clock' | 'config'>,
   deps: {
     events: Pick<EventRecorder, 'recordVerifications' | 'recordEngagement'>;
-    alignments: Pick<AlignmentService, 'listRows'>;
-    endorsements: Pick<EndorsementService, 'list'>;
-    credentials: Pick<CredentialService, 'replacementOf'>;
   },
 ) {
   const urls = publicUrls(core.config.publicBaseUrl);
@@ -91,17 +80,12 @@ export function createPageService(
       if (record) await deps.events.recordVerifications([row], 'page', verifier);
       const assertionUrl = urls.assertion(row.issuer_slug, row.id);
       const result = toResult(urls, assertionUrl, row, core.clock.now());
-      const [replacement, alignments, ofBadge, ofCredential] = await Promise.all([
-        result.revokedReason === REPLACED_BY_NEWER ? deps.credentials.replacementOf(row.issuer_id, row.id) : undefined,
-        deps.alignments.listRows(row.issuer_id, row.definition_id),
-        deps.endorsements.list(row.issuer_id, 'definition', row.definition_id),
-        deps.endorsements.list(row.issuer_id, 'credential', row.id),
-      ]);
+      const replacement = result.revokedReason === REPLACED_BY_NEWER ? row.replacement_id : null;
       return {
         result,
         credentialId: row.id,
         revokedAt: row.revoked_at,
-        replacementUrl: replacement === undefined ? null : urls.verifyPage(row.issuer_slug, replacement),
+        replacementUrl: replacement === null ? null : urls.verifyPage(row.issuer_slug, replacement),
         assertionUrl,
         openBadgeCredentialUrl: urls.openBadgeCredential(row.issuer_slug, row.id),
         issuerUrl: row.issuer_url,
@@ -112,17 +96,8 @@ export function createPageService(
         tags: JSON.parse(row.tags) as string[],
         evidenceUrl: row.evidence_url,
         shareButtons,
-        alignments: alignments.map((a) => ({
-          name: a.target_name,
-          url: a.target_url,
-          framework: a.target_framework,
-          code: a.target_code,
-          description: a.target_description,
-        })),
-        endorsements: [
-          ...ofBadge.map((e) => ({ ...endorsementView(e), of: 'badge' as const })),
-          ...ofCredential.map((e) => ({ ...endorsementView(e), of: 'credential' as const })),
-        ],
+        alignments: JSON.parse(row.alignments) as PageAlignment[],
+        endorsements: JSON.parse(row.endorsements) as PageEndorsement[],
       };
     },
 

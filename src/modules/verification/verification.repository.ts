@@ -1,16 +1,9 @@
-import { type SelectQueryBuilder, sql } from 'kysely';
+import { sql } from 'kysely';
+import { credentialsByIds } from '../../db/credential-reads.js';
 import type { Dialect, Executor } from '../../db/database.js';
-import { prepared } from '../../db/dialect.js';
-import type { DB } from '../../db/schema.js';
+import { jsonRows } from '../../db/dialect.js';
 
-/** Ids per `where id in (...)` on SQLite: well under its bound-parameter limit. */
-const CHUNK = 500;
-
-/**
- * How the single-id reads run together (`coalescedReads`): at most 4 at once, leaving the rest of
- * the PostgreSQL pool (10) to writes; each takes up to CHUNK waiting ids.
- */
-export const CONCURRENT_READS = { maxInFlight: 4, maxKeys: CHUNK };
+export { CONCURRENT_READS } from '../../db/credential-reads.js';
 
 /*
  * The public verification read model. Verification is open: whoever holds an assertion id may check
@@ -68,6 +61,12 @@ export interface PageRow extends VerifiableRow {
   evidence_url: string | null;
   tags: string;
   skills: string;
+  /** JSON array of the definition's alignments (`PageAlignment`), oldest first. */
+  alignments: string;
+  /** JSON array of the badge's endorsements, then the credential's (`PageEndorsement`), each oldest first. */
+  endorsements: string;
+  /** The newest credential reissued from this one, if any. */
+  replacement_id: string | null;
 }
 
 const PAGE_COLUMNS = [
@@ -80,7 +79,43 @@ const PAGE_COLUMNS = [
   'definitions.skills',
 ] as const;
 
-type Joined<R> = SelectQueryBuilder<DB, 'credentials' | 'issuers' | 'definitions', R>;
+/**
+ * The page's children, read in the page's own statement (one round trip per page instead of four):
+ * the definition's alignments, the endorsements of badge and credential, and the replacement of a
+ * reissued credential (by the partial index on `reissued_from`).
+ */
+function pageChildren(dialect: Dialect) {
+  const alignments = jsonRows(
+    dialect,
+    sql`select target_name, target_url, target_framework, target_code, target_description from alignments
+      where alignments.issuer_id = credentials.issuer_id and alignments.definition_id = credentials.definition_id
+      order by alignments.created_at, alignments.id`,
+    {
+      name: 'target_name',
+      url: 'target_url',
+      framework: 'target_framework',
+      code: 'target_code',
+      description: 'target_description',
+    },
+  );
+  const endorsements = jsonRows(
+    dialect,
+    sql`select * from (
+        select 0 as part, 'badge' as of_target, endorser_name, endorser_url, claim, created_at, id from endorsements
+          where endorsements.issuer_id = credentials.issuer_id and endorsements.target_type = 'definition'
+            and endorsements.target_id = credentials.definition_id
+        union all
+        select 1, 'credential', endorser_name, endorser_url, claim, created_at, id from endorsements
+          where endorsements.issuer_id = credentials.issuer_id and endorsements.target_type = 'credential'
+            and endorsements.target_id = credentials.id
+      ) e order by part, created_at, id`,
+    { endorser: 'endorser_name', endorserUrl: 'endorser_url', claim: 'claim', on: 'created_at', of: 'of_target' },
+  );
+  const replacement = sql<string | null>`(select replacement.id from credentials replacement
+    where replacement.issuer_id = credentials.issuer_id and replacement.reissued_from = credentials.id
+    order by replacement.created_at desc, replacement.id desc limit 1)`;
+  return [alignments.as('alignments'), endorsements.as('endorsements'), replacement.as('replacement_id')] as const;
+}
 
 export function createVerificationRepository(db: Executor, dialect: Dialect) {
   const joined = () =>
@@ -89,48 +124,10 @@ export function createVerificationRepository(db: Executor, dialect: Dialect) {
       .innerJoin('issuers', 'issuers.id', 'credentials.issuer_id')
       .innerJoin('definitions', 'definitions.id', 'credentials.definition_id');
 
-  /**
-   * Rows of `query` by credential id, set-based whatever the ids' number or issuers: one statement
-   * on PostgreSQL (the ids as one array parameter), one per CHUNK ids on SQLite. The single-id reads
-   * (the API's and the page's) are the hottest queries of the service, and on PostgreSQL so is the
-   * many-id one (concurrent verifies are read together): their statements are compiled once, then
-   * only given parameters (half the cost of building the query per request), and prepared once per
-   * PostgreSQL connection.
-   */
-  function byIds<R extends { id: string }>(query: () => Joined<R>) {
-    const one = prepared(query().where('credentials.id', '=', '').compile());
-    // One parameter, an array, for any number of ids: a single prepared text.
-    const many =
-      dialect === 'postgres'
-        ? prepared(
-            query()
-              .where(sql<boolean>`${sql.ref('credentials.id')} = any(${sql.val([])}::text[])`)
-              .compile(),
-          )
-        : null;
-    return async (ids: readonly string[]): Promise<Map<string, R>> => {
-      const unique = [...new Set(ids)];
-      const found = new Map<string, R>();
-      const add = (rows: readonly R[]) => {
-        for (const row of rows) found.set(row.id, row);
-      };
-      if (unique.length === 1) add((await db.executeQuery<R>({ ...one, parameters: unique })).rows);
-      else if (many) add((await db.executeQuery<R>({ ...many, parameters: [unique] })).rows);
-      else {
-        for (let i = 0; i < unique.length; i += CHUNK) {
-          add(
-            await query()
-              .where('credentials.id', 'in', unique.slice(i, i + CHUNK))
-              .execute(),
-          );
-        }
-      }
-      return found;
-    };
-  }
-
   return {
-    findByIds: byIds<VerifiableRow>(() => joined().select(VERIFY_COLUMNS)),
-    findForPageByIds: byIds<PageRow>(() => joined().select(VERIFY_COLUMNS).select(PAGE_COLUMNS)),
+    findByIds: credentialsByIds<VerifiableRow>(db, dialect, () => joined().select(VERIFY_COLUMNS)),
+    findForPageByIds: credentialsByIds<PageRow>(db, dialect, () =>
+      joined().select(VERIFY_COLUMNS).select(PAGE_COLUMNS).select(pageChildren(dialect)),
+    ),
   };
 }
