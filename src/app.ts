@@ -27,6 +27,7 @@ import type { Database } from './db/database.js';
 import { alignmentRoutes } from './modules/alignments/alignments.routes.js';
 import { alignmentSchemas } from './modules/alignments/alignments.schemas.js';
 import { auditRoutes, auditSchemas } from './modules/audit/audit.routes.js';
+import { consoleUiRoutes } from './modules/console-ui/console-ui.routes.js';
 import { credentialRoutes } from './modules/credentials/credentials.routes.js';
 import { credentialSchemas } from './modules/credentials/credentials.schemas.js';
 import { definitionRoutes, definitionSchemas } from './modules/definitions/definitions.routes.js';
@@ -75,6 +76,8 @@ export interface AppDeps {
   /** Pino options or `false`; defaults to JSON logs at config.logLevel with secrets redacted. */
   logger?: FastifyServerOptions['logger'];
   https?: { key: Buffer; cert: Buffer } | null;
+  /** The built web console; defaults to dist/console (tests point it elsewhere). */
+  consoleDir?: string;
 }
 
 export const API_VERSION = '1.1.0';
@@ -318,6 +321,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(reportRoutes);
   await app.register(notificationRoutes);
   await app.register(vcRoutes);
+  await app.register(consoleUiRoutes, deps.consoleDir ? { dir: deps.consoleDir } : {});
 
   app.addHook('onReady', async () => {
     for (const job of services.jobs) job.start();
