@@ -10,7 +10,7 @@ import Fastify, {
 } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
-import { registerAuth } from './core/auth.js';
+import { registerAuth, SESSION_COOKIE } from './core/auth.js';
 import { type Clock, type IdSource, randomIds, systemClock } from './core/clock.js';
 import type { Core } from './core/context.js';
 import { registerCors } from './core/cors.js';
@@ -24,6 +24,8 @@ import { sharedSchemas } from './core/schemas.js';
 import { registerSecurityHeaders } from './core/security-headers.js';
 import { createValidatorCompiler } from './core/validation.js';
 import type { Database } from './db/database.js';
+import { accountRoutes } from './modules/accounts/accounts.routes.js';
+import { accountSchemas } from './modules/accounts/accounts.schemas.js';
 import { alignmentRoutes } from './modules/alignments/alignments.routes.js';
 import { alignmentSchemas } from './modules/alignments/alignments.schemas.js';
 import { auditRoutes, auditSchemas } from './modules/audit/audit.routes.js';
@@ -222,6 +224,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...trustSchemas,
     ...reportSchemas,
     ...notificationSchemas,
+    ...accountSchemas,
   ]) {
     app.addSchema(schema);
   }
@@ -268,6 +271,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' },
           apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          consoleSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: SESSION_COOKIE,
+            description: 'The web console session (POST /api/v1/session); changes also need the X-CSRF-Token header.',
+          },
         },
       },
     },
@@ -280,7 +289,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) route.config = { ...route.config, rateLimitExempt: true };
     if (route.config?.auth === 'key' && route.schema) {
-      route.schema = { ...route.schema, security: [{ bearerAuth: [] }, { apiKeyHeader: [] }] };
+      route.schema = { ...route.schema, security: [{ bearerAuth: [] }, { apiKeyHeader: [] }, { consoleSession: [] }] };
+    }
+    if (route.config?.auth === 'session' && route.schema) {
+      route.schema = { ...route.schema, security: [{ consoleSession: [] }] };
     }
     if (route.schema?.querystring) {
       route.schema = { ...route.schema, querystring: defaultsOptional(route.schema.querystring) };
@@ -295,6 +307,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAuth(
     app,
     (key) => services.issuers.authenticate(key),
+    (token) => services.accounts.authenticate(token),
     (request, reply) => limits.refusalBeforeKeyLookup(request, reply),
   );
   await limits.register(app);
@@ -302,6 +315,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/openapi.json', { schema: { hide: true }, config: { rateLimitExempt: true } }, async () => app.swagger());
 
   await app.register(opsRoutes);
+  await app.register(accountRoutes, { count: limits.count });
   await app.register(issuerRoutes);
   await app.register(auditRoutes);
   await app.register(usageRoutes);

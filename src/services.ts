@@ -1,4 +1,5 @@
 import type { Core } from './core/context.js';
+import { createAccountService } from './modules/accounts/accounts.service.js';
 import { createAlignmentService } from './modules/alignments/alignments.service.js';
 import { createAuditService } from './modules/audit/audit.service.js';
 import { createCountCompaction } from './modules/credentials/counts.compaction.js';
@@ -37,6 +38,7 @@ export interface Job {
 export function createServices(core: Core) {
   const audit = createAuditService(core);
   const issuers = createIssuerService(core, { audit });
+  const accounts = createAccountService(core, { audit, issuers });
   const outbox = createOutboxService(core);
   const usage = createUsageService(core, { issuers });
   const definitions = createDefinitionService(core);
@@ -69,6 +71,7 @@ export function createServices(core: Core) {
   jobs.push(...verification.jobs, countCompaction, ...notifications.jobs);
   return {
     issuers,
+    accounts,
     audit,
     outbox,
     usage,

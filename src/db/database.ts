@@ -24,6 +24,7 @@ import { namesWithoutEmailsMigration } from './migrations/0015_names_without_ema
 import { signingKeysMigration } from './migrations/0020_signing_keys.js';
 import { notificationsMigration } from './migrations/0021_notifications.js';
 import { reissuedFromIndexMigration } from './migrations/0022_reissued_from_index.js';
+import { consoleAccountsMigration } from './migrations/0023_console_accounts.js';
 import type { DB } from './schema.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
 
@@ -136,6 +137,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0020_signing_keys': signingKeysMigration(),
     '0021_notifications': notificationsMigration(),
     '0022_reissued_from_index': reissuedFromIndexMigration(),
+    '0023_console_accounts': consoleAccountsMigration(),
   };
 }
 

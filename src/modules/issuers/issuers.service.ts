@@ -139,6 +139,7 @@ export function createIssuerService(
         issuerId: found.issuerId,
         issuerSlug: found.issuerSlug,
         apiKeyId: found.keyId,
+        session: null,
         planCode: found.planCode,
         requestsPerMinute: found.requestsPerMinute,
       };
