@@ -40,7 +40,7 @@ export function problem(error: unknown, fallback = 'Something went wrong. Try ag
 }
 
 /**
- * Console-only calls the generated client does not type yet (the session and invite contract);
+ * Calls the generated client does not type yet (contract routes still being built on the server);
  * same origin, same cookie, the CSRF header on state changes.
  */
 export async function call<T>(
@@ -58,7 +58,7 @@ export async function call<T>(
     credentials: 'same-origin',
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
-  if (response.status === 401 && path !== SESSION_PATH && getSession()) {
+  if (response.status === 401 && getSession()) {
     setSession(null);
     expiredHandler();
   }
@@ -68,19 +68,19 @@ export async function call<T>(
 }
 
 export async function loadSession(): Promise<Session | null> {
-  const { data } = await call<Session>('GET', SESSION_PATH);
+  const { data } = await api.GET('/api/v1/session');
   setSession(data ?? null);
   return data ?? null;
 }
 
 export async function signIn(email: string, password: string) {
-  const result = await call<Session>('POST', SESSION_PATH, { email, password });
+  const result = await api.POST('/api/v1/session', { body: { email, password } });
   if (result.data) setSession(result.data);
   return result;
 }
 
 export async function signOut(): Promise<void> {
-  await call('DELETE', SESSION_PATH);
+  await api.DELETE('/api/v1/session');
   setSession(null);
 }
 

@@ -1,17 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { components } from '../../client/index';
 
-/** The signed-in console user, as the contract's `user`. */
-export interface ConsoleUser {
-  id: string;
-  email: string;
-  role: 'owner' | 'issuer' | 'viewer';
-  issuer: { id: string; slug: string; name: string };
-}
-
-export interface Session {
-  user: ConsoleUser;
-  csrfToken: string;
-}
+export type ConsoleUser = components['schemas']['SessionUser'];
+export type Session = components['schemas']['Session'];
 
 type Listener = (session: Session | null) => void;
 

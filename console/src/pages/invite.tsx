@@ -1,15 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation, useRoute } from 'preact-iso';
-import { call, problem } from '../api';
-import { type Session, setSession } from '../session';
+import { api, problem } from '../api';
+import { setSession } from '../session';
 import { Alert, Field, formatDate, inputValue } from '../ui';
 
-interface Invite {
-  email: string;
-  role: string;
-  issuerName: string;
-  expiresAt: string;
-}
+type Invite = NonNullable<Awaited<ReturnType<typeof fetchInvite>>['data']>;
+
+const fetchInvite = (token: string) => api.GET('/api/v1/invites/{token}', { params: { path: { token } } });
 
 const MIN_PASSWORD = 12;
 
@@ -22,15 +19,16 @@ export function InvitePage() {
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    call<Invite>('GET', `/api/v1/invites/${encodeURIComponent(token)}`).then((result) =>
-      setInvite(result.data ?? null),
-    );
+    fetchInvite(token).then((result) => setInvite(result.data ?? null));
   }, [token]);
 
   async function submit(event: Event) {
     event.preventDefault();
     setError(null);
-    const result = await call<Session>('POST', `/api/v1/invites/${encodeURIComponent(token)}/accept`, { password });
+    const result = await api.POST('/api/v1/invites/{token}/accept', {
+      params: { path: { token } },
+      body: { password },
+    });
     if (result.data) {
       setSession(result.data);
       route('/console/definitions');
