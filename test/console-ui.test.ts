@@ -75,6 +75,20 @@ describe.each(dialects)('console serving on %s', (dialect) => {
     expect(plain.rawPayload.equals(readFileSync(join(dir, 'assets', style)))).toBe(true);
   });
 
+  it('keeps the first page load (HTML, script, stylesheet, as served compressed) under 300 KB', async () => {
+    const served = async (url: string, encoding: string) => {
+      const res = await t.app.inject({ method: 'GET', url, headers: { 'accept-encoding': encoding } });
+      expect(res.statusCode, url).toBe(200);
+      return res.rawPayload.length;
+    };
+    const urls = ['/console/login', `/console/assets/${script}`, `/console/assets/${style}`];
+    for (const encoding of ['br', 'gzip']) {
+      let total = 0;
+      for (const url of urls) total += await served(url, encoding);
+      expect(total, encoding).toBeLessThan(300 * 1024);
+    }
+  });
+
   it('answers an unknown asset 404 with the Error body, not the shell', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/console/assets/missing-0000.js' });
     expectErrorBody(res, 404, 'not_found');
