@@ -32,7 +32,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/webhooks',
     {
-      config: { auth: 'key' },
+      config: { auth: 'key', role: 'owner' },
       schema: {
         operationId: 'createWebhook',
         tags: ['Webhooks'],
@@ -50,7 +50,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/webhooks',
     {
-      config: { auth: 'key' },
+      config: { auth: 'key', role: 'owner' },
       schema: {
         operationId: 'listWebhooks',
         tags: ['Webhooks'],
@@ -64,7 +64,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/webhooks/:id',
     {
-      config: { auth: 'key' },
+      config: { auth: 'key', role: 'owner' },
       schema: {
         operationId: 'getWebhook',
         tags: ['Webhooks'],
@@ -79,7 +79,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/v1/webhooks/:id',
     {
-      config: { auth: 'key' },
+      config: { auth: 'key', role: 'owner' },
       schema: {
         operationId: 'deleteWebhook',
         tags: ['Webhooks'],
@@ -97,7 +97,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/webhooks/:id/deliveries',
     {
-      config: { auth: 'key' },
+      config: { auth: 'key', role: 'owner' },
       schema: {
         operationId: 'listWebhookDeliveries',
         tags: ['Webhooks'],
