@@ -150,6 +150,51 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     await page.getByRole('button', { name: 'Reissue' }).waitFor();
   });
 
+  it('draws the dashboard with the issuance numbers of the flow above', async () => {
+    await page.getByRole('link', { name: 'Dashboard' }).click();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    const total = (label: string) => page.locator(`[data-total="${label}"]`).textContent();
+    await expect.poll(() => total('Issued in range')).toBe('3');
+    expect(await total('Revoked')).toBe('1');
+    expect(await total('Valid')).toBe('2');
+    expect(await page.locator('figure.chart canvas').count()).toBe(6);
+    const today = new Date().toISOString().slice(0, 10);
+    const perDay = page.locator('table[data-chart="per-day"]');
+    expect(
+      await perDay
+        .locator('tr', { has: page.locator(`th:text-is("${today}")`) })
+        .locator('td')
+        .allTextContents(),
+    ).toEqual(['3', expect.any(String), expect.any(String)]);
+    const funnel = await page.locator('table[data-chart="funnel"] tbody tr').allTextContents();
+    expect(funnel[0]).toBe('Issued3');
+    const perDefinition = await page.locator('table[data-chart="per-definition"] tbody tr').allTextContents();
+    expect(perDefinition).toEqual([expect.stringMatching(/^Console Badge31\d+$/)]);
+    await expect
+      .poll(() => page.locator('a', { hasText: 'Export analytics CSV' }).getAttribute('href'))
+      .toMatch(/^\/api\/v1\/analytics\.csv\?from=\d{4}-\d{2}-\d{2}&to=\d{4}-\d{2}-\d{2}$/);
+    await expectAccessible(page, 'dashboard');
+  });
+
+  it('passes axe on every other page of the console', async () => {
+    for (const [link, heading] of [
+      ['Credentials', 'Credentials'],
+      ['Pathways', 'Pathways'],
+      ['Audit log', 'Audit log'],
+      ['API keys', 'API keys'],
+      ['Webhooks', 'Webhooks'],
+      ['Team', 'Team'],
+      ['Privacy', 'Privacy'],
+      ['Settings', 'Settings'],
+    ] as const) {
+      await page.getByRole('link', { name: link, exact: true }).click();
+      await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+      await page.waitForLoadState('networkidle');
+      await expectAccessible(page, heading);
+      if (heading === 'Team') await page.getByRole('rowheader', { name: OWNER }).waitFor();
+    }
+  });
+
   it('refuses a state change that lacks the CSRF token (403 csrf_failed)', async () => {
     const res = await page.evaluate(async () => {
       const response = await fetch('/api/v1/definitions', {

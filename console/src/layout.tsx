@@ -5,11 +5,17 @@ import { signOut } from './api';
 import { type ConsoleUser, can } from './session';
 
 const NAV: { href: string; label: string; owner?: boolean }[] = [
+  { href: '/console/dashboard', label: 'Dashboard' },
   { href: '/console/definitions', label: 'Definitions' },
   { href: '/console/issue', label: 'Issue' },
   { href: '/console/credentials', label: 'Credentials' },
+  { href: '/console/pathways', label: 'Pathways' },
+  { href: '/console/audit', label: 'Audit log' },
   { href: '/console/keys', label: 'API keys', owner: true },
   { href: '/console/webhooks', label: 'Webhooks', owner: true },
+  { href: '/console/team', label: 'Team', owner: true },
+  { href: '/console/privacy', label: 'Privacy', owner: true },
+  { href: '/console/settings', label: 'Settings', owner: true },
 ];
 
 export function Layout({ user, children }: { user: ConsoleUser; children: ComponentChildren }) {
