@@ -41,7 +41,7 @@ import { gdprRoutes } from './modules/gdpr/gdpr.routes.js';
 import { gdprSchemas } from './modules/gdpr/gdpr.schemas.js';
 import { ingestRoutes, ingestSchemas } from './modules/ingest/ingest.routes.js';
 import { issuerRoutes } from './modules/issuers/issuers.routes.js';
-import { IssuerSchema } from './modules/issuers/issuers.schemas.js';
+import { ApiKeySchema, IssuerSchema } from './modules/issuers/issuers.schemas.js';
 import { notificationRoutes } from './modules/notifications/notifications.routes.js';
 import { notificationSchemas } from './modules/notifications/notifications.schemas.js';
 import { opsRoutes } from './modules/ops/ops.routes.js';
@@ -209,6 +209,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   for (const schema of [
     ...sharedSchemas,
     IssuerSchema,
+    ApiKeySchema,
     ...auditSchemas,
     ...usageSchemas,
     ...definitionSchemas,

@@ -46,12 +46,14 @@ export function createAccountRepository(db: Executor) {
         .orderBy('id')
         .execute();
     },
-    async countOwners(issuerId: string): Promise<number> {
+    /** Owners who can sign in (invited owners who never accepted do not count). */
+    async countActiveOwners(issuerId: string): Promise<number> {
       const row = await db
         .selectFrom('console_users')
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('issuer_id', '=', issuerId)
         .where('role', '=', 'owner')
+        .where('password_hash', 'is not', null)
         .executeTakeFirstOrThrow();
       return Number(row.n);
     },

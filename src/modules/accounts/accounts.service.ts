@@ -41,6 +41,11 @@ function teamMember(row: UserRow) {
 
 export type TeamMember = ReturnType<typeof teamMember>;
 
+/** The only owner who can sign in: demoting or removing them would leave the issuer unmanaged. */
+function isLastOwner(row: UserRow, activeOwners: number): boolean {
+  return row.role === 'owner' && row.password_hash !== null && activeOwners <= 1;
+}
+
 function checkPassword(password: string): void {
   if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
     throw errors.validation(`The password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long.`, [
@@ -248,7 +253,7 @@ export function createAccountService(
         const row = await accounts.getUser(issuerId, userId);
         if (!row) throw errors.notFound('User');
         if (row.role === role) return teamMember(row);
-        if (row.role === 'owner' && (await accounts.countOwners(issuerId)) <= 1) {
+        if (isLastOwner(row, await accounts.countActiveOwners(issuerId))) {
           throw new AppError('last_owner', 'The issuer must keep at least one owner.');
         }
         const now = isoNow(core.clock);
@@ -272,7 +277,7 @@ export function createAccountService(
         const accounts = createAccountRepository(trx);
         const row = await accounts.getUser(issuerId, userId);
         if (!row) throw errors.notFound('User');
-        if (row.role === 'owner' && (await accounts.countOwners(issuerId)) <= 1) {
+        if (isLastOwner(row, await accounts.countActiveOwners(issuerId))) {
           throw new AppError('last_owner', 'The issuer must keep at least one owner.');
         }
         await accounts.deleteUser(issuerId, userId);
