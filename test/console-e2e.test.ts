@@ -176,6 +176,54 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     await expectAccessible(page, 'dashboard');
   });
 
+  it('creates a key shown once, rotates it with a grace period, and revokes the successor', async () => {
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByLabel('Key name').fill('CI');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const created = (await page.locator('.secret .key').textContent()) ?? '';
+    const me = (key: string) =>
+      t.app.inject({ method: 'GET', url: '/api/v1/issuer/me', headers: { authorization: `Bearer ${key}` } });
+    expect((await me(created)).statusCode).toBe(200);
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByLabel('Grace period for rotation (days)').fill('2');
+    await page
+      .getByRole('row', { name: /CI/ })
+      .getByRole('button', { name: /^Rotate/ })
+      .click();
+    await page.getByText('The previous key works until').waitFor();
+    const successor = (await page.locator('.secret .key').textContent()) ?? '';
+    expect(successor).not.toBe(created);
+    expect((await me(successor)).statusCode).toBe(200);
+    expect((await me(created)).statusCode).toBe(200);
+    await page.getByRole('button', { name: 'Done' }).click();
+    const prefixes = await page.locator('tbody th code').allTextContents();
+    const prefix = prefixes.find((candidate) => successor.startsWith(candidate)) ?? '';
+    expect(prefix).not.toBe('');
+    await page.getByRole('button', { name: `Revoke ${prefix}` }).click();
+    await page
+      .getByRole('row', { name: new RegExp(prefix) })
+      .getByText(/^revoked/)
+      .waitFor();
+    expect((await me(successor)).statusCode).toBe(401);
+  });
+
+  it('saves the issuer profile', async () => {
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await expect.poll(() => page.getByLabel('Issuer name').inputValue()).toBe('Console Academy');
+    await page.getByLabel('Issuer name').fill('Console Academy of Science');
+    await page.getByLabel('Description').fill('Teaches the console.');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await page.getByText('Saved.').waitFor();
+    const me = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/issuer/me',
+      headers: { authorization: `Bearer ${issuer.key}` },
+    });
+    expect(me.json()).toMatchObject({ name: 'Console Academy of Science', description: 'Teaches the console.' });
+    await page.getByText('Issued this period').waitFor();
+  });
+
   it('passes axe on every other page of the console', async () => {
     for (const [link, heading] of [
       ['Credentials', 'Credentials'],

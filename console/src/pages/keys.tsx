@@ -1,16 +1,9 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { call, problem } from '../api';
+import type { components } from '../../../client/index';
+import { api, problem } from '../api';
 import { Alert, Field, formatDate, inputValue } from '../ui';
 
-interface ApiKey {
-  id: string;
-  prefix: string;
-  name?: string | null;
-  createdAt: string;
-  revokedAt: string | null;
-  expiresAt: string | null;
-  lastUsedAt?: string | null;
-}
+type ApiKey = components['schemas']['ApiKey'] & { lastUsedAt?: string | null };
 
 interface NewKey {
   id: string;
@@ -30,7 +23,7 @@ export function KeysPage() {
   const [error, setError] = useState<string | null>(null);
 
   const load = useCallback(async () => {
-    const result = await call<{ items: ApiKey[] }>('GET', '/api/v1/keys');
+    const result = await api.GET('/api/v1/keys');
     if (result.data) setKeys(result.data.items);
     else setError(problem(result.error));
   }, []);
@@ -38,11 +31,12 @@ export function KeysPage() {
     load();
   }, [load]);
 
-  async function act(method: string, path: string, body: unknown) {
+  /** Creating and rotating answer the new key (shown once); revoking answers the key's row. */
+  async function act(result: Promise<{ data?: NewKey | ApiKey; error?: unknown }>) {
     setError(null);
-    const result = await call<NewKey>(method, path, body);
-    if (result.error) setError(problem(result.error));
-    else if (result.data && 'key' in result.data) setShown(result.data);
+    const { data, error: failure } = await result;
+    if (failure) setError(problem(failure));
+    else if (data && 'key' in data) setShown(data);
     load();
   }
 
@@ -65,7 +59,7 @@ export function KeysPage() {
         class="panel inline"
         onSubmit={(event) => {
           event.preventDefault();
-          act('POST', '/api/v1/keys', name ? { name } : {});
+          act(api.POST('/api/v1/keys', { body: name ? { name } : {} }));
           setName('');
         }}
       >
@@ -115,9 +109,14 @@ export function KeysPage() {
                           type="button"
                           class="secondary"
                           onClick={() =>
-                            act('POST', `/api/v1/keys/${key.id}/rotate`, {
-                              graceSeconds: Math.round(Math.min(30, Math.max(0, Number(graceDays) || 0)) * DAY),
-                            })
+                            act(
+                              api.POST('/api/v1/keys/{id}/rotate', {
+                                params: { path: { id: key.id } },
+                                body: {
+                                  graceSeconds: Math.round(Math.min(30, Math.max(0, Number(graceDays) || 0)) * DAY),
+                                },
+                              }),
+                            )
                           }
                         >
                           Rotate<span class="visually-hidden"> {key.prefix}</span>
@@ -125,7 +124,9 @@ export function KeysPage() {
                         <button
                           type="button"
                           class="danger"
-                          onClick={() => act('POST', `/api/v1/keys/${key.id}/revoke`, {})}
+                          onClick={() =>
+                            act(api.POST('/api/v1/keys/{id}/revoke', { params: { path: { id: key.id } } }))
+                          }
                         >
                           Revoke<span class="visually-hidden"> {key.prefix}</span>
                         </button>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
-import { api, call, problem } from '../api';
+import { api, problem } from '../api';
 import { Alert, Field, formatDate, inputValue } from '../ui';
 
 type Usage = components['schemas']['UsageSummary'];
@@ -35,7 +35,7 @@ export function SettingsPage() {
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
 
   useEffect(() => {
-    call<Partial<Profile>>('GET', '/api/v1/issuer/me').then(({ data }) => {
+    api.GET('/api/v1/issuer/me').then(({ data }) => {
       if (!data) return;
       setProfile((current) => {
         const next = { ...current };
@@ -51,8 +51,16 @@ export function SettingsPage() {
 
   async function save(event: Event) {
     event.preventDefault();
-    const body = Object.fromEntries(Object.entries(profile).filter(([, value]) => value !== ''));
-    const result = await call('PATCH', '/api/v1/issuer/me', body);
+    const result = await api.PATCH('/api/v1/issuer/me', {
+      body: {
+        name: profile.name,
+        url: profile.url,
+        email: profile.email,
+        description: profile.description || null,
+        imageUrl: profile.imageUrl || null,
+        brandColor: profile.brandColor,
+      },
+    });
     setMessage(result.error ? { kind: 'error', text: problem(result.error) } : { kind: 'success', text: 'Saved.' });
   }
 
