@@ -150,6 +150,22 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     await page.getByRole('button', { name: 'Reissue' }).waitFor();
   });
 
+  it('finds credentials by recipient email and by status', async () => {
+    await page.getByRole('link', { name: 'Credentials' }).click();
+    await page.getByRole('heading', { name: 'Credentials' }).waitFor();
+    await page.getByText('3 credentials').waitFor();
+    await page.getByLabel('Recipient email').fill('two@example.test');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('1 credential', { exact: true }).waitFor();
+    expect(await page.locator('tbody tr td:nth-child(3)').allTextContents()).toEqual(['csv-2']);
+    await page.getByLabel('Recipient email').fill('');
+    await page.getByLabel('Status').selectOption('revoked');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.locator('tbody tr td:nth-child(3)').allTextContents()).toEqual(['console-e2e-1']);
+    await page.getByRole('link', { name: /\d{4}/ }).first().click();
+    await page.getByRole('heading', { name: 'Credential console-e2e-1' }).waitFor();
+  });
+
   it('draws the dashboard with the issuance numbers of the flow above', async () => {
     await page.getByRole('link', { name: 'Dashboard' }).click();
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();

@@ -1,16 +1,18 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
-import { api, call, problem } from '../api';
+import { api, problem } from '../api';
 import { Alert, Field, formatDate, inputValue } from '../ui';
 
 type Definition = components['schemas']['Definition'];
 type CredentialPage = components['schemas']['CredentialPage'];
 
+type Status = components['schemas']['CredentialSummary']['status'];
+
 interface Search {
   recipientEmail: string;
   completionKey: string;
   definitionId: string;
-  status: string;
+  status: Status | '';
   issuedFrom: string;
   issuedTo: string;
 }
@@ -28,6 +30,7 @@ const EMPTY: Search = {
 function searchBody(search: Search) {
   return {
     limit: 50,
+    offset: 0,
     ...(search.recipientEmail ? { recipientEmail: search.recipientEmail } : {}),
     ...(search.completionKey ? { completionKey: search.completionKey } : {}),
     ...(search.definitionId ? { definitionId: search.definitionId } : {}),
@@ -45,7 +48,7 @@ export function CredentialsPage() {
 
   async function run(criteria: Search) {
     setError(null);
-    const result = await call<CredentialPage>('POST', '/api/v1/credentials/search', searchBody(criteria));
+    const result = await api.POST('/api/v1/credentials/search', { body: searchBody(criteria) });
     if (result.data) setPage(result.data);
     else setError(problem(result.error));
   }
@@ -106,7 +109,9 @@ export function CredentialsPage() {
       {page && (
         <div class="table-wrap">
           <table>
-            <caption>{page.total} credentials</caption>
+            <caption>
+              {page.total} credential{page.total === 1 ? '' : 's'}
+            </caption>
             <thead>
               <tr>
                 <th scope="col">Issued</th>
