@@ -23,7 +23,7 @@ export function Layout({ user, children }: { user: ConsoleUser; children: Compon
   const main = useRef<HTMLElement>(null);
   // A new page moves focus to its content, as a full page load would for a screen reader.
   useEffect(() => {
-    main.current?.focus();
+    main.current?.focus({ preventScroll: true });
   }, [path]);
   const links = NAV.filter((item) => !item.owner || can(user, 'own'));
   return (
