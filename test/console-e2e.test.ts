@@ -1,3 +1,4 @@
+import { createServer, type Server } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD } from './console.support.js';
@@ -20,12 +21,29 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
   let page: Page;
   let problems: string[];
   let credentialId = '';
+  let receiver: Server;
+  let receiverUrl = '';
+  const received: { event: string; body: Record<string, unknown> }[] = [];
 
   beforeAll(async () => {
     await consoleBundle();
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    t = await createTestApp(dialect, { clock, env: { PUBLIC_BASE_URL: base } });
+    receiver = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        const parsed = JSON.parse(body) as Record<string, unknown>;
+        received.push({ event: String(parsed.event ?? parsed.type), body: parsed });
+        response.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const address = receiver.address();
+    receiverUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hooks`;
+    t = await createTestApp(dialect, { clock, env: { PUBLIC_BASE_URL: base, WEBHOOK_DISPATCH: 'inline' } });
     await t.app.listen({ port, host: '127.0.0.1' });
     issuer = await t.issuer({ name: 'Console Academy' });
     browser = await launchChromium();
@@ -36,6 +54,7 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
   afterAll(async () => {
     await browser?.close();
     await t?.close();
+    await new Promise((resolve) => receiver?.close(resolve));
   });
 
   it('takes an invited owner from the invite link to a signed-in console', async () => {
@@ -224,6 +243,42 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     expect((await me(successor)).statusCode).toBe(401);
   });
 
+  it('adds a webhook (secret shown once) and shows its deliveries with their response codes', async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { name: 'Webhooks', exact: true }).waitFor();
+    await page.getByLabel('Receiver URL').fill(receiverUrl);
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    const secret = (await page.locator('.secret .key').textContent()) ?? '';
+    expect(secret.length).toBeGreaterThan(20);
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await page.locator('.secret').count()).toBe(0);
+    const definitionId = (
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/definitions',
+        headers: { authorization: `Bearer ${issuer.key}` },
+      })
+    ).json()[0].id;
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/credentials',
+      headers: { authorization: `Bearer ${issuer.key}` },
+      payload: { definitionId, recipientEmail: 'hooked@example.test', completionKey: 'webhook-1' },
+    });
+    await expect
+      .poll(() => received.map((delivery) => delivery.event), { timeout: 15_000 })
+      .toContain('credential.issued');
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('button', { name: 'Refresh deliveries' }).click();
+          return page.locator('tbody tr').first().locator('td').allTextContents();
+        },
+        { timeout: 15_000 },
+      )
+      .toEqual([expect.any(String), 'credential.issued', 'delivered', '200', '1', expect.stringMatching(/^Re-send/)]);
+  });
+
   it('saves the issuer profile', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();
     await expect.poll(() => page.getByLabel('Issuer name').inputValue()).toBe('Console Academy');
@@ -296,6 +351,13 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
       await viewer.getByRole('button', { name: 'Set password' }).click();
       await viewer.getByRole('heading', { name: 'Definitions' }).waitFor();
       expect(await viewer.getByRole('button', { name: 'Create definition' }).count()).toBe(0);
+      expect(await viewer.getByRole('navigation').getByRole('link').allTextContents()).toEqual([
+        'Dashboard',
+        'Definitions',
+        'Credentials',
+        'Pathways',
+        'Audit log',
+      ]);
       const issued = await t.app.inject({
         method: 'POST',
         url: '/api/v1/credentials',

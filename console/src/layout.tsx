@@ -4,18 +4,18 @@ import { useLocation } from 'preact-iso';
 import { signOut } from './api';
 import { type ConsoleUser, can } from './session';
 
-const NAV: { href: string; label: string; owner?: boolean }[] = [
+const NAV: { href: string; label: string; needs?: 'issue' | 'own' }[] = [
   { href: '/console/dashboard', label: 'Dashboard' },
   { href: '/console/definitions', label: 'Definitions' },
-  { href: '/console/issue', label: 'Issue' },
+  { href: '/console/issue', label: 'Issue', needs: 'issue' },
   { href: '/console/credentials', label: 'Credentials' },
   { href: '/console/pathways', label: 'Pathways' },
   { href: '/console/audit', label: 'Audit log' },
-  { href: '/console/keys', label: 'API keys', owner: true },
-  { href: '/console/webhooks', label: 'Webhooks', owner: true },
-  { href: '/console/team', label: 'Team', owner: true },
-  { href: '/console/privacy', label: 'Privacy', owner: true },
-  { href: '/console/settings', label: 'Settings', owner: true },
+  { href: '/console/keys', label: 'API keys', needs: 'own' },
+  { href: '/console/webhooks', label: 'Webhooks', needs: 'own' },
+  { href: '/console/team', label: 'Team', needs: 'own' },
+  { href: '/console/privacy', label: 'Privacy', needs: 'own' },
+  { href: '/console/settings', label: 'Settings', needs: 'own' },
 ];
 
 export function Layout({ user, children }: { user: ConsoleUser; children: ComponentChildren }) {
@@ -25,7 +25,7 @@ export function Layout({ user, children }: { user: ConsoleUser; children: Compon
   useEffect(() => {
     main.current?.focus({ preventScroll: true });
   }, [path]);
-  const links = NAV.filter((item) => !item.owner || can(user, 'own'));
+  const links = NAV.filter((item) => !item.needs || can(user, item.needs));
   return (
     <>
       <a class="skip" href="#main">
