@@ -39,6 +39,7 @@ import { endorsementRoutes } from './modules/endorsements/endorsements.routes.js
 import { endorsementSchemas } from './modules/endorsements/endorsements.schemas.js';
 import { gdprRoutes } from './modules/gdpr/gdpr.routes.js';
 import { gdprSchemas } from './modules/gdpr/gdpr.schemas.js';
+import { imageRoutes } from './modules/images/images.routes.js';
 import { ingestRoutes, ingestSchemas } from './modules/ingest/ingest.routes.js';
 import { issuerRoutes } from './modules/issuers/issuers.routes.js';
 import { ApiKeySchema, IssuerSchema } from './modules/issuers/issuers.schemas.js';
@@ -326,6 +327,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(alignmentRoutes);
   await app.register(endorsementRoutes);
   await app.register(documentRoutes);
+  await app.register(imageRoutes);
   await app.register(webhookRoutes);
   await app.register(profileRoutes);
   await app.register(verificationRoutes);

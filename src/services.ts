@@ -10,6 +10,7 @@ import { createDefinitionService } from './modules/definitions/definitions.servi
 import { createDocumentService } from './modules/documents/documents.service.js';
 import { createEndorsementService } from './modules/endorsements/endorsements.service.js';
 import { createGdprService } from './modules/gdpr/gdpr.service.js';
+import { createImageService } from './modules/images/images.service.js';
 import { createIngestModule } from './modules/ingest/index.js';
 import { createIssuerService } from './modules/issuers/issuers.service.js';
 import { createNotificationModule } from './modules/notifications/index.js';
@@ -39,6 +40,7 @@ export function createServices(core: Core) {
   const audit = createAuditService(core);
   const issuers = createIssuerService(core, { audit });
   const accounts = createAccountService(core, { audit, issuers });
+  const images = createImageService(core, { audit });
   const outbox = createOutboxService(core);
   const usage = createUsageService(core, { issuers });
   const definitions = createDefinitionService(core);
@@ -72,6 +74,7 @@ export function createServices(core: Core) {
   return {
     issuers,
     accounts,
+    images,
     audit,
     outbox,
     usage,

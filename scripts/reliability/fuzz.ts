@@ -127,6 +127,17 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       console: await consoleSession(app, consoleIssuer.id, 'owner@fuzz-console.example'),
       signOut: await consoleSession(app, consoleIssuer.id, 'leaver@fuzz-console.example'),
     };
+    // Open invites (and their users) for the invite and team operations to name.
+    for (let n = 1; n <= 5; n++) {
+      const invited = await app.services.accounts.invite(
+        consoleIssuer.id,
+        `staff${n}@fuzz-console.example`,
+        'viewer',
+        'system',
+      );
+      pool.set('invites', [...(pool.get('invites') ?? []), invited.inviteUrl.split('/').pop() ?? '']);
+      pool.set('users', [...(pool.get('users') ?? []), invited.user.id]);
+    }
     const draws = new Map<OperationSpec, CaseDraw[]>(
       operations.map((op) => [
         op,

@@ -20,6 +20,7 @@ export const ErrorCodes = {
   unknown_provider: 404,
   payload_too_large: 413,
   definition_archived: 400,
+  invalid_image: 400,
   unsupported_media_type: 415,
   service_unavailable: 503,
   internal_error: 500,

@@ -25,6 +25,7 @@ import { signingKeysMigration } from './migrations/0020_signing_keys.js';
 import { notificationsMigration } from './migrations/0021_notifications.js';
 import { reissuedFromIndexMigration } from './migrations/0022_reissued_from_index.js';
 import { consoleAccountsMigration } from './migrations/0023_console_accounts.js';
+import { imagesMigration } from './migrations/0025_images.js';
 import type { DB } from './schema.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
 
@@ -138,6 +139,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0021_notifications': notificationsMigration(),
     '0022_reissued_from_index': reissuedFromIndexMigration(),
     '0023_console_accounts': consoleAccountsMigration(),
+    '0025_images': imagesMigration(dialect),
   };
 }
 

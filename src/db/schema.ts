@@ -304,6 +304,15 @@ export interface ConsoleSessionsTable {
   expires_at: string;
 }
 
+/** An uploaded image: a PNG as uploaded or a sanitised SVG. */
+export interface ImagesTable {
+  id: string;
+  issuer_id: string;
+  content_type: string;
+  bytes: Buffer;
+  created_at: string;
+}
+
 export interface DB {
   plans: PlansTable;
   issuers: IssuersTable;
@@ -332,4 +341,5 @@ export interface DB {
   console_users: ConsoleUsersTable;
   console_invites: ConsoleInvitesTable;
   console_sessions: ConsoleSessionsTable;
+  images: ImagesTable;
 }
