@@ -86,16 +86,42 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     await second.close();
   });
 
-  it('creates a definition', async () => {
+  it('creates a definition with a badge designed in the browser (SVG), then edits it to a PNG', async () => {
     await page.getByRole('button', { name: 'Create definition' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Console Badge');
     await page.getByLabel('Description').fill('Earned in the console test.');
     await page.getByLabel('Criteria').fill('Finish the flow.');
-    await page.getByLabel('Image URL', { exact: true }).check();
+    await page.getByLabel('Shape').selectOption('shield');
+    await page.getByLabel('Icon').selectOption('Trophy');
+    await page.getByLabel('Background colour').fill('#0f766e');
+    await page.getByLabel('Badge title').fill('Console <Pro>');
+    await page.getByLabel('Badge subtitle').fill('Cohort 7');
+    await page.getByRole('img', { name: 'Badge preview: Console <Pro>' }).waitFor();
     await expectAccessible(page, 'definition form');
     await page.getByRole('button', { name: 'Save new definition' }).click();
     await page.getByText('Created “Console Badge”.').waitFor();
     await page.getByRole('row', { name: /Console Badge/ }).waitFor();
+    const keyed = { authorization: `Bearer ${issuer.key}` };
+    const definition = (await t.app.inject({ method: 'GET', url: '/api/v1/definitions', headers: keyed })).json()[0];
+    expect(definition.imageUrl).toMatch(new RegExp(`^${base}/v1/images/`));
+    const svg = await t.app.inject({ method: 'GET', url: new URL(definition.imageUrl).pathname });
+    expect(svg.headers['content-type']).toMatch(/^image\/svg\+xml/);
+    expect(svg.body).toContain('Console &lt;Pro&gt;');
+    expect(svg.body).toContain('fill="#0f766e"');
+
+    await page.getByRole('button', { name: 'Edit Console Badge' }).click();
+    await page.getByLabel('Design a badge').check();
+    await page.getByLabel('Image format').selectOption('png');
+    await page.getByRole('button', { name: 'Save definition' }).click();
+    await page.getByText('Saved “Console Badge”.').waitFor();
+    const edited = (
+      await t.app.inject({ method: 'GET', url: `/api/v1/definitions/${definition.id}`, headers: keyed })
+    ).json();
+    expect(edited.imageUrl).not.toBe(definition.imageUrl);
+    const png = await t.app.inject({ method: 'GET', url: new URL(edited.imageUrl).pathname });
+    expect(png.headers['content-type']).toBe('image/png');
+    expect(png.rawPayload.subarray(1, 4).toString()).toBe('PNG');
+    expect(png.rawPayload.readUInt32BE(16)).toBe(512);
   });
 
   it('issues one credential through the form', async () => {
