@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { redactUrl } from '../src/core/log-redaction.js';
 import { consoleUser, PASSWORD, sessionCookie } from './console.support.js';
 import {
   auth,
@@ -216,5 +217,13 @@ describe.each(dialects)('console accounts and sessions on %s', (dialect) => {
   it('an API key is refused on console-only routes, with a message saying so', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/users', headers: auth(issuer.key) });
     expect(expectErrorBody(res, 403, 'forbidden').message).toMatch(/console session/);
+  });
+});
+
+describe('invite tokens in logged URLs', () => {
+  it('are redacted whatever characters they have', () => {
+    expect(redactUrl(`/api/v1/invites/${'a'.repeat(43)}/accept`)).toBe('/api/v1/invites/[redacted]/accept');
+    expect(redactUrl(`/console/invite/${'b-'.repeat(20)}`)).toBe('/console/invite/[redacted]');
+    expect(redactUrl('/api/v1/users')).toBe('/api/v1/users');
   });
 });

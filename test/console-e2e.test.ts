@@ -303,6 +303,19 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
         { timeout: 15_000 },
       )
       .toEqual([expect.any(String), 'credential.issued', 'delivered', '200', '1', expect.stringMatching(/^Re-send/)]);
+
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByText('Test event queued.').waitFor();
+    await expect.poll(() => received.map((delivery) => delivery.event), { timeout: 15_000 }).toContain('webhook.test');
+    const issuedBefore = received.filter((delivery) => delivery.event === 'credential.issued').length;
+    await page
+      .getByRole('row', { name: /credential\.issued/ })
+      .getByRole('button', { name: /^Re-send/ })
+      .click();
+    await page.getByText('Delivery queued again.').waitFor();
+    await expect
+      .poll(() => received.filter((delivery) => delivery.event === 'credential.issued').length, { timeout: 15_000 })
+      .toBe(issuedBefore + 1);
   });
 
   it('saves the issuer profile', async () => {

@@ -39,34 +39,6 @@ export function problem(error: unknown, fallback = 'Something went wrong. Try ag
   return fallback;
 }
 
-/**
- * Calls the generated client does not type yet (contract routes still being built on the server);
- * same origin, same cookie, the CSRF header on state changes.
- */
-export async function call<T>(
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ data?: T; error?: unknown; status: number }> {
-  const headers: Record<string, string> = {};
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const token = getSession()?.csrfToken;
-  if (token && method !== 'GET') headers['x-csrf-token'] = token;
-  const response = await fetch(path, {
-    method,
-    headers,
-    credentials: 'same-origin',
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  if (response.status === 401 && getSession()) {
-    setSession(null);
-    expiredHandler();
-  }
-  const text = await response.text();
-  const parsed = text ? (JSON.parse(text) as unknown) : undefined;
-  return response.ok ? { data: parsed as T, status: response.status } : { error: parsed, status: response.status };
-}
-
 export async function loadSession(): Promise<Session | null> {
   const { data } = await api.GET('/api/v1/session');
   setSession(data ?? null);

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
-import { api, call, problem } from '../api';
+import { api, problem } from '../api';
 import { Alert, Field, formatDate, inputValue } from '../ui';
 
 type Subscription = components['schemas']['WebhookSubscription'];
@@ -28,9 +28,9 @@ function Deliveries({ subscription }: { subscription: Subscription }) {
     load();
   }, [load]);
 
-  async function post(path: string, done: string) {
-    const result = await call('POST', path, {});
-    setMessage(result.error ? { kind: 'error', text: problem(result.error) } : { kind: 'success', text: done });
+  async function queue(request: Promise<{ error?: unknown }>, done: string) {
+    const { error } = await request;
+    setMessage(error ? { kind: 'error', text: problem(error) } : { kind: 'success', text: done });
     load();
   }
 
@@ -40,7 +40,15 @@ function Deliveries({ subscription }: { subscription: Subscription }) {
       <p>Events: {subscription.events.join(', ')}</p>
       {message && <Alert kind={message.kind}>{message.text}</Alert>}
       <div class="actions">
-        <button type="button" onClick={() => post(`/api/v1/webhooks/${subscription.id}/test`, 'Test event queued.')}>
+        <button
+          type="button"
+          onClick={() =>
+            queue(
+              api.POST('/api/v1/webhooks/{id}/test', { params: { path: { id: subscription.id } } }),
+              'Test event queued.',
+            )
+          }
+        >
           Send test event
         </button>
         <button type="button" class="secondary" onClick={load}>
@@ -74,8 +82,10 @@ function Deliveries({ subscription }: { subscription: Subscription }) {
                       type="button"
                       class="secondary"
                       onClick={() =>
-                        post(
-                          `/api/v1/webhooks/${subscription.id}/deliveries/${delivery.id}/resend`,
+                        queue(
+                          api.POST('/api/v1/webhooks/{id}/deliveries/{deliveryId}/resend', {
+                            params: { path: { id: subscription.id, deliveryId: delivery.id } },
+                          }),
                           'Delivery queued again.',
                         )
                       }

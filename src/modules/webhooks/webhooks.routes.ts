@@ -12,6 +12,9 @@ import {
   WebhookSubscriptionCreated,
 } from './webhooks.schemas.js';
 
+/** A delivery put in the queue; the dispatcher sends it and the delivery log shows how it went. */
+const QueuedDelivery = Type.Object({ deliveryId: Type.String() });
+
 export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { subscriptions } = app.services.webhooks;
   const catalog = webhookCatalog(app.core.config.publicBaseUrl);
@@ -92,6 +95,42 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       await subscriptions.remove(request.issuerId(), request.actor(), request.params.id);
       return reply.status(204).send(null);
     },
+  );
+
+  app.post(
+    '/api/v1/webhooks/:id/test',
+    {
+      config: { auth: 'key', role: 'owner' },
+      schema: {
+        operationId: 'sendWebhookTest',
+        tags: ['Webhooks'],
+        summary: 'Queue a signed webhook.test delivery to this endpoint (shown in its delivery log)',
+        params: WebhookIdParams,
+        response: { 202: QueuedDelivery, ...errorResponses(404, ...keyedErrors) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(202).send(await subscriptions.sendTest(request.issuerId(), request.actor(), request.params.id)),
+  );
+
+  app.post(
+    '/api/v1/webhooks/:id/deliveries/:deliveryId/resend',
+    {
+      config: { auth: 'key', role: 'owner' },
+      schema: {
+        operationId: 'resendWebhookDelivery',
+        tags: ['Webhooks'],
+        summary: 'Queue a delivery again, with the same event and payload',
+        params: Type.Object({ id: Type.String({ maxLength: 200 }), deliveryId: Type.String({ maxLength: 200 }) }),
+        response: { 202: QueuedDelivery, ...errorResponses(404, ...keyedErrors) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(202)
+        .send(
+          await subscriptions.resend(request.issuerId(), request.actor(), request.params.id, request.params.deliveryId),
+        ),
   );
 
   app.get(
