@@ -88,6 +88,8 @@ function redactKey(request: FuzzRequest, key: string): FuzzRequest {
   };
 }
 
+const SEED_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><circle r="4" cx="5" cy="5"/></svg>';
+
 /** Invites an owner and accepts the invite through the API: a signed-in console session. */
 async function consoleSession(app: FastifyInstance, issuerId: string, email: string): Promise<ConsoleSession> {
   const invited = await app.services.accounts.invite(issuerId, email, 'owner', 'system');
@@ -127,6 +129,9 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       console: await consoleSession(app, consoleIssuer.id, 'owner@fuzz-console.example'),
       signOut: await consoleSession(app, consoleIssuer.id, 'leaver@fuzz-console.example'),
     };
+    // An uploaded image for the image operations to name.
+    const image = await app.services.images.upload(issuer.id, 'image/svg+xml', Buffer.from(SEED_SVG), 'system');
+    pool.set('images', [image.id]);
     // Open invites (and their users) for the invite and team operations to name.
     for (let n = 1; n <= 5; n++) {
       const invited = await app.services.accounts.invite(
