@@ -1799,10 +1799,10 @@ export interface components {
             /** @description The delivery id, sent as X-Service-Delivery on every attempt. */
             id: string;
             /**
-             * @description A subscribable event name.
+             * @description The event delivered: a subscribable one, or webhook.test (a test sent from the console).
              * @enum {string}
              */
-            event: "credential.issued" | "credential.revoked" | "credential.reissued" | "credential.expired" | "credential.verified";
+            event: "credential.issued" | "credential.revoked" | "credential.reissued" | "credential.expired" | "credential.verified" | "webhook.test";
             /** @enum {string} */
             status: "pending" | "delivering" | "delivered" | "failed" | "cancelled";
             attempts: number;
