@@ -10,7 +10,7 @@ import Fastify, {
 } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.js';
-import { registerAuth } from './core/auth.js';
+import { registerAuth, SESSION_COOKIE } from './core/auth.js';
 import { type Clock, type IdSource, randomIds, systemClock } from './core/clock.js';
 import type { Core } from './core/context.js';
 import { registerCors } from './core/cors.js';
@@ -24,9 +24,12 @@ import { sharedSchemas } from './core/schemas.js';
 import { registerSecurityHeaders } from './core/security-headers.js';
 import { createValidatorCompiler } from './core/validation.js';
 import type { Database } from './db/database.js';
+import { accountRoutes } from './modules/accounts/accounts.routes.js';
+import { accountSchemas } from './modules/accounts/accounts.schemas.js';
 import { alignmentRoutes } from './modules/alignments/alignments.routes.js';
 import { alignmentSchemas } from './modules/alignments/alignments.schemas.js';
 import { auditRoutes, auditSchemas } from './modules/audit/audit.routes.js';
+import { consoleUiRoutes } from './modules/console-ui/console-ui.routes.js';
 import { credentialRoutes } from './modules/credentials/credentials.routes.js';
 import { credentialSchemas } from './modules/credentials/credentials.schemas.js';
 import { definitionRoutes, definitionSchemas } from './modules/definitions/definitions.routes.js';
@@ -36,9 +39,10 @@ import { endorsementRoutes } from './modules/endorsements/endorsements.routes.js
 import { endorsementSchemas } from './modules/endorsements/endorsements.schemas.js';
 import { gdprRoutes } from './modules/gdpr/gdpr.routes.js';
 import { gdprSchemas } from './modules/gdpr/gdpr.schemas.js';
+import { imageRoutes } from './modules/images/images.routes.js';
 import { ingestRoutes, ingestSchemas } from './modules/ingest/ingest.routes.js';
 import { issuerRoutes } from './modules/issuers/issuers.routes.js';
-import { IssuerSchema } from './modules/issuers/issuers.schemas.js';
+import { ApiKeySchema, IssuerSchema } from './modules/issuers/issuers.schemas.js';
 import { notificationRoutes } from './modules/notifications/notifications.routes.js';
 import { notificationSchemas } from './modules/notifications/notifications.schemas.js';
 import { opsRoutes } from './modules/ops/ops.routes.js';
@@ -75,6 +79,8 @@ export interface AppDeps {
   /** Pino options or `false`; defaults to JSON logs at config.logLevel with secrets redacted. */
   logger?: FastifyServerOptions['logger'];
   https?: { key: Buffer; cert: Buffer } | null;
+  /** The built web console; defaults to dist/console (tests point it elsewhere). */
+  consoleDir?: string;
 }
 
 export const API_VERSION = '1.1.0';
@@ -204,6 +210,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   for (const schema of [
     ...sharedSchemas,
     IssuerSchema,
+    ApiKeySchema,
     ...auditSchemas,
     ...usageSchemas,
     ...definitionSchemas,
@@ -219,6 +226,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...trustSchemas,
     ...reportSchemas,
     ...notificationSchemas,
+    ...accountSchemas,
   ]) {
     app.addSchema(schema);
   }
@@ -265,6 +273,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' },
           apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          consoleSession: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: SESSION_COOKIE,
+            description: 'The web console session (POST /api/v1/session); changes also need the X-CSRF-Token header.',
+          },
         },
       },
     },
@@ -277,7 +291,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRoute', (route) => {
     if (route.url.startsWith('/docs')) route.config = { ...route.config, rateLimitExempt: true };
     if (route.config?.auth === 'key' && route.schema) {
-      route.schema = { ...route.schema, security: [{ bearerAuth: [] }, { apiKeyHeader: [] }] };
+      route.schema = { ...route.schema, security: [{ bearerAuth: [] }, { apiKeyHeader: [] }, { consoleSession: [] }] };
+    }
+    if (route.config?.auth === 'session' && route.schema) {
+      route.schema = { ...route.schema, security: [{ consoleSession: [] }] };
     }
     if (route.schema?.querystring) {
       route.schema = { ...route.schema, querystring: defaultsOptional(route.schema.querystring) };
@@ -292,6 +309,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAuth(
     app,
     (key) => services.issuers.authenticate(key),
+    (token) => services.accounts.authenticate(token),
     (request, reply) => limits.refusalBeforeKeyLookup(request, reply),
   );
   await limits.register(app);
@@ -299,6 +317,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/openapi.json', { schema: { hide: true }, config: { rateLimitExempt: true } }, async () => app.swagger());
 
   await app.register(opsRoutes);
+  await app.register(accountRoutes, { count: limits.count });
   await app.register(issuerRoutes);
   await app.register(auditRoutes);
   await app.register(usageRoutes);
@@ -308,6 +327,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(alignmentRoutes);
   await app.register(endorsementRoutes);
   await app.register(documentRoutes);
+  await app.register(imageRoutes);
   await app.register(webhookRoutes);
   await app.register(profileRoutes);
   await app.register(verificationRoutes);
@@ -318,6 +338,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(reportRoutes);
   await app.register(notificationRoutes);
   await app.register(vcRoutes);
+  await app.register(consoleUiRoutes, deps.consoleDir ? { dir: deps.consoleDir } : {});
 
   app.addHook('onReady', async () => {
     for (const job of services.jobs) job.start();

@@ -5,6 +5,7 @@ import { benchSeedCommand } from './cli/bench-seed.commands.js';
 import { type CliCommand, type CliContext, UsageError } from './cli/context.js';
 import { auditCommand, issuersCommand, keysCommand, plansCommand } from './cli/issuers.commands.js';
 import { signingKeysCommand } from './cli/signing.commands.js';
+import { usersCommand } from './cli/users.commands.js';
 import { webhooksCommand, workerCommand } from './cli/webhooks.commands.js';
 import { randomIds, systemClock } from './core/clock.js';
 import type { Core } from './core/context.js';
@@ -20,6 +21,7 @@ const commands: Record<string, CliCommand> = {
   audit: auditCommand,
   backup: backupCommand,
   'bench-seed': benchSeedCommand,
+  users: usersCommand,
   webhooks: webhooksCommand,
   worker: workerCommand,
   migrate: async (_args, ctx) => {
@@ -43,6 +45,8 @@ const HELP = `accolade: the Accolade operator console
   audit head [--issuer <slug>]   print a checkpoint (JSON) to keep elsewhere
   backup <file>          online copy of the SQLite database (PostgreSQL: prints the pg_dump way, exit 2)
   bench-seed --issuer <slug> --credentials N --verifications N [--engagements N] [--definitions 20]
+  users invite --issuer <slug> --email <address> --role owner|issuer|viewer
+                         prints a one-time console invite link (72 h)
   webhooks add --issuer <slug> --url <https url> --events credential.issued,credential.revoked
   webhooks list --issuer <slug>
   webhooks remove --issuer <slug> --id <id>

@@ -44,6 +44,8 @@ const EnvSchema = Type.Object({
   SIGNING_KEY_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   WALLET_APPLE_PASS_URL: Type.Optional(WalletPassUrl),
   WALLET_GOOGLE_PASS_URL: Type.Optional(WalletPassUrl),
+  CONSOLE_SESSION_IDLE_MINUTES: Type.Optional(PositiveInt),
+  CONSOLE_SESSION_MAX_HOURS: Type.Optional(PositiveInt),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -89,6 +91,8 @@ export interface Config {
   signingKeySecret: string | null;
   /** Wallet-pass services by share action; a wallet without one is not offered and its action is 404. */
   walletPassUrls: { wallet_apple: string | null; wallet_google: string | null };
+  /** Console sessions end after this long unused (idle) or since sign-in (max), whichever is first. */
+  consoleSession: { idleMinutes: number; maxHours: number };
 }
 
 export class ConfigError extends Error {
@@ -172,6 +176,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         : null,
     signingKeySecret: e.SIGNING_KEY_SECRET ?? null,
     walletPassUrls: { wallet_apple: e.WALLET_APPLE_PASS_URL ?? null, wallet_google: e.WALLET_GOOGLE_PASS_URL ?? null },
+    consoleSession: {
+      idleMinutes: Number(e.CONSOLE_SESSION_IDLE_MINUTES ?? '30'),
+      maxHours: Number(e.CONSOLE_SESSION_MAX_HOURS ?? '12'),
+    },
   });
 }
 

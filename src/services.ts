@@ -1,4 +1,5 @@
 import type { Core } from './core/context.js';
+import { createAccountService } from './modules/accounts/accounts.service.js';
 import { createAlignmentService } from './modules/alignments/alignments.service.js';
 import { createAuditService } from './modules/audit/audit.service.js';
 import { createCountCompaction } from './modules/credentials/counts.compaction.js';
@@ -9,6 +10,7 @@ import { createDefinitionService } from './modules/definitions/definitions.servi
 import { createDocumentService } from './modules/documents/documents.service.js';
 import { createEndorsementService } from './modules/endorsements/endorsements.service.js';
 import { createGdprService } from './modules/gdpr/gdpr.service.js';
+import { createImageService } from './modules/images/images.service.js';
 import { createIngestModule } from './modules/ingest/index.js';
 import { createIssuerService } from './modules/issuers/issuers.service.js';
 import { createNotificationModule } from './modules/notifications/index.js';
@@ -37,6 +39,8 @@ export interface Job {
 export function createServices(core: Core) {
   const audit = createAuditService(core);
   const issuers = createIssuerService(core, { audit });
+  const accounts = createAccountService(core, { audit, issuers });
+  const images = createImageService(core, { audit });
   const outbox = createOutboxService(core);
   const usage = createUsageService(core, { issuers });
   const definitions = createDefinitionService(core);
@@ -66,6 +70,8 @@ export function createServices(core: Core) {
   jobs.push(...verification.jobs, countCompaction, ...notifications.jobs);
   return {
     issuers,
+    accounts,
+    images,
     audit,
     outbox,
     usage,

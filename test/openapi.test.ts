@@ -2,10 +2,11 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lintDocument } from '../scripts/lint-openapi.js';
 import { RATE_LIMIT_EXEMPT } from '../src/core/openapi.js';
+import { type ConsoleUser, consoleUser } from './console.support.js';
 import { auth, createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
 
 type Operation = {
-  security?: unknown[];
+  security?: Record<string, unknown>[];
   'x-rate-limit'?: string;
   requestBody?: { required?: boolean; content: Record<string, { schema: Record<string, unknown> }> };
   responses: Record<string, { headers?: Record<string, unknown>; content?: Record<string, unknown> }>;
@@ -40,7 +41,11 @@ describe('OpenAPI document on sqlite', () => {
     const doc = res.json();
     expect(doc.openapi).toBe('3.0.3');
     expect(doc.info.version).toBe('1.1.0');
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKeyHeader', 'bearerAuth']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual([
+      'apiKeyHeader',
+      'bearerAuth',
+      'consoleSession',
+    ]);
     expect(doc.components.schemas.Error).toBeDefined();
     await SwaggerParser.validate(structuredClone(doc));
   });
@@ -61,7 +66,12 @@ describe('OpenAPI document on sqlite', () => {
         expect(op.security, `${method} ${path}`).toEqual(expect.any(Array));
       }
     }
-    expect(doc.paths['/api/v1/credentials'].post.security).toEqual([{ bearerAuth: [] }, { apiKeyHeader: [] }]);
+    expect(doc.paths['/api/v1/credentials'].post.security).toEqual([
+      { bearerAuth: [] },
+      { apiKeyHeader: [] },
+      { consoleSession: [] },
+    ]);
+    expect(doc.paths['/api/v1/users'].get.security).toEqual([{ consoleSession: [] }]);
     expect(doc.paths['/api/v1/verify'].post.security).toEqual([]);
     expect(doc.paths['/v1/issuers/{slug}'].get.security).toEqual([]);
     const listParams = doc.paths['/api/v1/credentials'].get.parameters as { name: string; required?: boolean }[];
@@ -138,10 +148,12 @@ describe('OpenAPI document on sqlite', () => {
 describe.each(dialects)('OpenAPI document says what the service does on %s', (dialect) => {
   let t: TestApp;
   let issuer: TestIssuer;
+  let owner: ConsoleUser;
   let doc: { paths: Record<string, Record<string, Operation>>; components: Record<string, Record<string, unknown>> };
   beforeAll(async () => {
     t = await createTestApp(dialect, { env: { METRICS_TOKEN: 'scrape-token-0123456789' } });
     issuer = await t.issuer();
+    owner = await consoleUser(t.app, issuer.id, 'owner');
     doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
   });
   afterAll(async () => t.close());
@@ -228,10 +240,12 @@ describe.each(dialects)('OpenAPI document says what the service does on %s', (di
       }
       expect(schema?.additionalProperties, name).toBe(false);
       const [method, path] = name.split(' ') as [string, string];
+      // Console-only routes take the console session, every other one the API key.
+      const consoleOnly = (op.security ?? []).every((s) => 'consoleSession' in s) && (op.security ?? []).length > 0;
       const res = await t.app.inject({
         method: method as 'POST',
         url: path.replace(/\{[^}]+\}/g, 'x'),
-        headers: auth(issuer.key),
+        headers: consoleOnly ? owner.headers : auth(issuer.key),
         payload: { notInTheDocument: 1 },
       });
       expect(res.statusCode, name).toBe(400);

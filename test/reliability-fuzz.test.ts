@@ -50,9 +50,10 @@ describe.each(dialects)('fuzzing every operation of the OpenAPI document on %s',
     expect(result.totals.serverErrors).toBe(0);
     expect(result.failureGroups).toEqual([]);
     expect(result.errorLogSamples).toEqual([]);
-    // Valid cases must reach past validation and lookups somewhere, or the run tested only the edges.
-    expect(
-      result.operations.filter((o) => (o.statuses['200'] ?? 0) + (o.statuses['201'] ?? 0) > 0).length,
-    ).toBeGreaterThan(result.totals.operations * 0.9);
+    // Valid cases must reach past validation and lookups somewhere, or the run tested only the edges:
+    // any success counts (202 queued, 204 deleted, 302 redirected too).
+    const succeeded = (o: FuzzResult['operations'][number]) =>
+      Object.entries(o.statuses).some(([status, n]) => Number(status) >= 200 && Number(status) < 400 && n > 0);
+    expect(result.operations.filter(succeeded).length).toBeGreaterThan(result.totals.operations * 0.9);
   }, 240_000);
 });

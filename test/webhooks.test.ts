@@ -300,7 +300,7 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       const operation = paths[path]?.[method];
       expect(operation, `${method} ${path}`).toMatchObject({ operationId, tags: ['Webhooks'] });
       if (operationId === 'getWebhookCatalog') expect(operation?.security).toEqual([]);
-      else expect(operation?.security).toEqual([{ bearerAuth: [] }, { apiKeyHeader: [] }]);
+      else expect(operation?.security).toEqual([{ bearerAuth: [] }, { apiKeyHeader: [] }, { consoleSession: [] }]);
     }
   });
 

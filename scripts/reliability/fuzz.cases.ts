@@ -144,9 +144,19 @@ function nested(depth: number): string {
   return `${'{"a":['.repeat(depth)}1${']}'.repeat(depth)}`;
 }
 
+/** A web console session: its cookie and CSRF token. */
+export interface ConsoleSession {
+  cookie: string;
+  csrf: string;
+}
+
 export interface Keys {
   valid: string;
   invalid: string;
+  /** For console-only operations, which refuse API keys (without it they are sent the key). */
+  console?: ConsoleSession;
+  /** For signing out, so the other console operations keep their session. */
+  signOut?: ConsoleSession;
 }
 
 /** Turns a drawn description into a concrete request for the operation. */
@@ -177,8 +187,14 @@ export function materialise(op: OperationSpec, draw: CaseDraw, pool: ResourcePoo
   }
 
   const headers: Record<string, string> = {};
-  if (draw.auth === 'bearer') headers.authorization = `Bearer ${keys.valid}`;
-  if (draw.auth === 'x-api-key') headers['x-api-key'] = keys.valid;
+  const session = op.method === 'DELETE' && op.path === '/api/v1/session' ? keys.signOut : keys.console;
+  if (op.consoleOnly && session && (draw.auth === 'bearer' || draw.auth === 'x-api-key')) {
+    headers.cookie = session.cookie;
+    headers['x-csrf-token'] = session.csrf;
+  } else {
+    if (draw.auth === 'bearer') headers.authorization = `Bearer ${keys.valid}`;
+    if (draw.auth === 'x-api-key') headers['x-api-key'] = keys.valid;
+  }
   if (draw.auth === 'invalid') headers.authorization = `Bearer ${keys.invalid}`;
 
   let payload: string | undefined;

@@ -1,6 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
-import { type FuzzRequest, materialise } from './fuzz.cases.js';
+import type { FastifyInstance } from 'fastify';
+import { type ConsoleSession, type FuzzRequest, materialise } from './fuzz.cases.js';
 import { type CaseDraw, caseDraw } from './fuzz.mutations.js';
 import { type Dialect, startHarnessApp } from './lib/app.js';
 import { createContractChecker, NON_ERROR_4XX, type Violation } from './lib/contract.js';
@@ -87,6 +88,22 @@ function redactKey(request: FuzzRequest, key: string): FuzzRequest {
   };
 }
 
+const SEED_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><circle r="4" cx="5" cy="5"/></svg>';
+
+/** Invites an owner and accepts the invite through the API: a signed-in console session. */
+async function consoleSession(app: FastifyInstance, issuerId: string, email: string): Promise<ConsoleSession> {
+  const invited = await app.services.accounts.invite(issuerId, email, 'owner', 'system');
+  const token = invited.inviteUrl.split('/').pop() ?? '';
+  const res = await app.inject({
+    method: 'POST',
+    url: `/api/v1/invites/${token}/accept`,
+    payload: { password: 'fuzz console password' },
+  });
+  if (res.statusCode !== 200) throw new Error(`console sign-in answered ${res.statusCode}: ${res.body}`);
+  const cookie = String(res.headers['set-cookie']).split(';')[0] ?? '';
+  return { cookie, csrf: (res.json() as { csrfToken: string }).csrfToken };
+}
+
 export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
   const errorLines: string[] = [];
   const harness = await startHarnessApp(options.dialect, {
@@ -103,7 +120,29 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     const document = await loadApiDocument(app);
     const checker = createContractChecker();
     const operations = document.operations.filter((op) => selected(op, options.operations));
-    const keys = { valid: issuer.key, invalid: `acc_${'0'.repeat(40)}` };
+    // Console-only operations run as an owner of another issuer: a key rotation there ends that
+    // issuer's keys, not the one every other operation uses.
+    const consoleIssuer = await harness.issuer('fuzz-console');
+    const keys = {
+      valid: issuer.key,
+      invalid: `acc_${'0'.repeat(40)}`,
+      console: await consoleSession(app, consoleIssuer.id, 'owner@fuzz-console.example'),
+      signOut: await consoleSession(app, consoleIssuer.id, 'leaver@fuzz-console.example'),
+    };
+    // An uploaded image for the image operations to name.
+    const image = await app.services.images.upload(issuer.id, 'image/svg+xml', Buffer.from(SEED_SVG), 'system');
+    pool.set('images', [image.id]);
+    // Open invites (and their users) for the invite and team operations to name.
+    for (let n = 1; n <= 5; n++) {
+      const invited = await app.services.accounts.invite(
+        consoleIssuer.id,
+        `staff${n}@fuzz-console.example`,
+        'viewer',
+        'system',
+      );
+      pool.set('invites', [...(pool.get('invites') ?? []), invited.inviteUrl.split('/').pop() ?? '']);
+      pool.set('users', [...(pool.get('users') ?? []), invited.user.id]);
+    }
     const draws = new Map<OperationSpec, CaseDraw[]>(
       operations.map((op) => [
         op,

@@ -16,11 +16,26 @@ export interface Core {
   log: FastifyBaseLogger;
 }
 
-/** The issuer a request authenticated as, with the plan limits that apply to it. */
+/** A console user's role: owner > issuer > viewer (each may do what the ones after it may). */
+export type Role = 'owner' | 'issuer' | 'viewer';
+
+/** A console user signed in by the session cookie. */
+export interface SessionAuth {
+  userId: string;
+  role: Role;
+  csrfToken: string;
+  tokenHash: string;
+}
+
+/**
+ * The issuer a request authenticated as, with the plan limits that apply to it: by an API key
+ * (`apiKeyId`; full access) or by a console session (`session`; limited by its role).
+ */
 export interface AuthContext {
   issuerId: string;
   issuerSlug: string;
-  apiKeyId: string;
+  apiKeyId: string | null;
+  session: SessionAuth | null;
   planCode: string;
   requestsPerMinute: number;
 }

@@ -1,6 +1,10 @@
 /** Machine-readable error codes (interface §Errors, design.md §4 Errors) and their HTTP status. */
 export const ErrorCodes = {
   unauthorized: 401,
+  forbidden: 403,
+  csrf_failed: 403,
+  last_owner: 409,
+  email_taken: 409,
   validation_failed: 400,
   not_found: 404,
   method_not_allowed: 405,
@@ -16,6 +20,7 @@ export const ErrorCodes = {
   unknown_provider: 404,
   payload_too_large: 413,
   definition_archived: 400,
+  invalid_image: 400,
   unsupported_media_type: 415,
   service_unavailable: 503,
   internal_error: 500,
@@ -46,6 +51,8 @@ export class AppError extends Error {
 export const errors = {
   unauthorized: (message = 'A valid API key is required (Authorization: Bearer <key> or X-API-Key).') =>
     new AppError('unauthorized', message),
+  forbidden: (message: string) => new AppError('forbidden', message),
+  csrfFailed: () => new AppError('csrf_failed', 'A change made with a console session needs its X-CSRF-Token header.'),
   notFound: (what = 'Resource') => new AppError('not_found', `${what} not found.`),
   validation: (message: string, issues: ValidationIssue[] = []) =>
     new AppError('validation_failed', message, { issues }),

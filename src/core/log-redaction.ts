@@ -60,6 +60,9 @@ function redactPiece(piece: string): string {
   return sensitive(piece) ? REDACTED : piece;
 }
 
+/** Path segments whose next segment is a one-time token whatever it looks like (console invites). */
+const TOKEN_PARENTS = new Set(['invites', 'invite']);
+
 function redactParameter(pair: string): string {
   const equals = pair.indexOf('=');
   if (equals === -1) return redactPiece(pair);
@@ -70,14 +73,18 @@ function redactParameter(pair: string): string {
 
 /**
  * The URL with every sensitive piece replaced by `[redacted]`: path segments and query parameter
- * names or values that hold an email address (`@`, or `%40`), an API key or a long random token, and
+ * names or values that hold an email address (`@`, or `%40`), an API key or a long random token, the
+ * segment after `invites`/`invite` (a console invite token, random or not), and
  * the value of any parameter named like a secret (`api_key`, `token`, `key`, `secret`, `password`,
  * `signature`, …). Everything else is logged as it was.
  */
 export function redactUrl(url: string): string {
   const question = url.indexOf('?');
   const path = question === -1 ? url : url.slice(0, question);
-  const redactedPath = path.split('/').map(redactPiece).join('/');
+  const redactedPath = path
+    .split('/')
+    .map((segment, i, all) => (TOKEN_PARENTS.has(all[i - 1] ?? '') ? REDACTED : redactPiece(segment)))
+    .join('/');
   if (question === -1) return redactedPath;
   const query = url.slice(question + 1);
   return `${redactedPath}?${query.split('&').map(redactParameter).join('&')}`;

@@ -18,7 +18,7 @@ interface Count {
 }
 
 /** Adds `units` to `key`'s count in the current window and answers the new count and the time left. */
-type Counter = (key: string, windowMs: number, units: number) => Promise<Count>;
+export type Counter = (key: string, windowMs: number, units: number) => Promise<Count>;
 
 /** One fixed window per key, counted in this process. */
 function createLocalCounts() {
@@ -159,6 +159,8 @@ export interface RateLimits {
    */
   refusalBeforeKeyLookup(request: FastifyRequest, reply: FastifyReply): AppError | null;
   register(app: FastifyInstance): Promise<void>;
+  /** The same counts (shared through Redis when configured), for limits of their own (sign-in). */
+  count: Counter;
 }
 
 function refusal(max: number, ttlMs: number): AppError {
@@ -193,7 +195,11 @@ export function createRateLimits(options: {
     ? sharedCounter(options.redis, options.log)
     : async (key, windowMs, units) => local(key, windowMs, units);
   const blocks = createAddressBlocks();
-  const keyOf = (request: FastifyRequest) => (request.auth ? `key:${request.auth.apiKeyId}` : `ip:${request.ip}`);
+  const keyOf = (request: FastifyRequest) => {
+    const auth = request.auth;
+    if (!auth) return `ip:${request.ip}`;
+    return auth.session ? `user:${auth.session.userId}` : `key:${auth.apiKeyId}`;
+  };
   const maxOf = (request: FastifyRequest) => request.auth?.requestsPerMinute ?? options.openPerMinute;
   const refused = (request: FastifyRequest, max: number, ttlMs: number) => {
     if (!request.auth) blocks.block(request.ip, ttlMs);
@@ -201,6 +207,8 @@ export function createRateLimits(options: {
   };
 
   return {
+    count: counter,
+
     refusalBeforeKeyLookup(request, reply) {
       if (request.routeOptions.config.rateLimitExempt === true) return null;
       const ttlMs = blocks.remaining(request.ip);

@@ -79,6 +79,7 @@ const ValidationRef = Type.Ref(ValidationErrorBody);
 const descriptions: Record<number, string> = {
   400: 'Invalid request',
   401: 'Missing or invalid API key',
+  403: 'Refused: the console role may not do this, or the CSRF token is missing',
   402: 'Payment required',
   404: 'Not found',
   409: 'Conflict',
@@ -103,6 +104,6 @@ export function errorResponses<S extends number>(...statuses: S[]): { [K in S]: 
 export const quotaExceededResponse = { 402: { ...Type.Ref(QuotaErrorBody), description: 'Issuance quota exhausted' } };
 
 /** The error responses of every keyed route. */
-export const keyedErrors = [401, 429] as const;
+export const keyedErrors = [401, 403, 429] as const;
 /** The error responses of every open route. */
 export const openErrors = [429] as const;

@@ -24,6 +24,8 @@ import { namesWithoutEmailsMigration } from './migrations/0015_names_without_ema
 import { signingKeysMigration } from './migrations/0020_signing_keys.js';
 import { notificationsMigration } from './migrations/0021_notifications.js';
 import { reissuedFromIndexMigration } from './migrations/0022_reissued_from_index.js';
+import { consoleAccountsMigration } from './migrations/0023_console_accounts.js';
+import { imagesMigration } from './migrations/0025_images.js';
 import { vcEndorsementsMigration } from './migrations/0026_vc_endorsements.js';
 import type { DB } from './schema.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
@@ -137,6 +139,8 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0020_signing_keys': signingKeysMigration(),
     '0021_notifications': notificationsMigration(),
     '0022_reissued_from_index': reissuedFromIndexMigration(),
+    '0023_console_accounts': consoleAccountsMigration(),
+    '0025_images': imagesMigration(dialect),
     '0026_vc_endorsements': vcEndorsementsMigration(),
   };
 }

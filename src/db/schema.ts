@@ -282,6 +282,45 @@ export interface VcStatusListsTable {
   signed_at: string;
 }
 
+/** A console user: an issuer's staff member. `password_hash` is null until the invite is accepted. */
+export interface ConsoleUsersTable {
+  id: string;
+  issuer_id: string;
+  email: string;
+  role: string;
+  password_hash: string | null;
+  created_at: string;
+  updated_at: string;
+  last_sign_in_at: string | null;
+}
+
+export interface ConsoleInvitesTable {
+  token_hash: string;
+  user_id: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export interface ConsoleSessionsTable {
+  token_hash: string;
+  user_id: string;
+  csrf_token: string;
+  created_at: string;
+  last_seen_at: string;
+  /** The absolute end; the idle end is last_seen_at plus the idle timeout. */
+  expires_at: string;
+}
+
+/** An uploaded image: a PNG as uploaded or a sanitised SVG. */
+export interface ImagesTable {
+  id: string;
+  issuer_id: string;
+  content_type: string;
+  bytes: Buffer;
+  created_at: string;
+}
+
 export interface DB {
   plans: PlansTable;
   issuers: IssuersTable;
@@ -307,5 +346,9 @@ export interface DB {
   signing_keys: SigningKeysTable;
   vc_credentials: VcCredentialsTable;
   vc_status_lists: VcStatusListsTable;
+  console_users: ConsoleUsersTable;
+  console_invites: ConsoleInvitesTable;
+  console_sessions: ConsoleSessionsTable;
+  images: ImagesTable;
   vc_endorsements: VcEndorsementsTable;
 }

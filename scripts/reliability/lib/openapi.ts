@@ -20,6 +20,8 @@ export interface OperationSpec {
   path: string;
   /** True when the document gives the operation a security requirement (an API key). */
   secured: boolean;
+  /** True when only a web console session is accepted (no API key): the fuzzer signs in for it. */
+  consoleOnly: boolean;
   pathParams: ParameterSpec[];
   queryParams: ParameterSpec[];
   body: { required: boolean; contentTypes: string[]; schema: JsonSchema | null } | null;
@@ -88,6 +90,10 @@ export async function loadApiDocument(app: FastifyInstance): Promise<ApiDocument
         method: method.toUpperCase(),
         path,
         secured: Array.isArray(op.security) && op.security.length > 0,
+        consoleOnly:
+          Array.isArray(op.security) &&
+          op.security.length > 0 &&
+          (op.security as Record<string, unknown>[]).every((s) => Object.keys(s).join() === 'consoleSession'),
         pathParams: params.filter((p) => p.in === 'path'),
         queryParams: params.filter((p) => p.in === 'query'),
         body: requestBody

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 
 /**
  * Real values a request can name, by the collection a path parameter or body field refers to:
- * `credentials`, `definitions`, `pathways`, `webhooks`, `profiles`, `endorsements` (ids),
+ * `credentials`, `definitions`, `pathways`, `webhooks`, `deliveries`, `profiles`, `endorsements` (ids),
  * `issuers` and `badges` (issuer and definition slugs), `assertionUrls`, `urls` (receivers).
  */
 export type ResourcePool = Map<string, string[]>;
@@ -161,7 +161,9 @@ export async function seedIssuer(
     targetName: 'Seed framework item',
     targetUrl: 'https://framework.example/item',
   });
-  await call('POST', '/api/v1/webhooks', { url: options.webhookUrl, events: ['credential.issued'] });
+  const webhook = await call('POST', '/api/v1/webhooks', { url: options.webhookUrl, events: ['credential.issued'] });
+  // A queued test delivery, for the delivery (resend) operations to name.
+  addToPool(pool, 'deliveries', (await call('POST', `/api/v1/webhooks/${webhook.id}/test`)).deliveryId);
   if (options.recipients[0]) await call('POST', '/api/v1/profiles', { recipientEmail: options.recipients[0] });
   return pool;
 }

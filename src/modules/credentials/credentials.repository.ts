@@ -31,15 +31,37 @@ export function statusCondition(eb: Eb, status: CredentialStatus, now: string) {
   ]);
 }
 
-type ListFilter = { status?: CredentialStatus; definitionId?: string; now: string };
+export type ListFilter = {
+  status?: CredentialStatus;
+  definitionId?: string;
+  now: string;
+  /** Search only (each has an index with the issuer id): the salted recipient hash, the completion key. */
+  recipientHash?: string;
+  completionKey?: string;
+  /** Issued at or after / before these ISO times. */
+  issuedFrom?: string;
+  issuedTo?: string;
+};
 
-/** The list's rows: the issuer's credentials, of one definition and one status when asked. */
+/** The list's rows: the issuer's credentials, narrowed by every filter given. */
 function listed(eb: Eb, issuerId: string, filter: ListFilter) {
   const conditions: Expression<SqlBool>[] = [eb('credentials.issuer_id', '=', issuerId)];
   if (filter.definitionId !== undefined) conditions.push(eb('credentials.definition_id', '=', filter.definitionId));
   if (filter.status !== undefined) conditions.push(statusCondition(eb, filter.status, filter.now));
+  if (filter.recipientHash !== undefined) conditions.push(eb('credentials.recipient_hash', '=', filter.recipientHash));
+  if (filter.completionKey !== undefined) conditions.push(eb('credentials.completion_key', '=', filter.completionKey));
+  if (filter.issuedFrom !== undefined) conditions.push(eb('credentials.issued_on', '>=', filter.issuedFrom));
+  if (filter.issuedTo !== undefined) conditions.push(eb('credentials.issued_on', '<', filter.issuedTo));
   return eb.and(conditions);
 }
+
+/** Only the status-free list by definition can take its total from the kept counts. */
+const countable = (filter: ListFilter) =>
+  filter.status === undefined &&
+  filter.recipientHash === undefined &&
+  filter.completionKey === undefined &&
+  filter.issuedFrom === undefined &&
+  filter.issuedTo === undefined;
 
 /**
  * `reader` runs the list page's count and rows: at a hundred thousand credentials and more the
@@ -149,7 +171,7 @@ export function createCredentialRepository(db: Executor, dialect: Dialect, reade
       offset: number,
     ): Promise<{ total: number; deltaRows: number; rows: CredentialWithSlugs[] }> {
       const [counted, page] = await Promise.all([
-        filter.status === undefined
+        countable(filter)
           ? countedTotal(issuerId, filter.definitionId)
           : countTotal(issuerId, filter).then((total) => ({ total, deltaRows: 0 })),
         withSlugs(reader)

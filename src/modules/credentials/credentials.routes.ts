@@ -11,6 +11,7 @@ import {
   ReissueBody,
   RevokeBody,
   RevokeResultSchema,
+  SearchCredentialsBody,
 } from './credentials.schemas.js';
 
 const Issued = Type.Ref(IssuedCredentialSchema);
@@ -57,6 +58,22 @@ export const credentialRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => credentials.list(request.issuerId(), request.query),
+  );
+
+  app.post(
+    '/api/v1/credentials/search',
+    {
+      config: { auth: 'key', role: 'viewer' },
+      schema: {
+        operationId: 'searchCredentials',
+        tags,
+        summary:
+          'Find credentials by recipient email (hashed for the lookup, never stored), completion key, definition, status and time of issue',
+        body: SearchCredentialsBody,
+        response: { 200: Type.Ref(CredentialPageSchema), ...errorResponses(400, ...keyedErrors) },
+      },
+    },
+    async (request) => credentials.search(request.issuerId(), request.body),
   );
 
   app.get(

@@ -127,6 +127,24 @@ export const ListCredentialsQuery = Type.Object({
   definitionId: Type.Optional(Type.String({ maxLength: 200 })),
 });
 
+export const SearchCredentialsBody = Type.Object(
+  {
+    recipientEmail: Type.Optional({
+      ...Email,
+      description: "The earner's address: hashed with the issuer's salt for the lookup, never stored.",
+    }),
+    completionKey: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    definitionId: Type.Optional(Type.String({ maxLength: 200 })),
+    status: Type.Optional(CredentialStatus),
+    issuedFrom: Type.Optional({ ...DateTime, description: 'Issued at or after this time' }),
+    issuedTo: Type.Optional({ ...DateTime, description: 'Issued before this time' }),
+    limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+    offset: PageOffset,
+  },
+  { additionalProperties: false },
+);
+export type CredentialSearch = Static<typeof SearchCredentialsBody>;
+
 export const RevokeBody = Type.Object({ reason: Type.Optional(Text(500)) });
 export const ReissueBody = Type.Object({
   completionKey: Type.Optional(CompletionKey),

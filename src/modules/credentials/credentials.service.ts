@@ -8,7 +8,7 @@ import type { OutboxService } from '../webhooks/outbox.service.js';
 import { credentialEventData } from '../webhooks/webhooks.events.js';
 import { COMPACT_AFTER_DELTA_ROWS, type CountCompaction } from './counts.compaction.js';
 import { type CredentialWithSlugs, createCredentialRepository } from './credentials.repository.js';
-import type { CredentialStatus } from './credentials.schemas.js';
+import type { CredentialSearch, CredentialStatus } from './credentials.schemas.js';
 import { toDetail, toSummary } from './credentials.views.js';
 import type { IssuanceService, IssueOutcome } from './issuance.service.js';
 
@@ -67,6 +67,33 @@ export function createCredentialService(
       );
       // Not awaited: this answer is exact already, and the fold keeps the next ones cheap.
       if (deltaRows >= COMPACT_AFTER_DELTA_ROWS) deps.countCompaction.request(issuerId);
+      return { total, limit: query.limit, offset: query.offset, items: rows.map((r) => toSummary(urls, r, now)) };
+    },
+
+    /**
+     * The list narrowed by recipient email (hashed with the issuer's salt here and used for the
+     * lookup only: never stored, logged or returned), completion key, definition, status and the
+     * time of issue.
+     */
+    async search(issuerId: string, query: CredentialSearch) {
+      const now = core.clock.now();
+      const { total, rows } = await repo.page(
+        issuerId,
+        {
+          status: query.status,
+          definitionId: query.definitionId,
+          now: now.toISOString(),
+          recipientHash:
+            query.recipientEmail === undefined
+              ? undefined
+              : await deps.issuance.recipientHash(issuerId, query.recipientEmail),
+          completionKey: query.completionKey,
+          issuedFrom: query.issuedFrom === undefined ? undefined : new Date(query.issuedFrom).toISOString(),
+          issuedTo: query.issuedTo === undefined ? undefined : new Date(query.issuedTo).toISOString(),
+        },
+        query.limit,
+        query.offset,
+      );
       return { total, limit: query.limit, offset: query.offset, items: rows.map((r) => toSummary(urls, r, now)) };
     },
 

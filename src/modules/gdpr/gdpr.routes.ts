@@ -10,7 +10,7 @@ export const gdprRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/gdpr/export',
     {
-      config: { auth: 'key' },
+      config: { auth: 'key', role: 'owner' },
       schema: {
         operationId: 'exportRecipientData',
         tags,
@@ -26,7 +26,7 @@ export const gdprRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/gdpr/erase',
     {
-      config: { auth: 'key' },
+      config: { auth: 'key', role: 'owner' },
       schema: {
         operationId: 'eraseRecipientData',
         tags,

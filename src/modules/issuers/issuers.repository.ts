@@ -52,6 +52,10 @@ export function createIssuerRepository(db: Executor) {
     async insert(row: IssuerRow): Promise<void> {
       await db.insertInto('issuers').values(row).execute();
     },
+    async updateProfile(issuerId: string, changes: Partial<Omit<IssuerRow, 'id' | 'slug'>>): Promise<number> {
+      const result = await db.updateTable('issuers').set(changes).where('id', '=', issuerId).executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
     async setPlan(issuerId: string, planCode: string, at: string): Promise<void> {
       await db.updateTable('issuers').set({ plan_code: planCode, updated_at: at }).where('id', '=', issuerId).execute();
     },

@@ -1,4 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import { DateTime, Email, Nullable, Text, WebUrl } from '../../core/schemas.js';
+
+const HexColor = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: 'A hex colour such as #1f5fbf.' });
 
 export const IssuerSchema = Type.Object(
   {
@@ -6,6 +9,64 @@ export const IssuerSchema = Type.Object(
     slug: Type.String(),
     name: Type.String(),
     profileUrl: Type.String({ format: 'uri', description: 'Resolvable Open Badges 2.0 Issuer Profile id' }),
+    url: Type.String({ description: "The issuer's website" }),
+    email: Type.String({ description: "The issuer's public contact email (in its Open Badges profile)" }),
+    description: Nullable(Type.String()),
+    imageUrl: Nullable(Type.String({ description: "The issuer's logo or image" })),
+    brandColor: Nullable(Type.String({ description: 'Brand colour of its pages and badge images' })),
   },
   { $id: 'Issuer' },
 );
+
+export const UpdateIssuerBody = Type.Object(
+  {
+    name: Type.Optional(Text(200)),
+    url: Type.Optional(WebUrl),
+    email: Type.Optional(Email),
+    description: Type.Optional(Nullable(Text(5000))),
+    imageUrl: Type.Optional(Nullable(WebUrl)),
+    brandColor: Type.Optional(Nullable(HexColor)),
+  },
+  { additionalProperties: false },
+);
+
+export const ApiKeySchema = Type.Object(
+  {
+    id: Type.String(),
+    prefix: Type.String({ description: 'The first 8 characters, to recognise the key by' }),
+    name: Nullable(Type.String()),
+    createdAt: DateTime,
+    revokedAt: Nullable(DateTime),
+    expiresAt: Nullable({
+      ...DateTime,
+      description: 'When the key stops working (in the future during a rotation grace)',
+    }),
+  },
+  { $id: 'ApiKey' },
+);
+
+export const CreatedApiKey = Type.Object({
+  id: Type.String(),
+  key: Type.String({ description: 'The key itself: shown only in this answer' }),
+  prefix: Type.String(),
+  createdAt: DateTime,
+});
+
+export const CreateKeyBody = Type.Object({ name: Type.Optional(Text(100)) }, { additionalProperties: false });
+
+export const RotateKeyBody = Type.Object(
+  {
+    graceSeconds: Type.Integer({
+      minimum: 0,
+      maximum: 30 * 86_400,
+      default: 86_400,
+      description: 'How long every older key keeps working',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const RotatedApiKey = Type.Object({
+  ...CreatedApiKey.properties,
+  previousKeyExpiresAt: DateTime,
+});

@@ -30,6 +30,17 @@ export interface CreatedKey {
   id: string;
   key: string;
   prefix: string;
+  createdAt: string;
+}
+
+/** The issuer's own profile fields (PATCH /api/v1/issuer/me); null clears an optional one. */
+export interface ProfileChanges {
+  name?: string;
+  url?: string;
+  email?: string;
+  description?: string | null;
+  imageUrl?: string | null;
+  brandColor?: string | null;
 }
 
 /** A key that worked until a rotation and when it stops (now, or at the end of its grace period). */
@@ -86,13 +97,14 @@ export function createIssuerService(
     const key = API_KEY_PREFIX + core.ids.token(KEY_BODY_LENGTH);
     const id = core.ids.uuid();
     const prefix = key.slice(0, 8);
+    const createdAt = isoNow(core.clock);
     await createIssuerRepository(trx).insertKey({
       id,
       issuer_id: issuerId,
       key_hash: hashApiKey(key),
       prefix,
       label,
-      created_at: isoNow(core.clock),
+      created_at: createdAt,
       revoked_at: null,
     });
     await deps.audit.append(trx, {
@@ -103,7 +115,7 @@ export function createIssuerService(
       targetId: id,
       details: { label, ...details },
     });
-    return { id, key, prefix };
+    return { id, key, prefix, createdAt };
   }
 
   function limitsOf(plan: PlanRow) {
@@ -118,6 +130,31 @@ export function createIssuerService(
     const issuer = await repo.getBySlug(slug);
     if (!issuer) throw errors.notFound(`Issuer "${slug}"`);
     return issuer;
+  }
+
+  /** The checks every issuer profile field gets, at creation and on change. */
+  function checkProfile(input: {
+    url?: string;
+    email?: string;
+    imageUrl?: string | null;
+    brandLogoUrl?: string | null;
+    brandPrimaryColor?: string | null;
+  }): void {
+    if (input.url !== undefined && !WEB_URL.test(input.url)) {
+      throw errors.validation('The issuer url must be an http(s) URL.');
+    }
+    if (input.email !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.email)) {
+      throw errors.validation('The issuer email is invalid.');
+    }
+    for (const [name, value] of [
+      ['logo url', input.brandLogoUrl],
+      ['image url', input.imageUrl],
+    ] as const) {
+      if (value != null && !WEB_URL.test(value)) throw errors.validation(`The issuer ${name} must be an http(s) URL.`);
+    }
+    if (input.brandPrimaryColor != null && !safeHexColor(input.brandPrimaryColor)) {
+      throw errors.validation('The issuer brand colour must be a hex colour such as #1f5fbf.');
+    }
   }
 
   async function requirePlan(code: string): Promise<PlanRow> {
@@ -139,6 +176,7 @@ export function createIssuerService(
         issuerId: found.issuerId,
         issuerSlug: found.issuerSlug,
         apiKeyId: found.keyId,
+        session: null,
         planCode: found.planCode,
         requestsPerMinute: found.requestsPerMinute,
       };
@@ -191,18 +229,7 @@ export function createIssuerService(
       if (!new RegExp(SLUG_PATTERN).test(input.slug) || input.slug.length > 64) {
         throw errors.validation(`Slug "${input.slug}" must be lower-case kebab case (a-z, 0-9, single dashes).`);
       }
-      if (!WEB_URL.test(input.url)) throw errors.validation('The issuer url must be an http(s) URL.');
-      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.email)) throw errors.validation('The issuer email is invalid.');
-      for (const [name, value] of [
-        ['logo url', input.brandLogoUrl],
-        ['image url', input.imageUrl],
-      ] as const) {
-        if (value != null && !WEB_URL.test(value))
-          throw errors.validation(`The issuer ${name} must be an http(s) URL.`);
-      }
-      if (input.brandPrimaryColor != null && !safeHexColor(input.brandPrimaryColor)) {
-        throw errors.validation('The issuer brand colour must be a hex colour such as #1f5fbf.');
-      }
+      checkProfile(input);
       const plan = await requirePlan(input.plan ?? 'free');
       if (await repo.getBySlug(input.slug)) throw errors.slugTaken(input.slug);
       const now = isoNow(core.clock);
@@ -234,6 +261,39 @@ export function createIssuerService(
         return newKey(trx, issuer.id, 'initial', actor);
       });
       return { issuer, key };
+    },
+
+    /**
+     * Changes the issuer's profile (name, url, contact email, description, image, brand colour):
+     * the Open Badges issuer documents and the verification page read them from here.
+     */
+    async updateProfile(issuerId: string, changes: ProfileChanges, actor: Actor = SYSTEM): Promise<IssuerRow> {
+      checkProfile({ ...changes, brandPrimaryColor: changes.brandColor });
+      const fields = Object.keys(changes).filter((k) => changes[k as keyof ProfileChanges] !== undefined);
+      const now = isoNow(core.clock);
+      await core.db.transaction().execute(async (trx) => {
+        const updated = await createIssuerRepository(trx).updateProfile(issuerId, {
+          ...(changes.name !== undefined ? { name: changes.name } : {}),
+          ...(changes.url !== undefined ? { url: changes.url } : {}),
+          ...(changes.email !== undefined ? { email: changes.email } : {}),
+          ...(changes.description !== undefined ? { description: changes.description } : {}),
+          ...(changes.imageUrl !== undefined ? { image_url: changes.imageUrl } : {}),
+          ...(changes.brandColor !== undefined ? { brand_primary_color: changes.brandColor } : {}),
+          updated_at: now,
+        });
+        if (updated === 0) throw errors.notFound('Issuer');
+        await deps.audit.append(trx, {
+          issuerId,
+          actor,
+          action: 'issuer.updated',
+          targetType: 'issuer',
+          targetId: issuerId,
+          details: { fields },
+        });
+      });
+      const issuer = await repo.getById(issuerId);
+      if (!issuer) throw errors.notFound('Issuer');
+      return issuer;
     },
 
     async createKey(slug: string, label: string | null = null, actor: Actor = SYSTEM): Promise<CreatedKey> {

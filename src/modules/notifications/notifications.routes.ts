@@ -34,7 +34,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.patch(
     '/api/v1/notifications/settings',
     {
-      config: { auth: 'key' },
+      config: { auth: 'key', role: 'owner' },
       schema: {
         operationId: 'updateNotificationSettings',
         tags,

@@ -101,7 +101,7 @@ export const pathwayRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/pathways/:id/progress',
     {
-      config: { auth: 'key' },
+      config: { auth: 'key', role: 'viewer' },
       schema: {
         operationId: 'getPathwayProgress',
         tags,

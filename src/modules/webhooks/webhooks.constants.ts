@@ -12,6 +12,8 @@ export const SIGNATURE_V2_HEADER = 'X-Service-Signature-V2';
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 export const EVENT_HEADER = 'X-Service-Event';
 export const DELIVERY_HEADER = 'X-Service-Delivery';
+/** The event of a test delivery (the console's "Send test event"): sent to one endpoint whatever it subscribes to. */
+export const TEST_EVENT = 'webhook.test';
 export const USER_AGENT = 'Accolade-Webhooks/1.1';
 export const SIGNATURE_SCHEME = 'sha256';
 export const SIGNATURE_ALGORITHM = 'HMAC-SHA256';

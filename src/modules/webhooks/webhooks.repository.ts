@@ -79,6 +79,18 @@ export function createWebhookRepository(db: Executor) {
       return Number(result.numUpdatedRows);
     },
 
+    async getDelivery(issuerId: string, subscriptionId: string, id: string): Promise<DeliveryRow | undefined> {
+      return db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('issuer_id', '=', issuerId)
+        .where('subscription_id', '=', subscriptionId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+    },
+    async insertDelivery(row: DeliveryRow): Promise<void> {
+      await db.insertInto('webhook_deliveries').values(row).execute();
+    },
     async listDeliveries(
       issuerId: string,
       subscriptionId: string,

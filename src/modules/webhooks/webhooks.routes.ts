@@ -12,6 +12,9 @@ import {
   WebhookSubscriptionCreated,
 } from './webhooks.schemas.js';
 
+/** A delivery put in the queue; the dispatcher sends it and the delivery log shows how it went. */
+const QueuedDelivery = Type.Object({ deliveryId: Type.String() });
+
 export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { subscriptions } = app.services.webhooks;
   const catalog = webhookCatalog(app.core.config.publicBaseUrl);
@@ -32,7 +35,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/webhooks',
     {
-      config: { auth: 'key' },
+      config: { auth: 'key', role: 'owner' },
       schema: {
         operationId: 'createWebhook',
         tags: ['Webhooks'],
@@ -50,7 +53,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/webhooks',
     {
-      config: { auth: 'key' },
+      config: { auth: 'key', role: 'owner' },
       schema: {
         operationId: 'listWebhooks',
         tags: ['Webhooks'],
@@ -64,7 +67,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/api/v1/webhooks/:id',
     {
-      config: { auth: 'key' },
+      config: { auth: 'key', role: 'owner' },
       schema: {
         operationId: 'getWebhook',
         tags: ['Webhooks'],
@@ -79,7 +82,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete(
     '/api/v1/webhooks/:id',
     {
-      config: { auth: 'key' },
+      config: { auth: 'key', role: 'owner' },
       schema: {
         operationId: 'deleteWebhook',
         tags: ['Webhooks'],
@@ -94,10 +97,46 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
+  app.post(
+    '/api/v1/webhooks/:id/test',
+    {
+      config: { auth: 'key', role: 'owner' },
+      schema: {
+        operationId: 'sendWebhookTest',
+        tags: ['Webhooks'],
+        summary: 'Queue a signed webhook.test delivery to this endpoint (shown in its delivery log)',
+        params: WebhookIdParams,
+        response: { 202: QueuedDelivery, ...errorResponses(404, ...keyedErrors) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(202).send(await subscriptions.sendTest(request.issuerId(), request.actor(), request.params.id)),
+  );
+
+  app.post(
+    '/api/v1/webhooks/:id/deliveries/:deliveryId/resend',
+    {
+      config: { auth: 'key', role: 'owner' },
+      schema: {
+        operationId: 'resendWebhookDelivery',
+        tags: ['Webhooks'],
+        summary: 'Queue a delivery again, with the same event and payload',
+        params: Type.Object({ id: Type.String({ maxLength: 200 }), deliveryId: Type.String({ maxLength: 200 }) }),
+        response: { 202: QueuedDelivery, ...errorResponses(404, ...keyedErrors) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(202)
+        .send(
+          await subscriptions.resend(request.issuerId(), request.actor(), request.params.id, request.params.deliveryId),
+        ),
+  );
+
   app.get(
     '/api/v1/webhooks/:id/deliveries',
     {
-      config: { auth: 'key' },
+      config: { auth: 'key', role: 'owner' },
       schema: {
         operationId: 'listWebhookDeliveries',
         tags: ['Webhooks'],

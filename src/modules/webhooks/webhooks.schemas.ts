@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, Nullable, PageOffset } from '../../core/schemas.js';
 import { WEBHOOK_EVENTS, type WebhookEvent } from './outbox.service.js';
-import { DELIVERY_STATUSES } from './webhooks.constants.js';
+import { DELIVERY_STATUSES, TEST_EVENT } from './webhooks.constants.js';
 
 const EventName = Type.Unsafe<WebhookEvent>({
   type: 'string',
@@ -35,7 +35,11 @@ export const WebhookSubscriptionCreated = Type.Object(
 export const WebhookDelivery = Type.Object(
   {
     id: Type.String({ description: 'The delivery id, sent as X-Service-Delivery on every attempt.' }),
-    event: EventName,
+    event: Type.Unsafe<string>({
+      type: 'string',
+      enum: [...WEBHOOK_EVENTS, TEST_EVENT],
+      description: `The event delivered: a subscribable one, or ${TEST_EVENT} (a test sent from the console).`,
+    }),
     status: Type.Unsafe<string>({ type: 'string', enum: [...DELIVERY_STATUSES] }),
     attempts: Type.Integer(),
     lastStatusCode: Nullable(Type.Integer({ description: "The receiver's last HTTP status; null without an answer." })),

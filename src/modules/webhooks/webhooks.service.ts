@@ -4,7 +4,7 @@ import { errors } from '../../core/errors.js';
 import type { AuditService } from '../audit/audit.service.js';
 import { WEBHOOK_EVENTS, type WebhookEvent } from './outbox.service.js';
 import { type LookupFn, parseTargetUrl, resolveTarget, UnsafeTargetError } from './ssrf.js';
-import { SECRET_PREFIX, SECRET_RANDOM_LENGTH } from './webhooks.constants.js';
+import { SECRET_PREFIX, SECRET_RANDOM_LENGTH, TEST_EVENT } from './webhooks.constants.js';
 import { createWebhookRepository, type DeliveryRow, type SubscriptionRow } from './webhooks.repository.js';
 
 export interface NewSubscription {
@@ -90,6 +90,47 @@ export function createWebhookService(
     }
   }
 
+  async function queueDelivery(
+    issuerId: string,
+    actor: string,
+    subscriptionId: string,
+    event: string,
+    payload: string,
+    action: string,
+    details: Record<string, unknown>,
+  ): Promise<{ deliveryId: string }> {
+    const deliveryId = core.ids.uuid();
+    const now = isoNow(core.clock);
+    await core.db.transaction().execute(async (trx) => {
+      const scoped = createWebhookRepository(trx);
+      if (!(await scoped.getSubscription(issuerId, subscriptionId))) throw errors.notFound('Webhook');
+      await scoped.insertDelivery({
+        id: deliveryId,
+        issuer_id: issuerId,
+        subscription_id: subscriptionId,
+        event,
+        payload,
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: now,
+        locked_until: null,
+        last_status_code: null,
+        last_error: null,
+        created_at: now,
+        delivered_at: null,
+      });
+      await deps.audit.append(trx, {
+        issuerId,
+        actor,
+        action,
+        targetType: 'webhook',
+        targetId: subscriptionId,
+        details: { deliveryId, event, ...details },
+      });
+    });
+    return { deliveryId };
+  }
+
   return {
     async create(
       issuerId: string,
@@ -150,6 +191,30 @@ export function createWebhookService(
         return true;
       });
       if (!removed) throw errors.notFound('Webhook');
+    },
+
+    /**
+     * Queues a signed `webhook.test` delivery to one subscription, whatever events it takes, through
+     * the normal dispatcher (retries, breaker, delivery log).
+     */
+    async sendTest(issuerId: string, actor: string, id: string): Promise<{ deliveryId: string }> {
+      const now = isoNow(core.clock);
+      const envelope = {
+        id: core.ids.uuid(),
+        event: TEST_EVENT,
+        occurredAt: now,
+        data: { webhookId: id, message: 'A test event sent from the Accolade console.' },
+      };
+      return queueDelivery(issuerId, actor, id, TEST_EVENT, JSON.stringify(envelope), 'webhook.test_sent', {});
+    },
+
+    /** Queues a delivery again: a new row with the same event and payload (so the same envelope id). */
+    async resend(issuerId: string, actor: string, id: string, deliveryId: string): Promise<{ deliveryId: string }> {
+      const original = await repo.getDelivery(issuerId, id, deliveryId);
+      if (!original) throw errors.notFound('Delivery');
+      return queueDelivery(issuerId, actor, id, original.event, original.payload, 'webhook.resent', {
+        resentFrom: deliveryId,
+      });
     },
 
     /** Deliveries of one subscription, latest first. */

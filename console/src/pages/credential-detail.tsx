@@ -1,0 +1,142 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useRoute } from 'preact-iso';
+import type { components } from '../../../client/index';
+import { api, problem } from '../api';
+import { can, useSession } from '../session';
+import { Alert, Field, formatDate, inputValue } from '../ui';
+
+type Credential = components['schemas']['CredentialDetail'];
+type AuditRecord = components['schemas']['AuditRecord'];
+
+/** The audit API has no target filter: the newest records are read and this credential's kept. */
+const AUDIT_WINDOW = 200;
+
+export function CredentialDetailPage() {
+  const { params } = useRoute();
+  const id = params.id ?? '';
+  const session = useSession();
+  const mayChange = can(session?.user, 'issue');
+  const [credential, setCredential] = useState<Credential | null>(null);
+  const [timeline, setTimeline] = useState<AuditRecord[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [reason, setReason] = useState('');
+
+  const load = useCallback(async () => {
+    const { data, error: failure } = await api.GET('/api/v1/credentials/{id}', { params: { path: { id } } });
+    if (failure) {
+      setError(problem(failure));
+      return;
+    }
+    setCredential(data);
+    const audit = await api.GET('/api/v1/audit', { params: { query: { limit: AUDIT_WINDOW } } });
+    setTimeline((audit.data?.items ?? []).filter((record) => record.targetId === id));
+  }, [id]);
+  useEffect(() => {
+    load();
+  }, [load]);
+
+  async function revoke(event: Event) {
+    event.preventDefault();
+    const { error: failure } = await api.POST('/api/v1/credentials/{id}/revoke', {
+      params: { path: { id } },
+      body: reason ? { reason } : {},
+    });
+    if (failure) setError(problem(failure));
+    else {
+      setNotice('The credential is revoked.');
+      load();
+    }
+  }
+
+  async function reissue(event: Event) {
+    event.preventDefault();
+    const { data, error: failure } = await api.POST('/api/v1/credentials/{id}/reissue', {
+      params: { path: { id } },
+      body: {},
+    });
+    if (failure) setError(problem(failure));
+    else setNotice(`Reissued as ${data.credentialId}.`);
+  }
+
+  if (!credential) {
+    return (
+      <>
+        <h1>Credential</h1>
+        {error ? <Alert>{error}</Alert> : <p>Loading…</p>}
+      </>
+    );
+  }
+  return (
+    <>
+      <h1>Credential {credential.completionKey}</h1>
+      {error && <Alert>{error}</Alert>}
+      {notice && <Alert kind="success">{notice}</Alert>}
+      <dl class="facts">
+        <dt>Status</dt>
+        <dd>
+          <span class={`status status-${credential.status}`}>{credential.status}</span>
+          {credential.revokedReason ? ` (${credential.revokedReason})` : ''}
+        </dd>
+        <dt>Issued</dt>
+        <dd>{formatDate(credential.issuedOn)}</dd>
+        <dt>Expires</dt>
+        <dd>{formatDate(credential.expiresOn)}</dd>
+        <dt>Documents</dt>
+        <dd>
+          <ul class="links">
+            {credential.verifyUrl && (
+              <li>
+                <a href={credential.verifyUrl}>Verification page</a>
+              </li>
+            )}
+            <li>
+              <a href={credential.assertionUrl}>Open Badges 2.0 assertion</a>
+            </li>
+            <li>
+              <a href={credential.badgeClassUrl}>Badge class</a>
+            </li>
+            {credential.openBadgeCredentialUrl && (
+              <li>
+                <a href={credential.openBadgeCredentialUrl}>Open Badges 3.0 credential</a>
+              </li>
+            )}
+          </ul>
+        </dd>
+      </dl>
+      {mayChange && credential.status !== 'revoked' && (
+        <form class="panel" onSubmit={revoke} aria-labelledby="revoke-title">
+          <h2 id="revoke-title">Revoke</h2>
+          <Field label="Reason" id="revoke-reason">
+            <input id="revoke-reason" maxLength={500} value={reason} onInput={(e) => setReason(inputValue(e))} />
+          </Field>
+          <button type="submit" class="danger">
+            Revoke
+          </button>
+        </form>
+      )}
+      {mayChange && (
+        <form class="panel" onSubmit={reissue} aria-labelledby="reissue-title">
+          <h2 id="reissue-title">Reissue</h2>
+          <p>Issues a replacement for the same earner; this one is then marked as replaced.</p>
+          <button type="submit">Reissue</button>
+        </form>
+      )}
+      <section aria-labelledby="timeline-title">
+        <h2 id="timeline-title">Audit timeline</h2>
+        {timeline.length === 0 ? (
+          <p>No audit records for this credential among the latest {AUDIT_WINDOW}.</p>
+        ) : (
+          <ol class="timeline">
+            {timeline.map((record) => (
+              <li key={record.id}>
+                <time dateTime={record.occurredAt}>{formatDate(record.occurredAt)}</time> {record.action} by{' '}
+                {record.actor}
+              </li>
+            ))}
+          </ol>
+        )}
+      </section>
+    </>
+  );
+}

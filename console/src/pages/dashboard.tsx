@@ -1,0 +1,143 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { components } from '../../../client/index';
+import { api, problem } from '../api';
+import { ChartFigure } from '../chart';
+import { Alert, Field, inputValue } from '../ui';
+
+type Analytics = components['schemas']['IssuerAnalytics'];
+type TimePoint = components['schemas']['TimePoint'];
+
+const DAY_MS = 86_400_000;
+const day = (date: Date) => date.toISOString().slice(0, 10);
+
+/** The days of the window, so a day without events shows as 0 rather than missing. */
+function daysBetween(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let at = Date.parse(from); at <= Date.parse(to); at += DAY_MS) days.push(day(new Date(at)));
+  return days;
+}
+
+const perDay = (days: string[], points: TimePoint[]) => {
+  const counts = new Map(points.map((point) => [point.date.slice(0, 10), point.count]));
+  return days.map((date) => counts.get(date) ?? 0);
+};
+
+export function DashboardPage() {
+  const today = new Date();
+  const [from, setFrom] = useState(day(new Date(today.getTime() - 29 * DAY_MS)));
+  const [to, setTo] = useState(day(today));
+  const [data, setData] = useState<Analytics | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    api.GET('/api/v1/analytics', { params: { query: { from, to } } }).then((result) => {
+      if (result.error) setError(problem(result.error));
+      else {
+        setError(null);
+        setData(result.data);
+      }
+    });
+  }, [from, to]);
+
+  const days = useMemo(() => daysBetween(from, to), [from, to]);
+  const daily = useMemo(
+    () =>
+      data
+        ? [
+            { label: 'Issued', values: perDay(days, data.series.issuance) },
+            { label: 'Verifications', values: perDay(days, data.series.verifies) },
+            { label: 'Engagement', values: perDay(days, data.series.engagement) },
+          ]
+        : [],
+    [data, days],
+  );
+  const range = `from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`;
+
+  return (
+    <>
+      <h1>Dashboard</h1>
+      <form class="panel inline" aria-label="Date range" onSubmit={(event) => event.preventDefault()}>
+        <Field label="From" id="range-from">
+          <input id="range-from" type="date" value={from} max={to} onChange={(e) => setFrom(inputValue(e))} />
+        </Field>
+        <Field label="To" id="range-to">
+          <input id="range-to" type="date" value={to} min={from} onChange={(e) => setTo(inputValue(e))} />
+        </Field>
+        <a href={`/api/v1/analytics.csv?${range}`} download>
+          Export analytics CSV
+        </a>
+        <a href={`/api/v1/reports/issuance.csv?${range}`} download>
+          Export issuance CSV
+        </a>
+      </form>
+      {error && <Alert>{error}</Alert>}
+      {data && (
+        <>
+          <dl class="totals">
+            {(
+              [
+                ['Issued in range', data.totals.issuedInWindow],
+                ['Valid', data.totals.valid],
+                ['Revoked', data.totals.revoked],
+                ['Verifications', data.totals.verifies],
+                ['Shares', data.totals.shares],
+              ] as const
+            ).map(([label, value]) => (
+              <div key={label}>
+                <dt>{label}</dt>
+                <dd data-total={label}>{value}</dd>
+              </div>
+            ))}
+          </dl>
+          <div class="charts">
+            <ChartFigure title="Per day" type="line" labels={days} series={daily} />
+            <ChartFigure
+              title="Funnel"
+              type="bar"
+              labels={['Issued', 'Verified', 'Shared']}
+              series={[
+                { label: 'Credentials', values: [data.funnel.issued, data.funnel.verified, data.funnel.shared] },
+              ]}
+            />
+            <ChartFigure
+              title="Verification channels"
+              type="bar"
+              labels={['API', 'Bulk', 'Page']}
+              series={[
+                {
+                  label: 'Verifications',
+                  values: [data.verifiesByChannel.api, data.verifiesByChannel.bulk, data.verifiesByChannel.page],
+                },
+              ]}
+            />
+            <ChartFigure
+              title="Countries"
+              type="bar"
+              labels={data.geo.map((row) => row.country)}
+              series={[{ label: 'Verifications', values: data.geo.map((row) => row.count) }]}
+            />
+            <ChartFigure
+              title="Per definition"
+              type="bar"
+              labels={data.byDefinition.map((row) => row.name)}
+              series={[
+                { label: 'Issued', values: data.byDefinition.map((row) => row.issued) },
+                { label: 'Revoked', values: data.byDefinition.map((row) => row.revoked) },
+                { label: 'Verifications', values: data.byDefinition.map((row) => row.verifies) },
+              ]}
+            />
+            <ChartFigure
+              title="Per pathway"
+              type="bar"
+              labels={data.byPathway.map((row) => row.name)}
+              series={[
+                { label: 'Issued', values: data.byPathway.map((row) => row.issued) },
+                { label: 'Recipients', values: data.byPathway.map((row) => row.recipients) },
+              ]}
+            />
+          </div>
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,228 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import type { components } from '../../../client/index';
+import { api, problem, uploadImage } from '../api';
+import { BadgeDesigner, badgePng } from '../designer';
+import { can, useSession } from '../session';
+import { Alert, Field, inputValue } from '../ui';
+
+type Definition = components['schemas']['Definition'];
+type ImageSource = 'design' | 'upload' | 'url';
+
+function DefinitionForm({ editing, onDone }: { editing: Definition | null; onDone: (message: string) => void }) {
+  const [name, setName] = useState(editing?.name ?? '');
+  const [description, setDescription] = useState(editing?.description ?? '');
+  const [criteria, setCriteria] = useState(editing?.criteriaNarrative ?? '');
+  const [source, setSource] = useState<ImageSource>(editing?.imageUrl ? 'url' : 'design');
+  const [imageUrl, setImageUrl] = useState(editing?.imageUrl ?? '');
+  const [format, setFormat] = useState<'svg' | 'png'>('svg');
+  const [svg, setSvg] = useState('');
+  const [file, setFile] = useState<File | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const onDesign = useCallback((value: string) => setSvg(value), []);
+
+  async function image(): Promise<string | undefined> {
+    if (source === 'url') return imageUrl || undefined;
+    if (source === 'upload') {
+      if (!file) return undefined;
+      const type = file.type === 'image/png' ? 'image/png' : 'image/svg+xml';
+      const uploaded = await uploadImage(file, type);
+      if (!uploaded.url) throw uploaded.error;
+      return uploaded.url;
+    }
+    const uploaded =
+      format === 'png'
+        ? await uploadImage(await badgePng(svg), 'image/png')
+        : await uploadImage(new Blob([svg], { type: 'image/svg+xml' }), 'image/svg+xml');
+    if (!uploaded.url) throw uploaded.error;
+    return uploaded.url;
+  }
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const url = await image();
+      const body = {
+        name,
+        description,
+        ...(criteria ? { criteriaNarrative: criteria } : {}),
+        ...(url ? { imageUrl: url } : {}),
+      };
+      const result = editing
+        ? await api.PATCH('/api/v1/definitions/{id}', { params: { path: { id: editing.id } }, body })
+        : await api.POST('/api/v1/definitions', { body });
+      if (result.error) throw result.error;
+      onDone(editing ? `Saved “${name}”.` : `Created “${name}”.`);
+    } catch (failure) {
+      setError(problem(failure));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form class="panel" onSubmit={submit} aria-labelledby="definition-form-title">
+      <h2 id="definition-form-title">{editing ? `Edit ${editing.name}` : 'New definition'}</h2>
+      {error && <Alert>{error}</Alert>}
+      <Field label="Name" id="def-name">
+        <input id="def-name" required maxLength={200} value={name} onInput={(e) => setName(inputValue(e))} />
+      </Field>
+      <Field label="Description" id="def-description">
+        <textarea
+          id="def-description"
+          required
+          rows={3}
+          value={description}
+          onInput={(e) => setDescription(inputValue(e))}
+        />
+      </Field>
+      <Field label="Criteria" id="def-criteria">
+        <textarea id="def-criteria" rows={3} value={criteria} onInput={(e) => setCriteria(inputValue(e))} />
+      </Field>
+      <fieldset>
+        <legend>Image</legend>
+        {(['design', 'upload', 'url'] as const).map((value) => (
+          <label key={value} class="choice">
+            <input type="radio" name="image-source" checked={source === value} onChange={() => setSource(value)} />
+            {value === 'design' ? 'Design a badge' : value === 'upload' ? 'Upload a file' : 'Image URL'}
+          </label>
+        ))}
+      </fieldset>
+      {source === 'design' && (
+        <>
+          <BadgeDesigner initialTitle={name || 'Badge'} onChange={onDesign} />
+          <Field label="Image format" id="def-format">
+            <select id="def-format" value={format} onChange={(e) => setFormat(inputValue(e) === 'png' ? 'png' : 'svg')}>
+              <option value="svg">SVG</option>
+              <option value="png">PNG</option>
+            </select>
+          </Field>
+        </>
+      )}
+      {source === 'upload' && (
+        <Field label="Image file (PNG or SVG, up to 256 KiB)" id="def-file">
+          <input
+            id="def-file"
+            type="file"
+            accept="image/png,image/svg+xml"
+            onChange={(e) => setFile((e.currentTarget as HTMLInputElement).files?.[0] ?? null)}
+          />
+        </Field>
+      )}
+      {source === 'url' && (
+        <Field label="Image URL" id="def-image-url">
+          <input id="def-image-url" type="url" value={imageUrl} onInput={(e) => setImageUrl(inputValue(e))} />
+        </Field>
+      )}
+      <div class="actions">
+        <button type="submit" disabled={busy}>
+          {editing ? 'Save definition' : 'Save new definition'}
+        </button>
+        <button type="button" class="secondary" onClick={() => onDone('')}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+export function DefinitionsPage() {
+  const session = useSession();
+  const mayEdit = can(session?.user, 'issue');
+  const [items, setItems] = useState<Definition[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState('');
+  const [editing, setEditing] = useState<Definition | 'new' | null>(null);
+
+  const load = useCallback(async () => {
+    const { data, error: failure } = await api.GET('/api/v1/definitions');
+    if (failure) setError(problem(failure));
+    else setItems(data);
+  }, []);
+  useEffect(() => {
+    load();
+  }, [load]);
+
+  async function archive(definition: Definition) {
+    const { error: failure } = await api.PATCH('/api/v1/definitions/{id}', {
+      params: { path: { id: definition.id } },
+      body: { status: 'archived' },
+    });
+    if (failure) setError(problem(failure));
+    else {
+      setNotice(`Archived “${definition.name}”.`);
+      load();
+    }
+  }
+
+  return (
+    <>
+      <div class="page-head">
+        <h1>Definitions</h1>
+        {mayEdit && editing === null && (
+          <button type="button" onClick={() => setEditing('new')}>
+            Create definition
+          </button>
+        )}
+      </div>
+      {error && <Alert>{error}</Alert>}
+      {notice && <Alert kind="success">{notice}</Alert>}
+      {editing !== null && (
+        <DefinitionForm
+          editing={editing === 'new' ? null : editing}
+          onDone={(message) => {
+            setEditing(null);
+            setNotice(message);
+            if (message) load();
+          }}
+        />
+      )}
+      {items === null ? (
+        <p>Loading…</p>
+      ) : items.length === 0 ? (
+        <p>No definitions yet.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption class="visually-hidden">Credential definitions</caption>
+            <thead>
+              <tr>
+                <th scope="col">Image</th>
+                <th scope="col">Name</th>
+                <th scope="col">Status</th>
+                <th scope="col">Id</th>
+                {mayEdit && <th scope="col">Actions</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((definition) => (
+                <tr key={definition.id}>
+                  <td>{definition.imageUrl ? <img src={definition.imageUrl} alt="" width={40} height={40} /> : '—'}</td>
+                  <th scope="row">{definition.name}</th>
+                  <td>{definition.status ?? 'active'}</td>
+                  <td>
+                    <code>{definition.id}</code>
+                  </td>
+                  {mayEdit && (
+                    <td class="actions">
+                      <button type="button" class="secondary" onClick={() => setEditing(definition)}>
+                        Edit<span class="visually-hidden"> {definition.name}</span>
+                      </button>
+                      {definition.status !== 'archived' && (
+                        <button type="button" class="secondary" onClick={() => archive(definition)}>
+                          Archive<span class="visually-hidden"> {definition.name}</span>
+                        </button>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}

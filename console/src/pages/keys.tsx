@@ -1,0 +1,144 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import type { components } from '../../../client/index';
+import { api, problem } from '../api';
+import { Alert, Field, formatDate, inputValue } from '../ui';
+
+type ApiKey = components['schemas']['ApiKey'] & { lastUsedAt?: string | null };
+
+interface NewKey {
+  id: string;
+  key: string;
+  prefix: string;
+  createdAt: string;
+  previousKeyExpiresAt?: string;
+}
+
+const DAY = 86_400;
+
+export function KeysPage() {
+  const [keys, setKeys] = useState<ApiKey[] | null>(null);
+  const [name, setName] = useState('');
+  const [graceDays, setGraceDays] = useState('1');
+  const [shown, setShown] = useState<NewKey | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const load = useCallback(async () => {
+    const result = await api.GET('/api/v1/keys');
+    if (result.data) setKeys(result.data.items);
+    else setError(problem(result.error));
+  }, []);
+  useEffect(() => {
+    load();
+  }, [load]);
+
+  /** Creating and rotating answer the new key (shown once); revoking answers the key's row. */
+  async function act(result: Promise<{ data?: NewKey | ApiKey; error?: unknown }>) {
+    setError(null);
+    const { data, error: failure } = await result;
+    if (failure) setError(problem(failure));
+    else if (data && 'key' in data) setShown(data);
+    load();
+  }
+
+  return (
+    <>
+      <h1>API keys</h1>
+      {error && <Alert>{error}</Alert>}
+      {shown && (
+        <div class="panel secret" role="status">
+          <h2>Copy the new key now</h2>
+          <p>It is shown once. Store it where your integration reads its secrets.</p>
+          <code class="key">{shown.key}</code>
+          {shown.previousKeyExpiresAt && <p>The previous key works until {formatDate(shown.previousKeyExpiresAt)}.</p>}
+          <button type="button" class="secondary" onClick={() => setShown(null)}>
+            Done
+          </button>
+        </div>
+      )}
+      <form
+        class="panel inline"
+        onSubmit={(event) => {
+          event.preventDefault();
+          act(api.POST('/api/v1/keys', { body: name ? { name } : {} }));
+          setName('');
+        }}
+      >
+        <Field label="Key name" id="key-name">
+          <input id="key-name" maxLength={100} value={name} onInput={(e) => setName(inputValue(e))} />
+        </Field>
+        <button type="submit">Create key</button>
+      </form>
+      <Field label="Grace period for rotation (days)" id="grace-days">
+        <input
+          id="grace-days"
+          type="number"
+          min={0}
+          max={30}
+          value={graceDays}
+          onInput={(e) => setGraceDays(inputValue(e))}
+        />
+      </Field>
+      {keys && (
+        <div class="table-wrap">
+          <table>
+            <caption>{keys.length} keys</caption>
+            <thead>
+              <tr>
+                <th scope="col">Prefix</th>
+                <th scope="col">Name</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Stops</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.map((key) => (
+                <tr key={key.id}>
+                  <th scope="row">
+                    <code>{key.prefix}</code>
+                  </th>
+                  <td>{key.name ?? '—'}</td>
+                  <td>{formatDate(key.createdAt)}</td>
+                  <td>{formatDate(key.lastUsedAt)}</td>
+                  <td>{key.revokedAt ? `revoked ${formatDate(key.revokedAt)}` : formatDate(key.expiresAt)}</td>
+                  <td class="actions">
+                    {!key.revokedAt && (
+                      <>
+                        <button
+                          type="button"
+                          class="secondary"
+                          onClick={() =>
+                            act(
+                              api.POST('/api/v1/keys/{id}/rotate', {
+                                params: { path: { id: key.id } },
+                                body: {
+                                  graceSeconds: Math.round(Math.min(30, Math.max(0, Number(graceDays) || 0)) * DAY),
+                                },
+                              }),
+                            )
+                          }
+                        >
+                          Rotate<span class="visually-hidden"> {key.prefix}</span>
+                        </button>
+                        <button
+                          type="button"
+                          class="danger"
+                          onClick={() =>
+                            act(api.POST('/api/v1/keys/{id}/revoke', { params: { path: { id: key.id } } }))
+                          }
+                        >
+                          Revoke<span class="visually-hidden"> {key.prefix}</span>
+                        </button>
+                      </>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}

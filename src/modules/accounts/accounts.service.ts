@@ -1,0 +1,297 @@
+import { isoNow } from '../../core/clock.js';
+import type { AuthContext, Core, Role } from '../../core/context.js';
+import { AppError, errors } from '../../core/errors.js';
+import { normaliseEmail, sha256Hex } from '../../core/hashing.js';
+import type { AuditService } from '../audit/audit.service.js';
+import type { IssuerService } from '../issuers/issuers.service.js';
+import { createAccountRepository, type UserRow } from './accounts.repository.js';
+import { hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './passwords.js';
+
+export const ROLES = ['owner', 'issuer', 'viewer'] as const;
+const INVITE_HOURS = 72;
+const TOKEN_LENGTH = 43;
+/** A session's last-seen time is written at most this often (the idle timeout's precision). */
+const TOUCH_EVERY_MS = 60_000;
+
+/** What the console shows of the signed-in user. */
+export interface SessionUser {
+  id: string;
+  email: string;
+  role: Role;
+  issuer: { id: string; slug: string; name: string };
+}
+
+/** A new session: the cookie's token (never stored, only its hash) and the CSRF token. */
+export interface SignedIn {
+  token: string;
+  csrfToken: string;
+  user: SessionUser;
+}
+
+function teamMember(row: UserRow) {
+  return {
+    id: row.id,
+    email: row.email,
+    role: row.role as Role,
+    status: row.password_hash === null ? ('invited' as const) : ('active' as const),
+    createdAt: row.created_at,
+    lastSignInAt: row.last_sign_in_at,
+  };
+}
+
+export type TeamMember = ReturnType<typeof teamMember>;
+
+/** The only owner who can sign in: demoting or removing them would leave the issuer unmanaged. */
+function isLastOwner(row: UserRow, activeOwners: number): boolean {
+  return row.role === 'owner' && row.password_hash !== null && activeOwners <= 1;
+}
+
+function checkPassword(password: string): void {
+  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
+    throw errors.validation(`The password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long.`, [
+      {
+        path: '/password',
+        message: `body/password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`,
+        code: 'length',
+      },
+    ]);
+  }
+}
+
+/**
+ * Console accounts: an issuer's staff (users with a role), their one-time invites and their
+ * server-side sessions. Staff emails live in the users table only; audit records name user ids.
+ */
+export function createAccountService(
+  core: Pick<Core, 'db' | 'clock' | 'ids' | 'config'>,
+  deps: {
+    audit: Pick<AuditService, 'append'>;
+    issuers: Pick<IssuerService, 'getIssuer' | 'getIssuerBySlug'>;
+  },
+) {
+  const repo = createAccountRepository(core.db);
+  const { idleMinutes, maxHours } = core.config.consoleSession;
+
+  async function sessionUser(row: UserRow): Promise<SessionUser> {
+    const issuer = await deps.issuers.getIssuer(row.issuer_id);
+    return {
+      id: row.id,
+      email: row.email,
+      role: row.role as Role,
+      issuer: { id: issuer.id, slug: issuer.slug, name: issuer.name },
+    };
+  }
+
+  async function startSession(row: UserRow): Promise<SignedIn> {
+    const token = core.ids.token(TOKEN_LENGTH);
+    const csrfToken = core.ids.token(TOKEN_LENGTH);
+    const now = core.clock.now();
+    await repo.insertSession({
+      token_hash: sha256Hex(token),
+      user_id: row.id,
+      csrf_token: csrfToken,
+      created_at: now.toISOString(),
+      last_seen_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + maxHours * 3_600_000).toISOString(),
+    });
+    await repo.recordSignIn(row.id, now.toISOString());
+    return { token, csrfToken, user: await sessionUser(row) };
+  }
+
+  async function requireMember(issuerId: string, userId: string): Promise<UserRow> {
+    const row = await repo.getUser(issuerId, userId);
+    if (!row) throw errors.notFound('User');
+    return row;
+  }
+
+  async function invite(issuerId: string, email: string, role: Role, actor: string) {
+    const address = normaliseEmail(email);
+    if (address.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address)) {
+      throw errors.validation('The email address is invalid.');
+    }
+    if (await repo.findUserByEmail(address)) {
+      throw new AppError('email_taken', 'A console user with this email already exists.');
+    }
+    const now = core.clock.now();
+    const token = core.ids.token(TOKEN_LENGTH);
+    const expiresAt = new Date(now.getTime() + INVITE_HOURS * 3_600_000).toISOString();
+    const row: UserRow = {
+      id: core.ids.uuid(),
+      issuer_id: issuerId,
+      email: address,
+      role,
+      password_hash: null,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+      last_sign_in_at: null,
+    };
+    await core.db.transaction().execute(async (trx) => {
+      const accounts = createAccountRepository(trx);
+      await accounts.insertUser(row);
+      await accounts.insertInvite({
+        token_hash: sha256Hex(token),
+        user_id: row.id,
+        created_at: now.toISOString(),
+        expires_at: expiresAt,
+        used_at: null,
+      });
+      await deps.audit.append(trx, {
+        issuerId,
+        actor,
+        action: 'console_user.invited',
+        targetType: 'console_user',
+        targetId: row.id,
+        details: { role },
+      });
+    });
+    return {
+      user: teamMember(row),
+      inviteUrl: `${core.config.publicBaseUrl}/console/invite/${token}`,
+      inviteExpiresAt: expiresAt,
+    };
+  }
+
+  return {
+    /** Invites a staff member by email: the user (status invited) and the one-time link. */
+    invite,
+
+    /** The operator's invite (CLI): the issuer named by its slug. */
+    async inviteToIssuer(slug: string, email: string, role: Role, actor: string) {
+      const issuer = await deps.issuers.getIssuerBySlug(slug);
+      return invite(issuer.id, email, role, actor);
+    },
+
+    /** An open invite's details; unknown, used and expired invites are all the same 404. */
+    async describeInvite(token: string) {
+      const now = isoNow(core.clock);
+      const found = await repo.findOpenInvite(sha256Hex(token), now);
+      if (!found) throw errors.notFound('Invite');
+      const user = await repo.getUserById(found.userId);
+      if (!user) throw errors.notFound('Invite');
+      return { email: user.email, role: user.role as Role, issuerName: found.issuerName, expiresAt: found.expiresAt };
+    },
+
+    /** Sets the invited user's password (once: the invite is used up) and signs them in. */
+    async acceptInvite(token: string, password: string): Promise<SignedIn> {
+      checkPassword(password);
+      const tokenHash = sha256Hex(token);
+      const found = await repo.findOpenInvite(tokenHash, isoNow(core.clock));
+      if (!found) throw errors.notFound('Invite');
+      const passwordHash = await hashPassword(password);
+      const user = await core.db.transaction().execute(async (trx) => {
+        const accounts = createAccountRepository(trx);
+        const now = isoNow(core.clock);
+        if (!(await accounts.useInvite(tokenHash, now))) throw errors.notFound('Invite');
+        await accounts.setPassword(found.userId, passwordHash, now);
+        const row = await accounts.getUserById(found.userId);
+        if (!row) throw errors.notFound('Invite');
+        await deps.audit.append(trx, {
+          issuerId: row.issuer_id,
+          actor: `user:${row.id}`,
+          action: 'console_user.activated',
+          targetType: 'console_user',
+          targetId: row.id,
+        });
+        return row;
+      });
+      return startSession(user);
+    },
+
+    /** Checks the password (the KDF runs whether or not the account exists); null when refused. */
+    async signIn(email: string, password: string): Promise<SignedIn | null> {
+      const row = await repo.findUserByEmail(normaliseEmail(email));
+      const matches = await verifyPassword(password.slice(0, PASSWORD_MAX), row?.password_hash ?? null);
+      if (!row || !matches) return null;
+      return startSession(row);
+    },
+
+    /**
+     * The request context of a session token, or null when it is unknown, idle past the idle timeout
+     * or past its absolute end (an ended session's row is deleted).
+     */
+    async authenticate(token: string): Promise<AuthContext | null> {
+      if (token.length !== TOKEN_LENGTH) return null;
+      const tokenHash = sha256Hex(token);
+      const found = await repo.findSession(tokenHash);
+      if (!found) return null;
+      const now = core.clock.now();
+      const idleEnd = Date.parse(found.lastSeenAt) + idleMinutes * 60_000;
+      if (now.getTime() >= idleEnd || now.toISOString() >= found.expiresAt) {
+        await repo.deleteSession(tokenHash);
+        return null;
+      }
+      if (now.getTime() - Date.parse(found.lastSeenAt) >= TOUCH_EVERY_MS) {
+        await repo.touchSession(tokenHash, now.toISOString());
+      }
+      return {
+        issuerId: found.issuerId,
+        issuerSlug: found.issuerSlug,
+        apiKeyId: null,
+        session: { userId: found.userId, role: found.role as Role, csrfToken: found.csrfToken, tokenHash },
+        planCode: found.planCode,
+        requestsPerMinute: found.requestsPerMinute,
+      };
+    },
+
+    /** The signed-in user as the console shows it. */
+    async currentUser(issuerId: string, userId: string): Promise<SessionUser> {
+      return sessionUser(await requireMember(issuerId, userId));
+    },
+
+    async signOut(tokenHash: string): Promise<void> {
+      await repo.deleteSession(tokenHash);
+    },
+
+    async listUsers(issuerId: string): Promise<TeamMember[]> {
+      return (await repo.listUsers(issuerId)).map(teamMember);
+    },
+
+    /** Changes a user's role and ends their sessions; the last owner cannot be demoted. */
+    async changeRole(issuerId: string, userId: string, role: Role, actor: string): Promise<TeamMember> {
+      return core.db.transaction().execute(async (trx) => {
+        const accounts = createAccountRepository(trx);
+        const row = await accounts.getUser(issuerId, userId);
+        if (!row) throw errors.notFound('User');
+        if (row.role === role) return teamMember(row);
+        if (isLastOwner(row, await accounts.countActiveOwners(issuerId))) {
+          throw new AppError('last_owner', 'The issuer must keep at least one owner.');
+        }
+        const now = isoNow(core.clock);
+        await accounts.setRole(issuerId, userId, role, now);
+        await accounts.deleteSessionsOf(userId);
+        await deps.audit.append(trx, {
+          issuerId,
+          actor,
+          action: 'console_user.role_changed',
+          targetType: 'console_user',
+          targetId: userId,
+          details: { from: row.role, to: role },
+        });
+        return teamMember({ ...row, role, updated_at: now });
+      });
+    },
+
+    /** Removes a user with their invites and sessions; the last owner cannot be removed. */
+    async removeUser(issuerId: string, userId: string, actor: string): Promise<void> {
+      await core.db.transaction().execute(async (trx) => {
+        const accounts = createAccountRepository(trx);
+        const row = await accounts.getUser(issuerId, userId);
+        if (!row) throw errors.notFound('User');
+        if (isLastOwner(row, await accounts.countActiveOwners(issuerId))) {
+          throw new AppError('last_owner', 'The issuer must keep at least one owner.');
+        }
+        await accounts.deleteUser(issuerId, userId);
+        await deps.audit.append(trx, {
+          issuerId,
+          actor,
+          action: 'console_user.removed',
+          targetType: 'console_user',
+          targetId: userId,
+          details: { role: row.role },
+        });
+      });
+    },
+  };
+}
+
+export type AccountService = ReturnType<typeof createAccountService>;

@@ -1,0 +1,17 @@
+import type { Selectable } from 'kysely';
+import type { Executor } from '../../db/database.js';
+import type { ImagesTable } from '../../db/schema.js';
+
+export type ImageRow = Selectable<ImagesTable>;
+
+export function createImageRepository(db: Executor) {
+  return {
+    async insert(row: ImageRow): Promise<void> {
+      await db.insertInto('images').values(row).execute();
+    },
+    /** Public read by id: an image is served to anyone who has its URL (like a badge image). */
+    async getPublic(id: string): Promise<Pick<ImageRow, 'content_type' | 'bytes'> | undefined> {
+      return db.selectFrom('images').select(['content_type', 'bytes']).where('id', '=', id).executeTakeFirst();
+    },
+  };
+}

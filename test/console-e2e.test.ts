@@ -1,0 +1,449 @@
+import { createServer, type Server } from 'node:http';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PASSWORD } from './console.support.js';
+import { expectAccessible, watchProblems } from './console-browser.support.js';
+import { consoleBundle } from './console-ui.support.js';
+import { createTestApp, dialects, manualClock, type TestApp, type TestIssuer } from './helpers.js';
+import { freePort, launchChromium } from './verification.support.js';
+
+const OWNER = 'owner@console.example';
+const VIEWER = 'viewer@console.example';
+const IDLE_MINUTES = 31;
+
+describe.each(dialects)('web console in a browser on %s', (dialect) => {
+  const clock = manualClock(new Date().toISOString());
+  let t: TestApp;
+  let issuer: TestIssuer;
+  let base: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let problems: string[];
+  let credentialId = '';
+  let receiver: Server;
+  let receiverUrl = '';
+  const received: { event: string; body: Record<string, unknown> }[] = [];
+
+  beforeAll(async () => {
+    await consoleBundle();
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    receiver = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        const parsed = JSON.parse(body) as Record<string, unknown>;
+        received.push({ event: String(parsed.event ?? parsed.type), body: parsed });
+        response.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const address = receiver.address();
+    receiverUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hooks`;
+    t = await createTestApp(dialect, { clock, env: { PUBLIC_BASE_URL: base, WEBHOOK_DISPATCH: 'inline' } });
+    await t.app.listen({ port, host: '127.0.0.1' });
+    issuer = await t.issuer({ name: 'Console Academy' });
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    page = await context.newPage();
+    problems = watchProblems(page);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await new Promise((resolve) => receiver?.close(resolve));
+  });
+
+  it('takes an invited owner from the invite link to a signed-in console', async () => {
+    // The first owner is invited as the CLI does it: `users invite` calls the same service.
+    const { inviteUrl } = await t.app.services.accounts.invite(issuer.id, OWNER, 'owner', 'system');
+    expect(inviteUrl.startsWith(`${base}/console/invite/`)).toBe(true);
+    await page.goto(inviteUrl);
+    await page.getByText(`with the email ${OWNER}`, { exact: false }).waitFor();
+    await expectAccessible(page, 'invite');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await page.getByRole('heading', { name: 'Definitions' }).waitFor();
+    await expect.poll(() => page.getByText(`${OWNER} (owner)`).isVisible()).toBe(true);
+    await expectAccessible(page, 'definitions');
+  });
+
+  it('refuses the invite link a second time', async () => {
+    const second = await context.newPage();
+    const { inviteUrl } = await t.app.services.accounts.invite(issuer.id, 'twice@console.example', 'issuer', 'system');
+    const token = inviteUrl.split('/').pop() ?? '';
+    const accepted = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/invites/${token}/accept`,
+      payload: { password: PASSWORD },
+    });
+    expect(accepted.statusCode).toBe(200);
+    await second.goto(inviteUrl);
+    await second.getByRole('alert').getByText('unknown, already used or expired').waitFor();
+    await second.close();
+  });
+
+  it('creates a definition with a badge designed in the browser (SVG), then edits it to a PNG', async () => {
+    await page.getByRole('button', { name: 'Create definition' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Console Badge');
+    await page.getByLabel('Description').fill('Earned in the console test.');
+    await page.getByLabel('Criteria').fill('Finish the flow.');
+    await page.getByLabel('Shape').selectOption('shield');
+    await page.getByLabel('Icon').selectOption('Trophy');
+    await page.getByLabel('Background colour').fill('#0f766e');
+    await page.getByLabel('Badge title').fill('Console <Pro>');
+    await page.getByLabel('Badge subtitle').fill('Cohort 7');
+    await page.getByRole('img', { name: 'Badge preview: Console <Pro>' }).waitFor();
+    await expectAccessible(page, 'definition form');
+    await page.getByRole('button', { name: 'Save new definition' }).click();
+    await page.getByText('Created “Console Badge”.').waitFor();
+    await page.getByRole('row', { name: /Console Badge/ }).waitFor();
+    const keyed = { authorization: `Bearer ${issuer.key}` };
+    const definition = (await t.app.inject({ method: 'GET', url: '/api/v1/definitions', headers: keyed })).json()[0];
+    expect(definition.imageUrl).toMatch(new RegExp(`^${base}/v1/images/`));
+    const svg = await t.app.inject({ method: 'GET', url: new URL(definition.imageUrl).pathname });
+    expect(svg.headers['content-type']).toMatch(/^image\/svg\+xml/);
+    expect(svg.body).toContain('Console &lt;Pro&gt;');
+    expect(svg.body).toContain('fill="#0f766e"');
+
+    await page.getByRole('button', { name: 'Edit Console Badge' }).click();
+    await page.getByLabel('Design a badge').check();
+    await page.getByLabel('Image format').selectOption('png');
+    await page.getByRole('button', { name: 'Save definition' }).click();
+    await page.getByText('Saved “Console Badge”.').waitFor();
+    const edited = (
+      await t.app.inject({ method: 'GET', url: `/api/v1/definitions/${definition.id}`, headers: keyed })
+    ).json();
+    expect(edited.imageUrl).not.toBe(definition.imageUrl);
+    const png = await t.app.inject({ method: 'GET', url: new URL(edited.imageUrl).pathname });
+    expect(png.headers['content-type']).toBe('image/png');
+    expect(png.rawPayload.subarray(1, 4).toString()).toBe('PNG');
+    expect(png.rawPayload.readUInt32BE(16)).toBe(512);
+  });
+
+  it('issues one credential through the form', async () => {
+    await page.getByRole('link', { name: 'Issue' }).click();
+    await page.getByRole('heading', { name: 'Issue', exact: true }).waitFor();
+    await page.getByLabel('Definition', { exact: true }).selectOption({ label: 'Console Badge' });
+    await page.getByLabel('Recipient email').fill('earner@example.test');
+    await page.getByLabel('Recipient name').fill('Ada Earner');
+    await page.getByLabel('Completion key').fill('console-e2e-1');
+    await expectAccessible(page, 'issue');
+    await page.getByRole('button', { name: 'Issue credential' }).click();
+    const message = await page.getByText(/^Issued credential /).textContent();
+    credentialId = (message ?? '').replace('Issued credential ', '').replace(/\.$/, '');
+    expect(credentialId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('imports a CSV: column mapping, dry-run preview with row classes, then Import', async () => {
+    const definitions = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/definitions',
+      headers: { authorization: `Bearer ${issuer.key}` },
+    });
+    const slug = definitions.json()[0].slug as string;
+    const csv = [
+      'Email,Full Name,Completion Key,Badge',
+      `one@example.test,One Person,csv-1,${slug}`,
+      `two@example.test,Two Person,csv-2,${slug}`,
+      `not-an-email,Bad Row,csv-3,${slug}`,
+      `earner@example.test,Ada Earner,console-e2e-1,${slug}`,
+    ].join('\n');
+    await page
+      .getByLabel('CSV file')
+      .setInputFiles({ name: 'cohort.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await expect.poll(() => page.getByLabel('Recipient email', { exact: true }).last().inputValue()).toBe('Email');
+    expect(await page.locator('#map-recipientName').inputValue()).toBe('Full Name');
+    expect(await page.locator('#map-completionKey').inputValue()).toBe('Completion Key');
+    expect(await page.locator('#map-definitionRef').inputValue()).toBe('Badge');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByText('Preview (nothing issued yet): 4 rows').waitFor();
+    expect(await page.locator('table.report tbody tr').evaluateAll((rows) => rows.map((row) => row.className))).toEqual(
+      ['row-new', 'row-new', 'row-error', 'row-already_issued'],
+    );
+    await expectAccessible(page, 'import preview');
+    const before = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/credentials',
+      headers: { authorization: `Bearer ${issuer.key}` },
+    });
+    expect(before.json().total).toBe(1);
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByText('Imported: 2 issued, 1 skipped, 1 with errors.').waitFor();
+    const after = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/credentials',
+      headers: { authorization: `Bearer ${issuer.key}` },
+    });
+    expect(after.json().total).toBe(3);
+  });
+
+  it('revokes a credential with a reason, audited as the signed-in user', async () => {
+    await page.goto(`${base}/console/credentials/${credentialId}`);
+    await page.getByRole('heading', { name: 'Credential console-e2e-1' }).waitFor();
+    await expectAccessible(page, 'credential detail');
+    await page.getByLabel('Reason').fill('Issued in error');
+    await page.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByText('The credential is revoked.').waitFor();
+    await page.locator('.status-revoked').getByText('revoked').waitFor();
+    await expect
+      .poll(() => page.locator('.timeline li').allTextContents())
+      .toEqual(expect.arrayContaining([expect.stringMatching(/credential\.revoked by user:/)]));
+    await page.getByRole('button', { name: 'Reissue' }).waitFor();
+  });
+
+  it('finds credentials by recipient email and by status', async () => {
+    await page.getByRole('link', { name: 'Credentials' }).click();
+    await page.getByRole('heading', { name: 'Credentials' }).waitFor();
+    await page.getByText('3 credentials').waitFor();
+    await page.getByLabel('Recipient email').fill('two@example.test');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('1 credential', { exact: true }).waitFor();
+    expect(await page.locator('tbody tr td:nth-child(3)').allTextContents()).toEqual(['csv-2']);
+    await page.getByLabel('Recipient email').fill('');
+    await page.getByLabel('Status').selectOption('revoked');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.locator('tbody tr td:nth-child(3)').allTextContents()).toEqual(['console-e2e-1']);
+    await page.getByRole('link', { name: /\d{4}/ }).first().click();
+    await page.getByRole('heading', { name: 'Credential console-e2e-1' }).waitFor();
+  });
+
+  it('draws the dashboard with the issuance numbers of the flow above', async () => {
+    await page.getByRole('link', { name: 'Dashboard' }).click();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    const total = (label: string) => page.locator(`[data-total="${label}"]`).textContent();
+    await expect.poll(() => total('Issued in range')).toBe('3');
+    expect(await total('Revoked')).toBe('1');
+    expect(await total('Valid')).toBe('2');
+    expect(await page.locator('figure.chart canvas').count()).toBe(6);
+    const today = new Date().toISOString().slice(0, 10);
+    const perDay = page.locator('table[data-chart="per-day"]');
+    expect(
+      await perDay
+        .locator('tr', { has: page.locator(`th:text-is("${today}")`) })
+        .locator('td')
+        .allTextContents(),
+    ).toEqual(['3', expect.any(String), expect.any(String)]);
+    const funnel = await page.locator('table[data-chart="funnel"] tbody tr').allTextContents();
+    expect(funnel[0]).toBe('Issued3');
+    const perDefinition = await page.locator('table[data-chart="per-definition"] tbody tr').allTextContents();
+    expect(perDefinition).toEqual([expect.stringMatching(/^Console Badge31\d+$/)]);
+    await expect
+      .poll(() => page.locator('a', { hasText: 'Export analytics CSV' }).getAttribute('href'))
+      .toMatch(/^\/api\/v1\/analytics\.csv\?from=\d{4}-\d{2}-\d{2}&to=\d{4}-\d{2}-\d{2}$/);
+    await expectAccessible(page, 'dashboard');
+  });
+
+  it('creates a key shown once, rotates it with a grace period, and revokes the successor', async () => {
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByLabel('Key name').fill('CI');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const created = (await page.locator('.secret .key').textContent()) ?? '';
+    const me = (key: string) =>
+      t.app.inject({ method: 'GET', url: '/api/v1/issuer/me', headers: { authorization: `Bearer ${key}` } });
+    expect((await me(created)).statusCode).toBe(200);
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByLabel('Grace period for rotation (days)').fill('2');
+    await page
+      .getByRole('row', { name: /CI/ })
+      .getByRole('button', { name: /^Rotate/ })
+      .click();
+    await page.getByText('The previous key works until').waitFor();
+    const successor = (await page.locator('.secret .key').textContent()) ?? '';
+    expect(successor).not.toBe(created);
+    expect((await me(successor)).statusCode).toBe(200);
+    expect((await me(created)).statusCode).toBe(200);
+    await page.getByRole('button', { name: 'Done' }).click();
+    const prefixes = await page.locator('tbody th code').allTextContents();
+    const prefix = prefixes.find((candidate) => successor.startsWith(candidate)) ?? '';
+    expect(prefix).not.toBe('');
+    await page.getByRole('button', { name: `Revoke ${prefix}` }).click();
+    await page
+      .getByRole('row', { name: new RegExp(prefix) })
+      .getByText(/^revoked/)
+      .waitFor();
+    expect((await me(successor)).statusCode).toBe(401);
+  });
+
+  it('adds a webhook (secret shown once) and shows its deliveries with their response codes', async () => {
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { name: 'Webhooks', exact: true }).waitFor();
+    await page.getByLabel('Receiver URL').fill(receiverUrl);
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    const secret = (await page.locator('.secret .key').textContent()) ?? '';
+    expect(secret.length).toBeGreaterThan(20);
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await page.locator('.secret').count()).toBe(0);
+    const definitionId = (
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/definitions',
+        headers: { authorization: `Bearer ${issuer.key}` },
+      })
+    ).json()[0].id;
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/credentials',
+      headers: { authorization: `Bearer ${issuer.key}` },
+      payload: { definitionId, recipientEmail: 'hooked@example.test', completionKey: 'webhook-1' },
+    });
+    await expect
+      .poll(() => received.map((delivery) => delivery.event), { timeout: 15_000 })
+      .toContain('credential.issued');
+    await expect
+      .poll(
+        async () => {
+          await page.getByRole('button', { name: 'Refresh deliveries' }).click();
+          return page.locator('tbody tr').first().locator('td').allTextContents();
+        },
+        { timeout: 15_000 },
+      )
+      .toEqual([expect.any(String), 'credential.issued', 'delivered', '200', '1', expect.stringMatching(/^Re-send/)]);
+
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByText('Test event queued.').waitFor();
+    await expect.poll(() => received.map((delivery) => delivery.event), { timeout: 15_000 }).toContain('webhook.test');
+    const issuedBefore = received.filter((delivery) => delivery.event === 'credential.issued').length;
+    await page
+      .getByRole('row', { name: /credential\.issued/ })
+      .getByRole('button', { name: /^Re-send/ })
+      .click();
+    await page.getByText('Delivery queued again.').waitFor();
+    await expect
+      .poll(() => received.filter((delivery) => delivery.event === 'credential.issued').length, { timeout: 15_000 })
+      .toBe(issuedBefore + 1);
+  });
+
+  it('saves the issuer profile', async () => {
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await expect.poll(() => page.getByLabel('Issuer name').inputValue()).toBe('Console Academy');
+    await page.getByLabel('Issuer name').fill('Console Academy of Science');
+    await page.getByLabel('Description').fill('Teaches the console.');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await page.getByText('Saved.').waitFor();
+    const me = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/issuer/me',
+      headers: { authorization: `Bearer ${issuer.key}` },
+    });
+    expect(me.json()).toMatchObject({ name: 'Console Academy of Science', description: 'Teaches the console.' });
+    await page.getByText('Issued this period').waitFor();
+  });
+
+  it('passes axe on every other page of the console', async () => {
+    for (const [link, heading] of [
+      ['Credentials', 'Credentials'],
+      ['Pathways', 'Pathways'],
+      ['Audit log', 'Audit log'],
+      ['API keys', 'API keys'],
+      ['Webhooks', 'Webhooks'],
+      ['Team', 'Team'],
+      ['Privacy', 'Privacy'],
+      ['Settings', 'Settings'],
+    ] as const) {
+      await page.getByRole('link', { name: link, exact: true }).click();
+      await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+      await page.waitForLoadState('networkidle');
+      await expectAccessible(page, heading);
+      if (heading === 'Team') await page.getByRole('rowheader', { name: OWNER }).waitFor();
+    }
+  });
+
+  it('refuses a state change that lacks the CSRF token (403 csrf_failed)', async () => {
+    const res = await page.evaluate(async () => {
+      const response = await fetch('/api/v1/definitions', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Forged', description: 'No token' }),
+      });
+      return { status: response.status, body: await response.json() };
+    });
+    expect(res).toMatchObject({ status: 403, body: { error: 'csrf_failed' } });
+  });
+
+  it('signs out, then signs in again with Email and Password', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Accolade' }).waitFor();
+    await expectAccessible(page, 'login');
+    await page.goto(`${base}/console/credentials`);
+    await page.getByRole('heading', { name: 'Sign in to Accolade' }).waitFor();
+    await page.getByLabel('Email').fill(OWNER);
+    await page.getByLabel('Password').fill('not the password at all');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').getByText('Email or password is incorrect.').waitFor();
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Definitions' }).waitFor();
+  });
+
+  it('hides Revoke from a viewer, and the API refuses the viewer’s revoke (403)', async () => {
+    const { inviteUrl } = await t.app.services.accounts.invite(issuer.id, VIEWER, 'viewer', 'system');
+    const viewerContext = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const viewer = await viewerContext.newPage();
+    try {
+      await viewer.goto(inviteUrl);
+      await viewer.getByLabel('Password').fill(PASSWORD);
+      await viewer.getByRole('button', { name: 'Set password' }).click();
+      await viewer.getByRole('heading', { name: 'Definitions' }).waitFor();
+      expect(await viewer.getByRole('button', { name: 'Create definition' }).count()).toBe(0);
+      expect(await viewer.getByRole('navigation').getByRole('link').allTextContents()).toEqual([
+        'Dashboard',
+        'Definitions',
+        'Credentials',
+        'Pathways',
+        'Audit log',
+      ]);
+      const issued = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/credentials',
+        headers: { authorization: `Bearer ${issuer.key}` },
+        payload: {
+          definitionId: (
+            await t.app.inject({
+              method: 'GET',
+              url: '/api/v1/definitions',
+              headers: { authorization: `Bearer ${issuer.key}` },
+            })
+          ).json()[0].id,
+          recipientEmail: 'viewed@example.test',
+          completionKey: 'viewer-sees-this',
+        },
+      });
+      const id = issued.json().credentialId as string;
+      await viewer.goto(`${base}/console/credentials/${id}`);
+      await viewer.getByRole('heading', { name: 'Credential viewer-sees-this' }).waitFor();
+      await expectAccessible(viewer, 'credential detail (viewer, phone)');
+      expect(await viewer.getByRole('button', { name: 'Revoke' }).count()).toBe(0);
+      expect(await viewer.getByRole('button', { name: 'Reissue' }).count()).toBe(0);
+      const refused = await viewer.evaluate(async (credential) => {
+        const session = (await (await fetch('/api/v1/session')).json()) as { csrfToken: string };
+        const response = await fetch(`/api/v1/credentials/${credential}/revoke`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-csrf-token': session.csrfToken },
+          body: JSON.stringify({ reason: 'viewer tries' }),
+        });
+        return { status: response.status, body: await response.json() };
+      }, id);
+      expect(refused).toMatchObject({ status: 403, body: { error: 'forbidden' } });
+    } finally {
+      await viewerContext.close();
+    }
+  });
+
+  it('sends an idle session back to sign-in with a message', async () => {
+    await page.getByRole('link', { name: 'Definitions' }).click();
+    await page.getByRole('heading', { name: 'Definitions' }).waitFor();
+    clock.advance(IDLE_MINUTES * 60_000);
+    await page.getByRole('link', { name: 'Credentials' }).click();
+    await page.getByText('Your session has ended. Sign in again to continue.').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/console/login');
+  });
+
+  it('ran without a CSP violation or an uncaught error', () => {
+    expect(problems).toEqual([]);
+  });
+});
