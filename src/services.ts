@@ -54,11 +54,12 @@ export function createServices(core: Core) {
   const endorsements = createEndorsementService(core, { definitions, credentials, audit });
   const documents = createDocumentService(core, { issuers, definitions, endorsements });
   const profiles = createProfileService(core, { issuance });
-  const vc = createVcModule(core, { issuers, definitions, credentials, alignments, endorsements, audit });
+  const vc = createVcModule(core, { issuers, definitions, credentials, alignments, endorsements, audit, images });
   const verification = createVerificationModule(core, {
     outbox,
     usage,
     presented: vc.presented,
+    images,
   });
   const pathways = createPathwayService(core, { audit, definitions, issuance });
   const gdpr = createGdprService(core, { issuance, audit, outbox, profiles, notifications });

@@ -1,6 +1,9 @@
 import { DataIntegrityProof } from '@digitalbazaar/data-integrity';
 import { cryptosuite } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
 import { issue } from '@digitalbazaar/vc';
+import { decodeSync as decodeItxt, encodeSync as encodeItxt } from 'png-chunk-itxt';
+import encodeChunks from 'png-chunks-encode';
+import extractChunks from 'png-chunks-extract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { xmlProblems } from './documents.support.js';
 import {
@@ -15,6 +18,7 @@ import {
 import { verifier } from './vc.support.js';
 
 const BASE = 'https://badges.test';
+const ITXT = { compressionFlag: false, compressionMethod: 0, languageTag: '', translatedKeyword: '' };
 
 /** POST /api/v1/verify given an Open Badges 3.0 credential as JSON: the proof decides, the record answers. */
 describe.each(dialects)('verification of an Open Badges 3.0 credential given as JSON on %s', (dialect) => {
@@ -306,6 +310,73 @@ describe.each(dialects)('the badge image with the Open Badges 3.0 credential bak
     expect(
       (await t.app.inject({ method: 'GET', url: `/v1/issuers/${a.slug}/credentials/nope/baked.svg` })).statusCode,
     ).toBe(404);
+  });
+
+  it('bakes the credential into one iTXt chunk of a PNG this service hosts, and refuses any other image', async () => {
+    // A valid 1×1 PNG, with an OB 2.0 baking already in it that must not survive.
+    const plain = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const chunks = extractChunks(plain);
+    chunks.splice(1, 0, { name: 'iTXt', data: encodeItxt({ ...ITXT, keyword: 'openbadges', text: 'old' }) });
+    const uploaded = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/images',
+      headers: { ...auth(a.key), 'content-type': 'image/png' },
+      payload: Buffer.from(encodeChunks(chunks)),
+    });
+    expect(uploaded.statusCode, uploaded.body).toBe(201);
+    const definition = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: auth(a.key),
+      payload: { name: 'Hosted PNG', description: 'A PNG badge.', imageUrl: uploaded.json().url },
+    });
+    const issueWith = async (definition: string, key: string) =>
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/credentials',
+          headers: auth(a.key),
+          payload: { definitionId: definition, recipientEmail: 'ada@example.test', completionKey: key },
+        })
+      ).json().credentialId as string;
+    const id = await issueWith(definition.json().id, 'baked:png');
+    const path = `/v1/issuers/${a.slug}/credentials/${id}`;
+
+    const res = await t.app.inject({ method: 'GET', url: `${path}/baked.png` });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['content-type']).toBe('image/png');
+    expect(res.headers['content-disposition']).toBe('attachment; filename="badge.png"');
+    const baked = extractChunks(res.rawPayload).filter((chunk) => chunk.name === 'iTXt');
+    expect(baked).toHaveLength(1);
+    const text = decodeItxt((baked[0] as { data: Uint8Array }).data);
+    expect(text).toMatchObject({ keyword: 'openbadgecredential', compressionFlag: false });
+    const credential = JSON.parse(text.text);
+    expect(credential).toEqual((await t.app.inject({ method: 'GET', url: path })).json());
+    expect(await verifier(t.app, BASE).verify(credential, clock.now())).toMatchObject({ verified: true });
+    const page = await t.app.inject({
+      method: 'GET',
+      url: `/verify/${a.slug}/${id}`,
+      headers: { accept: 'text/html' },
+    });
+    expect(page.body).toContain(`<a href="${BASE}${path}/baked.png" download="badge.png">`);
+
+    // The external image of the first definition is never fetched: no PNG, and no PNG link.
+    const external = await issueWith(definitionId, 'baked:external');
+    const refused = await t.app.inject({
+      method: 'GET',
+      url: `/v1/issuers/${a.slug}/credentials/${external}/baked.png`,
+    });
+    expectErrorBody(refused, 404, 'not_found');
+    expect(refused.json().message).toContain('baked.svg');
+    const externalPage = await t.app.inject({
+      method: 'GET',
+      url: `/verify/${a.slug}/${external}`,
+      headers: { accept: 'text/html' },
+    });
+    expect(externalPage.body).not.toContain('baked.png');
   });
 });
 

@@ -11,12 +11,24 @@ export type ImageType = (typeof IMAGE_TYPES)[number];
 export const IMAGE_MAX_BYTES = 256 * 1024;
 
 /** Uploaded images (badge images, logos): checked or sanitised, stored, served publicly by id. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** Hosted images whose type is remembered per replica: a few dozen bytes each. */
+const KNOWN_IMAGES = 10_000;
+
 export function createImageService(
   core: Pick<Core, 'db' | 'clock' | 'ids' | 'config'>,
   deps: { audit: Pick<AuditService, 'append'> },
 ) {
   const repo = createImageRepository(core.db);
   const urlOf = (id: string) => `${core.config.publicBaseUrl}/v1/images/${id}`;
+  const hostedPrefix = urlOf('');
+  const pngIds = new Map<string, boolean>();
+  /** The id of an image URL this service hosts, or null for any other URL. */
+  const hostedId = (url: string | null | undefined) => {
+    if (!url?.startsWith(hostedPrefix)) return null;
+    const id = url.slice(hostedPrefix.length);
+    return UUID.test(id) ? id : null;
+  };
 
   return {
     async upload(issuerId: string, contentType: ImageType, body: Buffer, actor: string) {
@@ -40,6 +52,25 @@ export function createImageService(
         });
       });
       return { id, url: urlOf(id), contentType };
+    },
+
+    /** The bytes of a PNG this service hosts at `url`; null for any other image (never fetched). */
+    async hostedPng(url: string | null | undefined): Promise<Buffer | null> {
+      const id = hostedId(url);
+      const image = id ? await repo.getPublic(id) : undefined;
+      return image?.content_type === 'image/png' ? Buffer.from(image.bytes) : null;
+    },
+
+    /** Whether `url` is a PNG this service hosts (images never change, so the answer is kept). */
+    async isHostedPng(url: string | null | undefined): Promise<boolean> {
+      const id = hostedId(url);
+      if (!id) return false;
+      const known = pngIds.get(id);
+      if (known !== undefined) return known;
+      const image = await repo.getPublic(id);
+      if (pngIds.size >= KNOWN_IMAGES) pngIds.clear();
+      pngIds.set(id, image?.content_type === 'image/png');
+      return image?.content_type === 'image/png';
     },
 
     async read(id: string) {

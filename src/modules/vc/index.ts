@@ -4,6 +4,7 @@ import type { AuditService } from '../audit/audit.service.js';
 import type { CredentialService } from '../credentials/credentials.service.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import type { EndorsementService } from '../endorsements/endorsements.service.js';
+import type { ImageService } from '../images/images.service.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
 import { createPresentedCredentialReader } from './presented.js';
 import { createSigningKeyService } from './signing-keys.service.js';
@@ -19,6 +20,7 @@ export function createVcModule(
     alignments: Pick<AlignmentService, 'listRows'>;
     endorsements: Pick<EndorsementService, 'listRows'>;
     audit: Pick<AuditService, 'append'>;
+    images: Pick<ImageService, 'hostedPng'>;
   },
 ) {
   const signingKeys = createSigningKeyService(core, { audit: deps.audit });

@@ -133,6 +133,35 @@ export const vcRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.get(
+    '/v1/issuers/:slug/credentials/:id/baked.png',
+    {
+      schema: {
+        operationId: 'getBakedOpenBadgeCredentialPng',
+        tags,
+        summary: 'The badge image (PNG) with the signed OpenBadgeCredential baked in (Open Badges 3.0 baking)',
+        description:
+          "The achievement's PNG image, when this service hosts it (uploaded or designed in the console), with one iTXt chunk `openbadgecredential` holding the credential JSON. Any other image: 404 (baked.svg always exists). Served as a download.",
+        params: CredentialParams,
+        response: {
+          200: {
+            description: 'Baked badge image',
+            content: { 'image/png': { schema: Type.String({ format: 'binary' }) } },
+          },
+          ...notFound,
+        },
+      },
+    },
+    async (request, reply) => {
+      const png = await vc.credentials.bakedPng(request.params.slug, request.params.id);
+      return reply
+        .header('content-type', 'image/png')
+        .header('content-disposition', 'attachment; filename="badge.png"')
+        .header('cache-control', SIGNED_CACHE)
+        .send(png);
+    },
+  );
+
+  app.get(
     '/v1/issuers/:slug/status/:list',
     {
       schema: {

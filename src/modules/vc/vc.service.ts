@@ -5,7 +5,7 @@ import { createCredential, createList } from '@digitalbazaar/vc-bitstring-status
 import { SignJWT } from 'jose';
 import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
-import { errors } from '../../core/errors.js';
+import { AppError, errors } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hashing.js';
 import { publicUrls } from '../../core/urls.js';
 import type { AlignmentService } from '../alignments/alignments.service.js';
@@ -14,6 +14,7 @@ import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import { renderCredentialBadgeSvg } from '../documents/badge-image.js';
 import type { EndorsementService } from '../endorsements/endorsements.service.js';
+import type { ImageService } from '../images/images.service.js';
 import type { IssuerRow } from '../issuers/issuers.repository.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
 import { documentLoader } from './contexts.js';
@@ -25,6 +26,7 @@ import {
   vcUrls,
 } from './credential.builder.js';
 import { didDocument, issuerDid, verificationMethodId } from './did.js';
+import { bakePng } from './png-baking.js';
 import { createSigningKeyRepository } from './signing-keys.repository.js';
 import type { SigningKey, SigningKeyService } from './signing-keys.service.js';
 import { createVcRepository } from './vc.repository.js';
@@ -54,6 +56,7 @@ export function createVcService(
     alignments: Pick<AlignmentService, 'listRows'>;
     endorsements: Pick<EndorsementService, 'listRows'>;
     signingKeys: SigningKeyService;
+    images: Pick<ImageService, 'hostedPng'>;
   },
 ) {
   const urls = publicUrls(core.config.publicBaseUrl);
@@ -200,6 +203,25 @@ export function createVcService(
       const { credential } = await signedCredential(issuer, credentialId);
       const art = { name: String(credential.name), issuerName: issuer.name, brandColor: issuer.brand_primary_color };
       return renderCredentialBadgeSvg(art, JSON.stringify(credential));
+    },
+
+    /**
+     * The badge image with the signed credential baked in (OB 3.0 PNG baking), when the achievement's
+     * image is a PNG this service hosts (uploaded or designed in the console); never fetched from
+     * elsewhere. Not found otherwise: the SVG download always has the credential baked in.
+     */
+    async bakedPng(slug: string, credentialId: string): Promise<Buffer> {
+      const issuer = await requireIssuer(slug, 'Credential');
+      const { credential } = await signedCredential(issuer, credentialId);
+      const subject = credential.credentialSubject as { achievement?: { image?: { id?: string } } };
+      const png = await deps.images.hostedPng(subject.achievement?.image?.id);
+      if (!png) {
+        throw new AppError(
+          'not_found',
+          "This badge's image is not a PNG hosted by this service; the SVG download (baked.svg) has the credential baked in.",
+        );
+      }
+      return bakePng(png, JSON.stringify(credential));
     },
 
     /** The issuer's signed BitstringStatusListCredential number `list`, re-signed only when a bit changed. */

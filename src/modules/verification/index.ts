@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Core } from '../../core/context.js';
+import type { ImageService } from '../images/images.service.js';
 import type { UsageService } from '../usage/usage.service.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
 import { countryFrom, createEventRecorder, type Verifier } from './events.js';
@@ -16,6 +17,7 @@ export function createVerificationModule(
     outbox: Pick<OutboxService, 'enqueueEach'>;
     usage: Pick<UsageService, 'meterPremiumVerification'>;
     presented: PresentedReader;
+    images: Pick<ImageService, 'isHostedPng'>;
   },
 ) {
   const events = createEventRecorder(core, { outbox: deps.outbox });
@@ -23,7 +25,7 @@ export function createVerificationModule(
   return {
     events,
     verify: createVerifyService(core, { events, usage: deps.usage, presented: deps.presented }),
-    page: createPageService(core, { events }),
+    page: createPageService(core, { events, images: deps.images }),
     /** The verifier's country from the trusted proxy header (GEO_COUNTRY_HEADER), else `ZZ`. */
     country: (headers: IncomingHttpHeaders) => countryFrom(header ? headers[header] : undefined),
     /** The verifier of a request: its country, and its client address (whose replays are coalesced). */

@@ -2,6 +2,7 @@ import type { Core } from '../../core/context.js';
 import { publicUrls } from '../../core/urls.js';
 import { coalescedReads } from '../../db/coalesced-reads.js';
 import { effectiveStatus } from '../credentials/credentials.views.js';
+import type { ImageService } from '../images/images.service.js';
 import type { EventRecorder, Verifier } from './events.js';
 import { REPLACED_BY_NEWER } from './revocation-reason.js';
 import { isShareAction, pageShareButtons, shareTarget } from './share.js';
@@ -19,6 +20,8 @@ export interface PageView {
   assertionUrl: string;
   /** The same credential as a signed Open Badges 3.0 Verifiable Credential (src/modules/vc). */
   openBadgeCredentialUrl: string;
+  /** The badge's PNG with that credential baked in; null unless the image is a PNG hosted here. */
+  bakedPngUrl: string | null;
   /** The issuer's own website, where the issuer's name links to. */
   issuerUrl: string;
   description: string;
@@ -55,6 +58,7 @@ export function createPageService(
   core: Pick<Core, 'db' | 'dialect' | 'clock' | 'config'>,
   deps: {
     events: Pick<EventRecorder, 'recordVerifications' | 'recordEngagement'>;
+    images: Pick<ImageService, 'isHostedPng'>;
   },
 ) {
   const urls = publicUrls(core.config.publicBaseUrl);
@@ -88,6 +92,9 @@ export function createPageService(
         replacementUrl: replacement === null ? null : urls.verifyPage(row.issuer_slug, replacement),
         assertionUrl,
         openBadgeCredentialUrl: urls.openBadgeCredential(row.issuer_slug, row.id),
+        bakedPngUrl: (await deps.images.isHostedPng(result.credential?.imageUrl))
+          ? `${urls.openBadgeCredential(row.issuer_slug, row.id)}/baked.png`
+          : null,
         issuerUrl: row.issuer_url,
         description: row.description,
         criteriaNarrative: row.criteria_narrative,

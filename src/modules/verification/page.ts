@@ -240,7 +240,7 @@ ${shareLinks(view)}
 </aside>
 </div>
 </main>
-<footer>Hosted verification of an <a href="${view.assertionUrl}">Open Badges 2.0 assertion</a>. Checked live: revocation and expiry show at once. <a href="${view.openBadgeCredentialUrl}" download="credential.json">Download (Open Badges 3.0)</a> · <a href="${view.openBadgeCredentialUrl}/baked.svg" download="badge.svg">badge image with the credential baked in</a></footer>`;
+<footer>Hosted verification of an <a href="${view.assertionUrl}">Open Badges 2.0 assertion</a>. Checked live: revocation and expiry show at once. <a href="${view.openBadgeCredentialUrl}" download="credential.json">Download (Open Badges 3.0)</a> · <a href="${view.openBadgeCredentialUrl}/baked.svg" download="badge.svg">badge image with the credential baked in</a>${view.bakedPngUrl ? html` (<a href="${view.bakedPngUrl}" download="badge.png">PNG</a>)` : ''}</footer>`;
 
   return htmlDocument({
     nonce,
