@@ -192,7 +192,9 @@ export function DefinitionsPage() {
                 <th scope="col">Image</th>
                 <th scope="col">Name</th>
                 <th scope="col">Status</th>
-                <th scope="col">Id</th>
+                <th scope="col" class="wide-only">
+                  Id
+                </th>
                 {mayEdit && <th scope="col">Actions</th>}
               </tr>
             </thead>
@@ -202,7 +204,7 @@ export function DefinitionsPage() {
                   <td>{definition.imageUrl ? <img src={definition.imageUrl} alt="" width={40} height={40} /> : '—'}</td>
                   <th scope="row">{definition.name}</th>
                   <td>{definition.status ?? 'active'}</td>
-                  <td>
+                  <td class="wide-only">
                     <code>{definition.id}</code>
                   </td>
                   {mayEdit && (
