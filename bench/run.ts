@@ -42,7 +42,7 @@ async function main(): Promise<void> {
   const flatTotal = Number(process.env.BENCH_FLAT_TOTAL ?? '300000');
   const postgresUrl = process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : null;
   const engines: Engine[] = postgresUrl ? ['sqlite', 'postgres'] : ['sqlite'];
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
   mkdirSync('bench/results', { recursive: true });
   const machine = {
     cpus: cpus().length,

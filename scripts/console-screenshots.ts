@@ -2,11 +2,11 @@ import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDatabase, migrateToLatest } from '../src/db/database.js';
 import { buildConsole } from './build-console.js';
+import { launchChromium } from './lib/chromium.js';
 
 /**
  * `npm run console:screenshots`: builds the console, runs the service on an in-memory SQLite
@@ -57,10 +57,7 @@ const database = createDatabase(config.database);
 await migrateToLatest(database);
 const app = await buildApp({ config, database, logger: false });
 await app.listen({ port, host: '127.0.0.1' });
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-});
+const browser = await launchChromium();
 try {
   const { issuer, key } = await app.services.issuers.createIssuer({
     name: 'Northwind Academy',

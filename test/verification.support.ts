@@ -1,5 +1,4 @@
 import { createServer } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
 import { expect } from 'vitest';
 import { sha256Hex } from '../src/core/hashing.js';
 import { auth, type TestApp, type TestIssuer } from './helpers.js';
@@ -74,9 +73,4 @@ export async function freePort(): Promise<number> {
 }
 
 /** Debian's Chromium, headless. A missing browser fails the suite: these tests are never skipped. */
-export async function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
-}
+export { launchChromium } from '../scripts/lib/chromium.js';
