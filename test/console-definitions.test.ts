@@ -120,7 +120,10 @@ describe.each(dialects)('console definition endorsements and alignments on %s', 
       ],
       endorsement: [`${base}/v1/issuers/${issuer.slug}/endorsements/${endorsementId}`],
     });
-    const hosted = await t.app.inject({ method: 'GET', url: `/v1/issuers/${issuer.slug}/endorsements/${endorsementId}` });
+    const hosted = await t.app.inject({
+      method: 'GET',
+      url: `/v1/issuers/${issuer.slug}/endorsements/${endorsementId}`,
+    });
     expect(hosted.statusCode, hosted.body).toBe(200);
     expect(JSON.stringify(hosted.json())).toContain('This badge shows real skill.');
   });
@@ -130,7 +133,7 @@ describe.each(dialects)('console definition endorsements and alignments on %s', 
     await alignments.getByLabel('Target name').fill('Refused target');
     await alignments.getByLabel('Target URL').fill('ftp://framework.example/ct');
     await alignments.getByRole('button', { name: 'Add alignment' }).click();
-    await alignments.getByRole('alert').waitFor();
+    await alignments.getByRole('alert').getByText('targetUrl', { exact: false }).waitFor();
     expect(await alignments.getByLabel('Target name').inputValue()).toBe('Refused target');
     const aligned = await t.app.inject({
       method: 'GET',
