@@ -4,6 +4,7 @@ import { api, problem, uploadImage } from '../api';
 import { BadgeDesigner, badgePng } from '../designer';
 import { can, useSession } from '../session';
 import { Alert, Field, inputValue } from '../ui';
+import { AlignmentsSection, EndorsementsSection } from './definition-sections';
 
 type Definition = components['schemas']['Definition'];
 type ImageSource = 'design' | 'upload' | 'url';
@@ -178,6 +179,12 @@ export function DefinitionsPage() {
             if (message) load();
           }}
         />
+      )}
+      {editing !== null && editing !== 'new' && (
+        <>
+          <EndorsementsSection definitionId={editing.id} />
+          <AlignmentsSection definitionId={editing.id} />
+        </>
       )}
       {items === null ? (
         <p>Loading…</p>

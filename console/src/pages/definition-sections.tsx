@@ -1,0 +1,205 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import type { components } from '../../../client/index';
+import { api, problem } from '../api';
+import { Alert, Field, inputValue } from '../ui';
+
+type Endorsement = components['schemas']['Endorsement'];
+type Alignment = components['schemas']['Alignment'];
+
+/** Optional text fields are left out of a body when empty: the API refuses an empty string. */
+const optional = <K extends string>(key: K, value: string) =>
+  (value.trim() ? { [key]: value.trim() } : {}) as Partial<Record<K, string>>;
+
+/** The definition's endorsements (hosted as Open Badges Endorsements) and a form to record one. */
+export function EndorsementsSection({ definitionId }: { definitionId: string }) {
+  const [items, setItems] = useState<Endorsement[] | null>(null);
+  const [name, setName] = useState('');
+  const [url, setUrl] = useState('');
+  const [claim, setClaim] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  const load = useCallback(async () => {
+    const { data, error: failure } = await api.GET('/api/v1/definitions/{id}/endorsements', {
+      params: { path: { id: definitionId } },
+    });
+    if (failure) setError(problem(failure));
+    else setItems(data);
+  }, [definitionId]);
+  useEffect(() => {
+    load();
+  }, [load]);
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    setNotice('');
+    const { error: failure } = await api.POST('/api/v1/definitions/{id}/endorsements', {
+      params: { path: { id: definitionId } },
+      body: { endorserName: name, claim, ...optional('endorserUrl', url) },
+    });
+    setBusy(false);
+    if (failure) {
+      setError(problem(failure));
+      return;
+    }
+    setNotice(`Recorded the endorsement by “${name}”.`);
+    setName('');
+    setUrl('');
+    setClaim('');
+    load();
+  }
+
+  return (
+    <section class="panel" aria-labelledby="endorsements-title">
+      <h2 id="endorsements-title">Endorsements</h2>
+      {items === null ? (
+        <p>Loading…</p>
+      ) : items.length === 0 ? (
+        <p>No endorsements yet.</p>
+      ) : (
+        <ul>
+          {items.map((item) => (
+            <li key={item.id}>
+              <strong>{item.endorserName}</strong>
+              {item.endorserUrl && <> ({item.endorserUrl})</>}: {item.claim}
+            </li>
+          ))}
+        </ul>
+      )}
+      <form onSubmit={submit} aria-labelledby="endorsement-form-title">
+        <h3 id="endorsement-form-title">Record an endorsement</h3>
+        {error && <Alert>{error}</Alert>}
+        {notice && <Alert kind="success">{notice}</Alert>}
+        <Field label="Endorser name" id="endorser-name">
+          <input id="endorser-name" required maxLength={200} value={name} onInput={(e) => setName(inputValue(e))} />
+        </Field>
+        <Field label="Endorser URL" id="endorser-url" hint="Optional; an http or https address.">
+          <input
+            id="endorser-url"
+            type="url"
+            aria-describedby="endorser-url-hint"
+            value={url}
+            onInput={(e) => setUrl(inputValue(e))}
+          />
+        </Field>
+        <Field label="Claim" id="endorsement-claim">
+          <textarea
+            id="endorsement-claim"
+            required
+            maxLength={5000}
+            rows={3}
+            value={claim}
+            onInput={(e) => setClaim(inputValue(e))}
+          />
+        </Field>
+        <div class="actions">
+          <button type="submit" disabled={busy}>
+            Record endorsement
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+/** The definition's framework alignments (its BadgeClass `alignment`) and a form to add one. */
+export function AlignmentsSection({ definitionId }: { definitionId: string }) {
+  const [items, setItems] = useState<Alignment[] | null>(null);
+  const [name, setName] = useState('');
+  const [url, setUrl] = useState('');
+  const [framework, setFramework] = useState('');
+  const [code, setCode] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState('');
+  const [busy, setBusy] = useState(false);
+
+  const load = useCallback(async () => {
+    const { data, error: failure } = await api.GET('/api/v1/definitions/{id}/alignments', {
+      params: { path: { id: definitionId } },
+    });
+    if (failure) setError(problem(failure));
+    else setItems(data);
+  }, [definitionId]);
+  useEffect(() => {
+    load();
+  }, [load]);
+
+  async function submit(event: Event) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    setNotice('');
+    const { error: failure } = await api.POST('/api/v1/definitions/{id}/alignments', {
+      params: { path: { id: definitionId } },
+      body: {
+        targetName: name,
+        targetUrl: url,
+        ...optional('targetFramework', framework),
+        ...optional('targetCode', code),
+      },
+    });
+    setBusy(false);
+    if (failure) {
+      setError(problem(failure));
+      return;
+    }
+    setNotice(`Added the alignment to “${name}”.`);
+    setName('');
+    setUrl('');
+    setFramework('');
+    setCode('');
+    load();
+  }
+
+  return (
+    <section class="panel" aria-labelledby="alignments-title">
+      <h2 id="alignments-title">Alignments</h2>
+      {items === null ? (
+        <p>Loading…</p>
+      ) : items.length === 0 ? (
+        <p>No alignments yet.</p>
+      ) : (
+        <ul>
+          {items.map((item) => (
+            <li key={item.id}>
+              <a href={item.targetUrl}>{item.targetName}</a>
+              {[item.targetFramework, item.targetCode].filter(Boolean).length > 0 && (
+                <> ({[item.targetFramework, item.targetCode].filter(Boolean).join(' ')})</>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      <form onSubmit={submit} aria-labelledby="alignment-form-title">
+        <h3 id="alignment-form-title">Add an alignment</h3>
+        {error && <Alert>{error}</Alert>}
+        {notice && <Alert kind="success">{notice}</Alert>}
+        <Field label="Target name" id="alignment-name">
+          <input id="alignment-name" required maxLength={300} value={name} onInput={(e) => setName(inputValue(e))} />
+        </Field>
+        <Field label="Target URL" id="alignment-url">
+          <input id="alignment-url" type="url" required value={url} onInput={(e) => setUrl(inputValue(e))} />
+        </Field>
+        <Field label="Framework" id="alignment-framework">
+          <input
+            id="alignment-framework"
+            maxLength={300}
+            value={framework}
+            onInput={(e) => setFramework(inputValue(e))}
+          />
+        </Field>
+        <Field label="Code" id="alignment-code">
+          <input id="alignment-code" maxLength={100} value={code} onInput={(e) => setCode(inputValue(e))} />
+        </Field>
+        <div class="actions">
+          <button type="submit" disabled={busy}>
+            Add alignment
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}

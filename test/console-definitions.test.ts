@@ -1,0 +1,163 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PASSWORD } from './console.support.js';
+import { expectAccessible, watchProblems } from './console-browser.support.js';
+import { consoleBundle } from './console-ui.support.js';
+import { createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
+import { freePort, launchChromium } from './verification.support.js';
+
+describe.each(dialects)('console definition endorsements and alignments on %s', (dialect) => {
+  let t: TestApp;
+  let issuer: TestIssuer;
+  let base: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let problems: string[];
+  let definition: { id: string; slug: string };
+  const keyed = () => ({ authorization: `Bearer ${issuer.key}` });
+
+  async function signInAs(target: Page, email: string, role: 'owner' | 'viewer') {
+    const { inviteUrl } = await t.app.services.accounts.invite(issuer.id, email, role, 'system');
+    await target.goto(inviteUrl);
+    await target.getByLabel('Password').fill(PASSWORD);
+    await target.getByRole('button', { name: 'Set password' }).click();
+    await target.getByRole('heading', { name: 'Definitions' }).waitFor();
+  }
+
+  beforeAll(async () => {
+    await consoleBundle();
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    t = await createTestApp(dialect, { env: { PUBLIC_BASE_URL: base } });
+    await t.app.listen({ port, host: '127.0.0.1' });
+    issuer = await t.issuer({ name: 'Definitions Academy' });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: keyed(),
+      payload: { name: 'Endorsed Badge', description: 'Has endorsements and alignments.' },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    definition = created.json();
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    page = await context.newPage();
+    problems = watchProblems(page);
+    await signInAs(page, 'owner@definitions.example', 'owner');
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('records an endorsement and an alignment in the edit view, and the BadgeClass carries both', async () => {
+    await page.getByRole('button', { name: 'Edit Endorsed Badge' }).click();
+    const endorsements = page.getByRole('region', { name: 'Endorsements' });
+    const alignments = page.getByRole('region', { name: 'Alignments' });
+    await endorsements.getByText('No endorsements yet.').waitFor();
+    await alignments.getByText('No alignments yet.').waitFor();
+    await expectAccessible(page, 'definition edit view with endorsements and alignments');
+
+    await endorsements.getByLabel('Endorser name').fill('Guild of Testers');
+    await endorsements.getByLabel('Endorser URL').fill('https://guild.example/');
+    await endorsements.getByLabel('Claim').fill('This badge shows real skill.');
+    await endorsements.getByRole('button', { name: 'Record endorsement' }).click();
+    await endorsements.getByRole('status').getByText('Recorded the endorsement by “Guild of Testers”.').waitFor();
+    await endorsements.getByRole('listitem').getByText('Guild of Testers').waitFor();
+
+    await alignments.getByLabel('Target name').fill('Critical thinking');
+    await alignments.getByLabel('Target URL').fill('https://framework.example/ct');
+    await alignments.getByLabel('Framework').fill('Skills Framework');
+    await alignments.getByLabel('Code').fill('CT-1');
+    await alignments.getByRole('button', { name: 'Add alignment' }).click();
+    await alignments.getByRole('status').getByText('Added the alignment to “Critical thinking”.').waitFor();
+    await alignments.getByRole('link', { name: 'Critical thinking' }).waitFor();
+    await expectAccessible(page, 'definition edit view after adding both');
+
+    const listed = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/definitions/${definition.id}/endorsements`,
+      headers: keyed(),
+    });
+    expect(listed.json()).toEqual([
+      expect.objectContaining({
+        targetType: 'definition',
+        targetId: definition.id,
+        endorserName: 'Guild of Testers',
+        endorserUrl: 'https://guild.example/',
+        claim: 'This badge shows real skill.',
+      }),
+    ]);
+    const aligned = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/definitions/${definition.id}/alignments`,
+      headers: keyed(),
+    });
+    expect(aligned.json()).toEqual([
+      expect.objectContaining({
+        targetName: 'Critical thinking',
+        targetUrl: 'https://framework.example/ct',
+        targetFramework: 'Skills Framework',
+        targetCode: 'CT-1',
+      }),
+    ]);
+
+    const badgeClass = await t.app.inject({
+      method: 'GET',
+      url: `/v1/issuers/${issuer.slug}/badges/${definition.slug}`,
+    });
+    expect(badgeClass.statusCode, badgeClass.body).toBe(200);
+    const endorsementId = listed.json()[0].id as string;
+    expect(badgeClass.json()).toMatchObject({
+      alignment: [
+        {
+          targetName: 'Critical thinking',
+          targetUrl: 'https://framework.example/ct',
+          targetFramework: 'Skills Framework',
+          targetCode: 'CT-1',
+        },
+      ],
+      endorsement: [`${base}/v1/issuers/${issuer.slug}/endorsements/${endorsementId}`],
+    });
+    const hosted = await t.app.inject({
+      method: 'GET',
+      url: `/v1/issuers/${issuer.slug}/endorsements/${endorsementId}`,
+    });
+    expect(hosted.statusCode, hosted.body).toBe(200);
+    expect(JSON.stringify(hosted.json())).toContain('This badge shows real skill.');
+  });
+
+  it('announces the API’s refusal of a target URL that is not http(s), and keeps the input', async () => {
+    const alignments = page.getByRole('region', { name: 'Alignments' });
+    await alignments.getByLabel('Target name').fill('Refused target');
+    await alignments.getByLabel('Target URL').fill('ftp://framework.example/ct');
+    await alignments.getByRole('button', { name: 'Add alignment' }).click();
+    await alignments.getByRole('alert').getByText('targetUrl', { exact: false }).waitFor();
+    expect(await alignments.getByLabel('Target name').inputValue()).toBe('Refused target');
+    const aligned = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/definitions/${definition.id}/alignments`,
+      headers: keyed(),
+    });
+    expect(aligned.json()).toHaveLength(1);
+  });
+
+  it('shows a viewer neither the edit view nor its endorsement and alignment forms', async () => {
+    const viewerContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const viewer = await viewerContext.newPage();
+      await signInAs(viewer, 'viewer@definitions.example', 'viewer');
+      await viewer.getByRole('rowheader', { name: 'Endorsed Badge' }).waitFor();
+      expect(await viewer.getByRole('button', { name: /^Edit/ }).count()).toBe(0);
+      expect(await viewer.getByRole('button', { name: 'Record endorsement' }).count()).toBe(0);
+      expect(await viewer.getByRole('button', { name: 'Add alignment' }).count()).toBe(0);
+    } finally {
+      await viewerContext.close();
+    }
+  });
+
+  it('ran without a CSP violation or an uncaught error', () => {
+    expect(problems).toEqual([]);
+  });
+});
