@@ -70,6 +70,9 @@ export async function startSmtpServer(behaviour: RcptBehaviour = () => 'accept')
       });
     },
   });
+  // A client that goes away mid-connection (a server process stopped with its pooled connections
+  // open) is the client's business, as for any SMTP server: it must not end this process.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
   return {
