@@ -3803,6 +3803,10 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                /** @description Only records of this target type */
+                targetType?: string;
+                /** @description Only records of this target (a credential id, ...) */
+                targetId?: string;
             };
             header?: never;
             path?: never;

@@ -19,6 +19,16 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
           {
             limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
             offset: PageOffset,
+            targetType: Type.Optional(
+              Type.String({ minLength: 1, maxLength: 100, description: 'Only records of this target type' }),
+            ),
+            targetId: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 200,
+                description: 'Only records of this target (a credential id, ...)',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -33,7 +43,10 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => audit.list(request.issuerId(), request.query.limit, request.query.offset),
+    async (request) => {
+      const { limit, offset, targetType, targetId } = request.query;
+      return audit.list(request.issuerId(), limit, offset, { targetType, targetId });
+    },
   );
 
   app.get(
