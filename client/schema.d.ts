@@ -268,6 +268,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Recompute the issuer's audit chains: the check `accolade audit verify` runs
+         * @description Reads every record of the issuer's stripes, recomputes each hash and holds each chain's end to its head; the first break is named. Costs 10 units of the rate limit; concurrent checks of one issuer share one run. Checking against a kept checkpoint is the CLI's (`--checkpoint`).
+         */
+        get: operations["verifyAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/usage": {
         parameters: {
             query?: never;
@@ -1431,6 +1451,21 @@ export interface components {
                 /** @description The newest record's hash */
                 hash: string;
             }[];
+        };
+        AuditChainReport: {
+            issuerId: string;
+            /** @description Records read across all stripes */
+            records: number;
+            /** @description Every chain recomputes and ends at its head */
+            ok: boolean;
+            /** @description The first place the log does not fit its chains or heads */
+            brokenAt?: {
+                stripe: number;
+                seq: number;
+                /** @description The record, when one is named */
+                id?: string;
+                reason: string;
+            };
         };
         UsageSummary: {
             planCode: string;
@@ -3895,6 +3930,66 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditCheckpoint"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: the console role may not do this, or the CSRF token is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verifyAuditLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditChainReport"];
                 };
             };
             /** @description Missing or invalid API key */

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AUDIT_VERIFY_COST } from '../src/modules/audit/audit.routes.js';
 import {
   auth,
   createTestApp,
@@ -80,5 +81,36 @@ describe.each(dialects)('audit API on %s', (dialect) => {
         where tablename = 'audit_log' and indexname = 'audit_log_issuer_target'`.execute(t.database.db);
       expect(rows[0]?.indexdef).toMatch(/\(issuer_id, target_id\)/);
     }
+  });
+
+  it('checks the chains over the API as the CLI does, for this issuer only, at its rate-limit cost', async () => {
+    const res = await get(`${URL}/verify`);
+    expect(res.statusCode, res.body).toBe(200);
+    const [cli] = await t.app.services.audit.verify(a.id);
+    expect(res.json()).toEqual(cli);
+    expect(res.json()).toMatchObject({ issuerId: a.id, ok: true, records: (await get(URL)).json().total });
+    const before = Number((await get(URL)).headers['x-ratelimit-remaining']);
+    const after = Number((await get(`${URL}/verify`)).headers['x-ratelimit-remaining']);
+    expect(before - after).toBe(AUDIT_VERIFY_COST);
+  });
+
+  it('names the first break of a record altered behind the triggers, and not in another issuer', async () => {
+    const row = await t.database.db
+      .selectFrom('audit_log')
+      .select(['id', 'stripe', 'seq'])
+      .where('target_id', '=', credentials[1] as string)
+      .executeTakeFirstOrThrow();
+    if (dialect === 'sqlite') {
+      await sql`drop trigger audit_log_no_update`.execute(t.database.db);
+      await sql`update audit_log set details = '{"tampered":true}' where id = ${row.id}`.execute(t.database.db);
+    } else {
+      await sql`alter table audit_log disable trigger audit_log_no_update_delete`.execute(t.database.db);
+      await sql`update audit_log set details = '{"tampered":true}' where id = ${row.id}`.execute(t.database.db);
+      await sql`alter table audit_log enable trigger audit_log_no_update_delete`.execute(t.database.db);
+    }
+    const broken = (await get(`${URL}/verify`)).json();
+    expect(broken).toMatchObject({ ok: false, brokenAt: { stripe: row.stripe, seq: row.seq, id: row.id } });
+    expect(broken.brokenAt.reason).toMatch(/altered/);
+    expect((await get(`${URL}/verify`, b.key)).json()).toMatchObject({ issuerId: b.id, ok: true });
   });
 });
