@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AUDIT_VERIFY_COST } from '../src/modules/audit/audit.routes.js';
 import {
   auth,
@@ -92,6 +92,25 @@ describe.each(dialects)('audit API on %s', (dialect) => {
     const before = Number((await get(URL)).headers['x-ratelimit-remaining']);
     const after = Number((await get(`${URL}/verify`)).headers['x-ratelimit-remaining']);
     expect(before - after).toBe(AUDIT_VERIFY_COST);
+  });
+
+  it('runs one check for concurrent requests of one issuer', async () => {
+    const { audit } = t.app.services;
+    const original = audit.verify.bind(audit);
+    // A slow log: the requests arrive while the first check still reads it.
+    const spy = vi.spyOn(audit, 'verify').mockImplementation(async (...args) => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return original(...args);
+    });
+    try {
+      const answers = await Promise.all([get(`${URL}/verify`), get(`${URL}/verify`), get(`${URL}/verify`)]);
+      expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200]);
+      expect(spy).toHaveBeenCalledTimes(1);
+      await get(`${URL}/verify`);
+      expect(spy).toHaveBeenCalledTimes(2);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('names the first break of a record altered behind the triggers, and not in another issuer', async () => {
