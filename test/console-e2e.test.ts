@@ -173,6 +173,11 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     expect(before.json().total).toBe(1);
     await page.getByRole('button', { name: 'Import' }).click();
     await page.getByText('Imported: 2 issued, 1 skipped, 1 with errors.').waitFor();
+    const history = page.getByRole('table', { name: /imports$/ });
+    await history.getByRole('cell', { name: 'cohort.csv' }).waitFor();
+    expect(await history.locator('tbody tr').first().locator('td').allTextContents()).toEqual(
+      expect.arrayContaining(['csv', 'cohort.csv', '4', '2', '1']),
+    );
     const after = await t.app.inject({
       method: 'GET',
       url: '/api/v1/credentials',
@@ -350,6 +355,11 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
       await page.waitForLoadState('networkidle');
       await expectAccessible(page, heading);
       if (heading === 'Team') await page.getByRole('rowheader', { name: OWNER }).waitFor();
+      if (heading === 'Audit log') {
+        await page.getByRole('button', { name: 'Verify the whole chain' }).click();
+        await page.getByText(/^Chain verified: \d+ records/).waitFor();
+        await expectAccessible(page, 'audit chain verified');
+      }
     }
   });
 

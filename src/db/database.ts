@@ -27,6 +27,7 @@ import { reissuedFromIndexMigration } from './migrations/0022_reissued_from_inde
 import { consoleAccountsMigration } from './migrations/0023_console_accounts.js';
 import { imagesMigration } from './migrations/0025_images.js';
 import { vcEndorsementsMigration } from './migrations/0026_vc_endorsements.js';
+import { auditTargetMigration } from './migrations/0028_audit_target.js';
 import type { DB } from './schema.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
 
@@ -142,6 +143,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0023_console_accounts': consoleAccountsMigration(),
     '0025_images': imagesMigration(dialect),
     '0026_vc_endorsements': vcEndorsementsMigration(),
+    '0028_audit_target': auditTargetMigration(),
   };
 }
 

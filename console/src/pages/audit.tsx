@@ -5,12 +5,13 @@ import { Alert, formatDate } from '../ui';
 
 type AuditRecord = components['schemas']['AuditRecord'];
 type Checkpoint = components['schemas']['AuditCheckpoint'];
+type ChainReport = components['schemas']['AuditChainReport'];
 
 const PAGE = 50;
 
 /**
  * Each record names the hash of the one before it in its stripe: the page checks that the
- * records it shows link up, and shows the signed head the CLI's `audit verify` checks in full.
+ * records it shows link up, and asks the service to recompute every chain (`audit verify`).
  */
 function chainBreaks(records: AuditRecord[]): number {
   const byStripe = new Map<number, AuditRecord[]>();
@@ -33,6 +34,16 @@ export function AuditPage() {
   const [total, setTotal] = useState(0);
   const [head, setHead] = useState<Checkpoint | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [report, setReport] = useState<ChainReport | null>(null);
+  const [checking, setChecking] = useState(false);
+
+  async function verify() {
+    setChecking(true);
+    const { data, error: failure } = await api.GET('/api/v1/audit/verify');
+    setChecking(false);
+    if (failure) setError(problem(failure));
+    else setReport(data);
+  }
 
   useEffect(() => {
     api.GET('/api/v1/audit', { params: { query: { limit: PAGE, offset } } }).then(({ data, error: failure }) => {
@@ -62,6 +73,19 @@ export function AuditPage() {
           )}{' '}
           The records on this page each carry the hash of the record before them.
         </p>
+        <p>
+          <button type="button" class="secondary" disabled={checking} onClick={verify}>
+            {checking ? 'Checking…' : 'Verify the whole chain'}
+          </button>
+        </p>
+        {report &&
+          (report.ok ? (
+            <Alert kind="success">Chain verified: {report.records} records recompute and end at their heads.</Alert>
+          ) : (
+            <Alert>
+              Chain broken at stripe {report.brokenAt?.stripe}, seq {report.brokenAt?.seq}: {report.brokenAt?.reason}
+            </Alert>
+          ))}
         {head && (
           <>
             <p>Head taken {formatDate(head.takenAt)}:</p>

@@ -8,8 +8,8 @@ import { Alert, Field, formatDate, inputValue } from '../ui';
 type Credential = components['schemas']['CredentialDetail'];
 type AuditRecord = components['schemas']['AuditRecord'];
 
-/** The audit API has no target filter: the newest records are read and this credential's kept. */
-const AUDIT_WINDOW = 200;
+/** A credential's timeline: its newest audit records (issued, revoked, reissued, ...). */
+const TIMELINE_LIMIT = 200;
 
 export function CredentialDetailPage() {
   const { params } = useRoute();
@@ -29,8 +29,10 @@ export function CredentialDetailPage() {
       return;
     }
     setCredential(data);
-    const audit = await api.GET('/api/v1/audit', { params: { query: { limit: AUDIT_WINDOW } } });
-    setTimeline((audit.data?.items ?? []).filter((record) => record.targetId === id));
+    const audit = await api.GET('/api/v1/audit', {
+      params: { query: { limit: TIMELINE_LIMIT, targetType: 'credential', targetId: id } },
+    });
+    setTimeline(audit.data?.items ?? []);
   }, [id]);
   useEffect(() => {
     load();
@@ -125,7 +127,7 @@ export function CredentialDetailPage() {
       <section aria-labelledby="timeline-title">
         <h2 id="timeline-title">Audit timeline</h2>
         {timeline.length === 0 ? (
-          <p>No audit records for this credential among the latest {AUDIT_WINDOW}.</p>
+          <p>No audit records for this credential.</p>
         ) : (
           <ol class="timeline">
             {timeline.map((record) => (

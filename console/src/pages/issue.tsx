@@ -2,10 +2,11 @@ import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
 import { api, problem } from '../api';
 import { can, useSession } from '../session';
-import { Alert, Field, inputValue } from '../ui';
+import { Alert, Field, formatDate, inputValue } from '../ui';
 
 type Definition = components['schemas']['Definition'];
 type ImportReport = components['schemas']['ImportReport'];
+type ImportBatch = components['schemas']['ImportBatch'];
 type Mapping = Record<(typeof FIELDS)[number]['key'], string>;
 
 /** What a CSV column can feed, in the order the import reads them. */
@@ -99,7 +100,7 @@ function guess(headers: string[]): Mapping {
   };
 }
 
-function CsvImport({ definitions }: { definitions: Definition[] }) {
+function CsvImport({ definitions, onImported }: { definitions: Definition[]; onImported: () => void }) {
   const [csv, setCsv] = useState('');
   const [filename, setFilename] = useState('');
   const [mapping, setMapping] = useState<Mapping>(guess([]));
@@ -137,6 +138,7 @@ function CsvImport({ definitions }: { definitions: Definition[] }) {
     else {
       setResult(data);
       setPreview(null);
+      onImported();
     }
   }
 
@@ -251,9 +253,67 @@ function ReportTable({ report, title }: { report: ImportReport; title: string })
   );
 }
 
+/** The real imports and connector calls the service kept (their counts; dry runs are not kept). */
+function ImportHistory({ version }: { version: number }) {
+  const [batches, setBatches] = useState<ImportBatch[]>([]);
+  const [total, setTotal] = useState(0);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    api.GET('/api/v1/ingest/imports', { params: { query: { limit: 20 } } }).then(({ data, error: failure }) => {
+      if (failure) setError(problem(failure));
+      else {
+        setBatches(data.items);
+        setTotal(data.total);
+      }
+    });
+  }, [version]);
+  return (
+    <section class="panel" aria-labelledby="import-history">
+      <h2 id="import-history">Import history</h2>
+      {error && <Alert>{error}</Alert>}
+      {batches.length === 0 ? (
+        <p>No imports yet.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption>
+              The newest {batches.length} of {total} imports
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Source</th>
+                <th scope="col">File</th>
+                <th scope="col">Rows</th>
+                <th scope="col">Issued</th>
+                <th scope="col">Skipped</th>
+                <th scope="col">Errors</th>
+              </tr>
+            </thead>
+            <tbody>
+              {batches.map((batch) => (
+                <tr key={batch.id}>
+                  <td>{formatDate(batch.createdAt)}</td>
+                  <td>{batch.source}</td>
+                  <td class="wrap">{batch.filename ?? '—'}</td>
+                  <td>{batch.rows}</td>
+                  <td>{batch.issued}</td>
+                  <td>{batch.skipped}</td>
+                  <td>{batch.errors}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
 export function IssuePage() {
   const session = useSession();
   const [definitions, setDefinitions] = useState<Definition[]>([]);
+  const [imports, setImports] = useState(0);
   useEffect(() => {
     api.GET('/api/v1/definitions').then(({ data }) => {
       if (data) setDefinitions(data.filter((definition) => definition.status !== 'archived'));
@@ -271,7 +331,8 @@ export function IssuePage() {
     <>
       <h1>Issue</h1>
       <IssueOne definitions={definitions} />
-      <CsvImport definitions={definitions} />
+      <CsvImport definitions={definitions} onImported={() => setImports((n) => n + 1)} />
+      <ImportHistory version={imports} />
     </>
   );
 }

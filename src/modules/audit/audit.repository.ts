@@ -5,6 +5,11 @@ import type { AuditLogTable } from '../../db/schema.js';
 
 export type AuditRow = Selectable<AuditLogTable>;
 
+export interface AuditTargetFilter {
+  targetType?: string;
+  targetId?: string;
+}
+
 const AUDIT_COLUMNS = [
   'id',
   'issuer_id',
@@ -74,17 +79,22 @@ export function createAuditRepository(db: Executor, dialect: Dialect) {
         await db.executeQuery(auditValues(db, rows.slice(i, i + SQLITE_ROWS_PER_INSERT)));
       }
     },
-    async list(issuerId: string, limit: number, offset: number): Promise<{ total: number; rows: AuditRow[] }> {
+    /** Newest first; `target` narrows to one target type and/or id (index audit_log_issuer_target). */
+    async list(
+      issuerId: string,
+      limit: number,
+      offset: number,
+      target: AuditTargetFilter = {},
+    ): Promise<{ total: number; rows: AuditRow[] }> {
+      const base = db
+        .selectFrom('audit_log')
+        .where('issuer_id', '=', issuerId)
+        .$if(target.targetId !== undefined, (q) => q.where('target_id', '=', target.targetId as string))
+        .$if(target.targetType !== undefined, (q) => q.where('target_type', '=', target.targetType as string));
       const [count, rows] = await Promise.all([
-        db
-          .selectFrom('audit_log')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .where('issuer_id', '=', issuerId)
-          .executeTakeFirstOrThrow(),
-        db
-          .selectFrom('audit_log')
+        base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+        base
           .selectAll()
-          .where('issuer_id', '=', issuerId)
           .orderBy('occurred_at', 'desc')
           .orderBy('stripe', 'desc')
           .orderBy('seq', 'desc')

@@ -1,10 +1,28 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses, keyedErrors, PageOffset } from '../../core/schemas.js';
-import { AuditCheckpoint, AuditRecord } from './audit.schemas.js';
+import { AuditChainReport, AuditCheckpoint, AuditRecord } from './audit.schemas.js';
+import type { ChainReport } from './audit.service.js';
+
+/**
+ * A chain check reads every record of the issuer: it costs this many units of the key's rate limit,
+ * and concurrent checks of one issuer share one read of the log.
+ */
+export const AUDIT_VERIFY_COST = 10;
 
 export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { audit } = app.services;
+  const running = new Map<string, Promise<ChainReport>>();
+  const verify = (issuerId: string): Promise<ChainReport> => {
+    const current = running.get(issuerId);
+    if (current) return current;
+    const run = audit
+      .verify(issuerId)
+      .then(([report]) => report ?? { issuerId, records: 0, ok: true })
+      .finally(() => running.delete(issuerId));
+    running.set(issuerId, run);
+    return run;
+  };
   app.get(
     '/api/v1/audit',
     {
@@ -19,6 +37,16 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
           {
             limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
             offset: PageOffset,
+            targetType: Type.Optional(
+              Type.String({ minLength: 1, maxLength: 100, description: 'Only records of this target type' }),
+            ),
+            targetId: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 200,
+                description: 'Only records of this target (a credential id, ...)',
+              }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -33,7 +61,10 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => audit.list(request.issuerId(), request.query.limit, request.query.offset),
+    async (request) => {
+      const { limit, offset, targetType, targetId } = request.query;
+      return audit.list(request.issuerId(), limit, offset, { targetType, targetId });
+    },
   );
 
   app.get(
@@ -51,6 +82,21 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => audit.checkpoint(request.issuerId()),
   );
+
+  app.get(
+    '/api/v1/audit/verify',
+    {
+      config: { auth: 'key', rateLimitCost: () => AUDIT_VERIFY_COST },
+      schema: {
+        operationId: 'verifyAuditLog',
+        tags: ['Audit'],
+        summary: "Recompute the issuer's audit chains: the check `accolade audit verify` runs",
+        description: `Reads every record of the issuer's stripes, recomputes each hash and holds each chain's end to its head; the first break is named. Costs ${AUDIT_VERIFY_COST} units of the rate limit; concurrent checks of one issuer share one run. Checking against a kept checkpoint is the CLI's (\`--checkpoint\`).`,
+        response: { 200: Type.Ref(AuditChainReport), ...errorResponses(...keyedErrors) },
+      },
+    },
+    async (request) => verify(request.issuerId()),
+  );
 };
 
-export const auditSchemas = [AuditRecord, AuditCheckpoint];
+export const auditSchemas = [AuditRecord, AuditCheckpoint, AuditChainReport];

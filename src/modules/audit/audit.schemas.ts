@@ -36,6 +36,26 @@ export const AuditCheckpoint = Type.Object(
   { $id: 'AuditCheckpoint', additionalProperties: false },
 );
 
+export const AuditChainReport = Type.Object(
+  {
+    issuerId: Type.String(),
+    records: Type.Integer({ minimum: 0, description: 'Records read across all stripes' }),
+    ok: Type.Boolean({ description: 'Every chain recomputes and ends at its head' }),
+    brokenAt: Type.Optional(
+      Type.Object(
+        {
+          stripe: Type.Integer({ minimum: 0 }),
+          seq: Type.Integer({ minimum: 1 }),
+          id: Type.Optional(Type.String({ description: 'The record, when one is named' })),
+          reason: Type.String(),
+        },
+        { additionalProperties: false, description: 'The first place the log does not fit its chains or heads' },
+      ),
+    ),
+  },
+  { $id: 'AuditChainReport', additionalProperties: false },
+);
+
 /** What `accolade audit head` prints: the checkpoints of every issuer (or of one). */
 export const AuditCheckpointSet = Type.Object(
   { takenAt: Type.String({ format: 'date-time' }), issuers: Type.Array(Type.Ref(AuditCheckpoint)) },

@@ -2,7 +2,7 @@ import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import { canonicalJson, sha256Hex } from '../../core/hashing.js';
 import type { Executor } from '../../db/database.js';
-import { type AuditRow, createAuditRepository } from './audit.repository.js';
+import { type AuditRow, type AuditTargetFilter, createAuditRepository } from './audit.repository.js';
 import type { AuditCheckpoint } from './audit.schemas.js';
 
 export interface AuditEntry {
@@ -113,8 +113,8 @@ export function createAuditService(core: Pick<Core, 'db' | 'dialect' | 'clock' |
       await repo.moveHeads(issuerId, heads);
     },
 
-    async list(issuerId: string, limit: number, offset: number) {
-      const { total, rows } = await createAuditRepository(core.db, core.dialect).list(issuerId, limit, offset);
+    async list(issuerId: string, limit: number, offset: number, target: AuditTargetFilter = {}) {
+      const { total, rows } = await createAuditRepository(core.db, core.dialect).list(issuerId, limit, offset, target);
       return {
         total,
         limit,

@@ -1,14 +1,48 @@
-import type { Insertable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { Executor } from '../../db/database.js';
 import type { ImportBatchesTable } from '../../db/schema.js';
 
 export type ImportBatchRow = Insertable<ImportBatchesTable>;
 
-/** Import batches: one row per real CSV import or connector call, read by the issuance reports. */
+/** Import batches: one row per real CSV import or connector call, read by the reports and the import history. */
 export function createImportBatchRepository(db: Executor) {
   return {
     async insert(row: ImportBatchRow): Promise<void> {
       await db.insertInto('import_batches').values(row).execute();
+    },
+
+    /** The issuer's batches newest first (index import_batches_issuer_created). */
+    async list(
+      issuerId: string,
+      limit: number,
+      offset: number,
+    ): Promise<{ total: number; rows: Selectable<ImportBatchesTable>[] }> {
+      const [count, rows] = await Promise.all([
+        db
+          .selectFrom('import_batches')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('issuer_id', '=', issuerId)
+          .executeTakeFirstOrThrow(),
+        db
+          .selectFrom('import_batches')
+          .selectAll()
+          .where('issuer_id', '=', issuerId)
+          .orderBy('created_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(limit)
+          .offset(offset)
+          .execute(),
+      ]);
+      return { total: Number(count.n), rows };
+    },
+
+    async find(issuerId: string, id: string): Promise<Selectable<ImportBatchesTable> | undefined> {
+      return db
+        .selectFrom('import_batches')
+        .selectAll()
+        .where('issuer_id', '=', issuerId)
+        .where('id', '=', id)
+        .executeTakeFirst();
     },
   };
 }

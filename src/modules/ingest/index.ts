@@ -8,11 +8,12 @@ import { createCompletionIngestService } from './completions.service.js';
 import { createConnectorService } from './connectors/connectors.service.js';
 import { createCsvImportService } from './csv.service.js';
 import { createImportGate } from './import-gate.js';
+import { createImportHistoryService } from './import-history.service.js';
 import { createImportRunner } from './import-run.js';
 
 /** Ingest: CSV import, single completions and the LMS/SIS connectors. */
 export function createIngestModule(
-  core: Pick<Core, 'clock' | 'ids'>,
+  core: Pick<Core, 'db' | 'clock' | 'ids'>,
   deps: {
     issuers: Pick<IssuerService, 'identity'>;
     definitions: Pick<DefinitionService, 'findRow' | 'listRows'>;
@@ -26,6 +27,7 @@ export function createIngestModule(
   return {
     csv: createCsvImportService(core, context),
     imports: createImportGate(),
+    history: createImportHistoryService(core),
     completions: createCompletionIngestService(core, deps),
     connectors: createConnectorService(core, context),
   };

@@ -5,6 +5,8 @@ import { connectorRoutes } from './connectors/connectors.routes.js';
 import { ConnectorRecordReportSchema, ConnectorRunReportSchema } from './connectors/connectors.schemas.js';
 import { csvRoutes } from './csv.routes.js';
 import { ImportReportSchema, ImportRowReportSchema } from './csv.schemas.js';
+import { importHistoryRoutes } from './import-history.routes.js';
+import { ImportBatchPageSchema, ImportBatchSchema } from './import-history.schemas.js';
 
 export const ingestSchemas = [
   ImportRowReportSchema,
@@ -12,10 +14,13 @@ export const ingestSchemas = [
   IngestResultSchema,
   ConnectorRecordReportSchema,
   ConnectorRunReportSchema,
+  ImportBatchSchema,
+  ImportBatchPageSchema,
 ];
 
 export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(csvRoutes);
   await app.register(completionRoutes);
   await app.register(connectorRoutes);
+  await app.register(importHistoryRoutes);
 };
