@@ -3,7 +3,7 @@ import type { components } from '../../../client/index';
 import { api, problem } from '../api';
 import { Alert, Field, formatDate, inputValue } from '../ui';
 
-type ApiKey = components['schemas']['ApiKey'] & { lastUsedAt?: string | null };
+type ApiKey = components['schemas']['ApiKey'];
 
 interface NewKey {
   id: string;
@@ -81,13 +81,12 @@ export function KeysPage() {
       {keys && (
         <div class="table-wrap">
           <table>
-            <caption>{keys.length} keys</caption>
+            <caption>{keys.length === 1 ? '1 key' : `${keys.length} keys`}</caption>
             <thead>
               <tr>
                 <th scope="col">Prefix</th>
                 <th scope="col">Name</th>
                 <th scope="col">Created</th>
-                <th scope="col">Last used</th>
                 <th scope="col">Stops</th>
                 <th scope="col">Actions</th>
               </tr>
@@ -100,7 +99,6 @@ export function KeysPage() {
                   </th>
                   <td>{key.name ?? '—'}</td>
                   <td>{formatDate(key.createdAt)}</td>
-                  <td>{formatDate(key.lastUsedAt)}</td>
                   <td>{key.revokedAt ? `revoked ${formatDate(key.revokedAt)}` : formatDate(key.expiresAt)}</td>
                   <td class="actions">
                     {!key.revokedAt && (
