@@ -28,6 +28,11 @@ describe.each(dialects)('platform on %s', (dialect) => {
         slug: issuer.slug,
         name: expect.any(String),
         profileUrl: `https://badges.test/v1/issuers/${issuer.slug}`,
+        url: expect.any(String),
+        email: expect.any(String),
+        description: null,
+        imageUrl: null,
+        brandColor: expect.stringMatching(/^#[0-9a-f]{6}$/i),
       });
       expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     }
