@@ -80,6 +80,8 @@ interface Call {
   method: 'GET' | 'POST';
   url: string;
   payload?: unknown;
+  /** Set for a body that is not JSON (an image upload). */
+  contentType?: string;
 }
 
 /** Sends a setup request and insists it worked: a seed that fails would make every later check vacuous. */
@@ -87,13 +89,17 @@ async function setupCall(app: FastifyInstance, key: string, call: Call): Promise
   const res = await app.inject({
     method: call.method,
     url: call.url,
-    headers: { authorization: `Bearer ${key}` },
+    headers: { authorization: `Bearer ${key}`, ...(call.contentType ? { 'content-type': call.contentType } : {}) },
     ...(call.payload === undefined ? {} : { payload: call.payload as object }),
   });
   if (res.statusCode >= 300)
     throw new Error(`setup ${call.method} ${call.url} answered ${res.statusCode}: ${res.body}`);
   return res.json() as Record<string, unknown>;
 }
+
+/** A valid 1×1 PNG. */
+const SEED_PNG_BASE64 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 export interface SeedOptions {
   /** Distinguishes names and keys when several issuers are seeded in one database. */
@@ -116,20 +122,24 @@ export async function seedIssuer(
   const pool: ResourcePool = new Map();
   addToPool(pool, 'issuers', issuer.slug);
   addToPool(pool, 'urls', options.webhookUrl);
-  const call = async (method: Call['method'], url: string, payload?: unknown) => {
-    const body = await setupCall(app, issuer.key, { method, url, payload });
+  const call = async (method: Call['method'], url: string, payload?: unknown, contentType?: string) => {
+    const body = await setupCall(app, issuer.key, { method, url, payload, ...(contentType ? { contentType } : {}) });
     learnFromResponse(pool, method, url, 201, body);
     return body;
   };
+  // A PNG badge image hosted here, so every seeded credential has a baked PNG too.
+  const image = await call('POST', '/api/v1/images', Buffer.from(SEED_PNG_BASE64, 'base64'), 'image/png');
   const definition = await call('POST', '/api/v1/definitions', {
     name: `Seed ${options.label} course`,
     description: 'A course completed by seeded recipients.',
     tags: ['seed'],
+    imageUrl: image.url,
   });
   const expiring = await call('POST', '/api/v1/definitions', {
     name: `Seed ${options.label} licence`,
     description: 'A licence that expires.',
     expiresAfterDays: 365,
+    imageUrl: image.url,
   });
   const credentialIds: string[] = [];
   for (const [i, email] of options.recipients.entries()) {
