@@ -1,6 +1,7 @@
 import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import type { Executor } from '../../db/database.js';
+import { pendingDelivery } from './webhooks.repository.js';
 
 export const WEBHOOK_EVENTS = [
   'credential.issued',
@@ -56,21 +57,7 @@ export function createOutboxService(core: Pick<Core, 'clock' | 'ids'>) {
       const payload = JSON.stringify(envelope);
       for (const sub of subscriptions) {
         if (!sub.events.has(event)) continue;
-        rows.push({
-          id: core.ids.uuid(),
-          issuer_id: issuerId,
-          subscription_id: sub.id,
-          event,
-          payload,
-          status: 'pending',
-          attempts: 0,
-          next_attempt_at: now,
-          locked_until: null,
-          last_status_code: null,
-          last_error: null,
-          created_at: now,
-          delivered_at: null,
-        });
+        rows.push(pendingDelivery({ id: core.ids.uuid(), issuerId, subscriptionId: sub.id, event, payload, now }));
       }
     }
     for (let i = 0; i < rows.length; i += 500) {

@@ -28,6 +28,32 @@ export interface DeliveryOutcome {
 }
 
 /** Subscriptions and their deliveries; every tenant-facing method takes the issuer id first. */
+/** A delivery waiting for its first attempt. */
+export function pendingDelivery(fields: {
+  id: string;
+  issuerId: string;
+  subscriptionId: string;
+  event: string;
+  payload: string;
+  now: string;
+}): DeliveryRow {
+  return {
+    id: fields.id,
+    issuer_id: fields.issuerId,
+    subscription_id: fields.subscriptionId,
+    event: fields.event,
+    payload: fields.payload,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: fields.now,
+    locked_until: null,
+    last_status_code: null,
+    last_error: null,
+    created_at: fields.now,
+    delivered_at: null,
+  };
+}
+
 export function createWebhookRepository(db: Executor) {
   return {
     async insertSubscription(row: SubscriptionRow): Promise<void> {

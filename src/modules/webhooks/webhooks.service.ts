@@ -5,7 +5,12 @@ import type { AuditService } from '../audit/audit.service.js';
 import { WEBHOOK_EVENTS, type WebhookEvent } from './outbox.service.js';
 import { type LookupFn, parseTargetUrl, resolveTarget, UnsafeTargetError } from './ssrf.js';
 import { SECRET_PREFIX, SECRET_RANDOM_LENGTH, TEST_EVENT } from './webhooks.constants.js';
-import { createWebhookRepository, type DeliveryRow, type SubscriptionRow } from './webhooks.repository.js';
+import {
+  createWebhookRepository,
+  type DeliveryRow,
+  pendingDelivery,
+  type SubscriptionRow,
+} from './webhooks.repository.js';
 
 export interface NewSubscription {
   url: string;
@@ -104,21 +109,7 @@ export function createWebhookService(
     await core.db.transaction().execute(async (trx) => {
       const scoped = createWebhookRepository(trx);
       if (!(await scoped.getSubscription(issuerId, subscriptionId))) throw errors.notFound('Webhook');
-      await scoped.insertDelivery({
-        id: deliveryId,
-        issuer_id: issuerId,
-        subscription_id: subscriptionId,
-        event,
-        payload,
-        status: 'pending',
-        attempts: 0,
-        next_attempt_at: now,
-        locked_until: null,
-        last_status_code: null,
-        last_error: null,
-        created_at: now,
-        delivered_at: null,
-      });
+      await scoped.insertDelivery(pendingDelivery({ id: deliveryId, issuerId, subscriptionId, event, payload, now }));
       await deps.audit.append(trx, {
         issuerId,
         actor,
