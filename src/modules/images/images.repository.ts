@@ -9,6 +9,11 @@ export function createImageRepository(db: Executor) {
     async insert(row: ImageRow): Promise<void> {
       await db.insertInto('images').values(row).execute();
     },
+    /** The stored type of an image, without its bytes. */
+    async contentType(id: string): Promise<string | undefined> {
+      const row = await db.selectFrom('images').select('content_type').where('id', '=', id).executeTakeFirst();
+      return row?.content_type;
+    },
     /** Public read by id: an image is served to anyone who has its URL (like a badge image). */
     async getPublic(id: string): Promise<Pick<ImageRow, 'content_type' | 'bytes'> | undefined> {
       return db.selectFrom('images').select(['content_type', 'bytes']).where('id', '=', id).executeTakeFirst();

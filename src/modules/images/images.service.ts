@@ -67,10 +67,10 @@ export function createImageService(
       if (!id) return false;
       const known = pngIds.get(id);
       if (known !== undefined) return known;
-      const image = await repo.getPublic(id);
+      const png = (await repo.contentType(id)) === 'image/png';
       if (pngIds.size >= KNOWN_IMAGES) pngIds.clear();
-      pngIds.set(id, image?.content_type === 'image/png');
-      return image?.content_type === 'image/png';
+      pngIds.set(id, png);
+      return png;
     },
 
     async read(id: string) {
