@@ -519,7 +519,7 @@ export interface paths {
         };
         /**
          * The issuer's import history: CSV imports and connector calls, newest first
-         * @description Dry runs are not kept. Each batch keeps its counts; the per-row report is only in the import response.
+         * @description Dry runs are not kept. Each batch keeps its counts; `GET /api/v1/ingest/imports/{id}` adds its report.
          */
         get: operations["listImports"];
         put?: never;
@@ -537,7 +537,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One import batch's counts */
+        /** One import batch: its counts and the entries it did not issue cleanly */
         get: operations["getImport"];
         put?: never;
         post?: never;
@@ -1716,7 +1716,7 @@ export interface components {
             errored: number;
             records: components["schemas"]["ConnectorRecordReport"][];
         };
-        /** @description The counts a real import or connector call kept; dry runs keep nothing, and the per-row report is only in the import response. */
+        /** @description The counts a real import or connector call kept; dry runs keep nothing. */
         ImportBatch: {
             /** @description The batchId the import answered with */
             id: string;
@@ -1736,6 +1736,35 @@ export interface components {
             limit: number;
             offset: number;
             items: components["schemas"]["ImportBatch"][];
+        };
+        ImportBatchEntry: {
+            /** @description Where the entry was: `row 7` of a CSV file (its line number), `record 2` of a connector call. */
+            entry: string;
+            /** @enum {string} */
+            outcome: "issued" | "skipped" | "error";
+            completionKey: string | null;
+            credentialId: string | null;
+            /** @description Why the entry was skipped or failed, or a note on its issuance; never an email. */
+            message: string | null;
+        };
+        /** @description One import batch: its counts and its report. */
+        ImportBatchDetail: {
+            /** @description The batchId the import answered with */
+            id: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description `csv` or `connector:<provider>` */
+            source: string;
+            filename: string | null;
+            /** @description Rows (or connector records) in the batch */
+            rows: number;
+            issued: number;
+            skipped: number;
+            errors: number;
+            /** @description The entries not issued cleanly (skipped, failed, or issued with a note) in file order, at most 1,000; a clean import keeps an empty list. null for batches recorded before reports were kept. */
+            report: components["schemas"]["ImportBatchEntry"][] | null;
+            /** @description false when more entries were not issued cleanly than the report holds (the counts cover them all). */
+            reportComplete: boolean;
         };
         /** @description A framework alignment of a definition (Open Badges AlignmentObject) */
         Alignment: {
@@ -5741,13 +5770,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The counts a real import or connector call kept; dry runs keep nothing, and the per-row report is only in the import response. */
+            /** @description One import batch: its counts and its report. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ImportBatch"];
+                    "application/json": components["schemas"]["ImportBatchDetail"];
                 };
             };
             /** @description Invalid request */

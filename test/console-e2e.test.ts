@@ -178,6 +178,15 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     expect(await history.locator('tbody tr').first().locator('td').allTextContents()).toEqual(
       expect.arrayContaining(['csv', 'cohort.csv', '4', '2', '1']),
     );
+    await history.locator('tbody tr').first().getByRole('button', { name: /^Report/ }).click();
+    const report = page.getByRole('table', { name: 'Rows of cohort.csv not issued cleanly' });
+    await report.waitFor();
+    expect(await report.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.className))).toEqual([
+      'row-error',
+      'row-skipped',
+    ]);
+    expect(await report.locator('tbody tr').first().locator('td').first().textContent()).toBe('row 4');
+    await expectAccessible(page, 'import report');
     const after = await t.app.inject({
       method: 'GET',
       url: '/api/v1/credentials',

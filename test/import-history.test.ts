@@ -95,6 +95,30 @@ describe.each(dialects)('import history on %s', (dialect) => {
     );
   });
 
+  it("keeps each batch's report: the entries not issued cleanly, never an email", async () => {
+    const first = (await t.app.inject({ method: 'GET', url: `${URL}/${batchIds[0]}`, headers: auth(a.key) })).json();
+    expect(first.reportComplete).toBe(true);
+    expect(first.report).toHaveLength(1);
+    expect(first.report[0]).toMatchObject({ entry: 'row 3', outcome: 'error', credentialId: null });
+    expect(first.report[0].message).toBe('definitionRef matches no definition slug or name');
+    const second = await t.app.inject({ method: 'GET', url: `${URL}/${batchIds[1]}`, headers: auth(a.key) });
+    expect(second.json()).toMatchObject({ reportComplete: true, report: [{ entry: 'row 2', outcome: 'skipped' }] });
+    expect(second.json().report[0].credentialId).toEqual(expect.any(String));
+    expect(second.body).not.toContain('@example.com');
+  });
+
+  it('keeps an empty report for a clean import, and caps a long one', async () => {
+    const clean = await importCsv(t, a.key, 'email,name,definition\ndee@example.com,Dee,forklift\n');
+    const kept = (await t.app.inject({ method: 'GET', url: `${URL}/${clean.batchId}`, headers: auth(a.key) })).json();
+    expect(kept).toMatchObject({ issued: 1, report: [], reportComplete: true });
+    const lines = Array.from({ length: 1001 }, (_, i) => `p${i}@example.com,P,nowhere`);
+    const failing = await importCsv(t, a.key, `email,name,definition\n${lines.join('\n')}\n`);
+    const long = (await t.app.inject({ method: 'GET', url: `${URL}/${failing.batchId}`, headers: auth(a.key) })).json();
+    expect(long).toMatchObject({ rows: 1001, errors: 1001, reportComplete: false });
+    expect(long.report).toHaveLength(1000);
+    expect(long.report[999].entry).toBe('row 1001');
+  });
+
   it('requires a key', async () => {
     await expectKeyRequired(t.app, { method: 'GET', url: URL });
     await expectKeyRequired(t.app, { method: 'GET', url: `${URL}/${batchIds[0]}` });

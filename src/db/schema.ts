@@ -95,6 +95,8 @@ export interface ImportBatchesTable {
   skipped: number;
   errored: number;
   created_at: string;
+  /** JSON: the entries not issued cleanly (ImportBatchEntry[]); null for batches kept before 0050. */
+  report: string | null;
 }
 
 export interface AuditLogTable {

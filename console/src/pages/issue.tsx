@@ -7,6 +7,7 @@ import { Alert, Field, formatDate, inputValue } from '../ui';
 type Definition = components['schemas']['Definition'];
 type ImportReport = components['schemas']['ImportReport'];
 type ImportBatch = components['schemas']['ImportBatch'];
+type ImportBatchDetail = components['schemas']['ImportBatchDetail'];
 type Mapping = Record<(typeof FIELDS)[number]['key'], string>;
 
 /** What a CSV column can feed, in the order the import reads them. */
@@ -253,11 +254,56 @@ function ReportTable({ report, title }: { report: ImportReport; title: string })
   );
 }
 
-/** The real imports and connector calls the service kept (their counts; dry runs are not kept). */
+/** A kept batch's report: the entries it did not issue cleanly. */
+function BatchReport({ batch }: { batch: ImportBatchDetail }) {
+  const name = batch.filename ?? `the import of ${formatDate(batch.createdAt)}`;
+  return (
+    <section aria-labelledby="batch-report">
+      <h3 id="batch-report">Report: {name}</h3>
+      {batch.report === null ? (
+        <p>This import was recorded before reports were kept: only its counts are known.</p>
+      ) : batch.report.length === 0 ? (
+        <p>Every row was issued.</p>
+      ) : (
+        <>
+          {!batch.reportComplete && (
+            <p>The first {batch.report.length} rows not issued cleanly are shown; the counts above cover them all.</p>
+          )}
+          <div class="table-wrap">
+            <table class="report">
+              <caption>Rows of {name} not issued cleanly</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Row</th>
+                  <th scope="col">Outcome</th>
+                  <th scope="col">Completion key</th>
+                  <th scope="col">Message</th>
+                </tr>
+              </thead>
+              <tbody>
+                {batch.report.map((entry) => (
+                  <tr key={entry.entry} class={`row-${entry.outcome}`}>
+                    <td>{entry.entry}</td>
+                    <td>{entry.outcome}</td>
+                    <td>{entry.completionKey ?? '—'}</td>
+                    <td>{entry.message ?? ''}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
+
+/** The real imports and connector calls the service kept, each with its report (dry runs are not kept). */
 function ImportHistory({ version }: { version: number }) {
   const [batches, setBatches] = useState<ImportBatch[]>([]);
   const [total, setTotal] = useState(0);
   const [error, setError] = useState<string | null>(null);
+  const [shown, setShown] = useState<ImportBatchDetail | null>(null);
   useEffect(() => {
     api.GET('/api/v1/ingest/imports', { params: { query: { limit: 20 } } }).then(({ data, error: failure }) => {
       if (failure) setError(problem(failure));
@@ -267,6 +313,11 @@ function ImportHistory({ version }: { version: number }) {
       }
     });
   }, [version]);
+  async function show(id: string) {
+    const { data, error: failure } = await api.GET('/api/v1/ingest/imports/{id}', { params: { path: { id } } });
+    if (failure) setError(problem(failure));
+    else setShown(data);
+  }
   return (
     <section class="panel" aria-labelledby="import-history">
       <h2 id="import-history">Import history</h2>
@@ -288,6 +339,9 @@ function ImportHistory({ version }: { version: number }) {
                 <th scope="col">Issued</th>
                 <th scope="col">Skipped</th>
                 <th scope="col">Errors</th>
+                <th scope="col">
+                  <span class="visually-hidden">Report</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -300,12 +354,18 @@ function ImportHistory({ version }: { version: number }) {
                   <td>{batch.issued}</td>
                   <td>{batch.skipped}</td>
                   <td>{batch.errors}</td>
+                  <td>
+                    <button type="button" class="secondary" onClick={() => show(batch.id)}>
+                      Report<span class="visually-hidden"> of the import of {formatDate(batch.createdAt)}</span>
+                    </button>
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
+      {shown && <BatchReport batch={shown} />}
     </section>
   );
 }

@@ -11,12 +11,12 @@ export function createImportBatchRepository(db: Executor) {
       await db.insertInto('import_batches').values(row).execute();
     },
 
-    /** The issuer's batches newest first (index import_batches_issuer_created). */
+    /** The issuer's batches newest first (index import_batches_issuer_created), without their reports. */
     async list(
       issuerId: string,
       limit: number,
       offset: number,
-    ): Promise<{ total: number; rows: Selectable<ImportBatchesTable>[] }> {
+    ): Promise<{ total: number; rows: Omit<Selectable<ImportBatchesTable>, 'report'>[] }> {
       const [count, rows] = await Promise.all([
         db
           .selectFrom('import_batches')
@@ -25,7 +25,7 @@ export function createImportBatchRepository(db: Executor) {
           .executeTakeFirstOrThrow(),
         db
           .selectFrom('import_batches')
-          .selectAll()
+          .select(['id', 'issuer_id', 'source', 'filename', 'total', 'issued', 'skipped', 'errored', 'created_at'])
           .where('issuer_id', '=', issuerId)
           .orderBy('created_at', 'desc')
           .orderBy('id', 'desc')

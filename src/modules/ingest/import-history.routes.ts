@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses, keyedErrors } from '../../core/schemas.js';
-import { ImportBatchPageSchema, ImportBatchSchema, ListImportsQuery } from './import-history.schemas.js';
+import { ImportBatchDetailSchema, ImportBatchPageSchema, ListImportsQuery } from './import-history.schemas.js';
 
 export const importHistoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { history } = app.services.ingest;
@@ -16,7 +16,7 @@ export const importHistoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: "The issuer's import history: CSV imports and connector calls, newest first",
         description:
-          'Dry runs are not kept. Each batch keeps its counts; the per-row report is only in the import response.',
+          'Dry runs are not kept. Each batch keeps its counts; `GET /api/v1/ingest/imports/{id}` adds its report.',
         querystring: ListImportsQuery,
         response: { 200: Type.Ref(ImportBatchPageSchema), ...errorResponses(400, ...keyedErrors) },
       },
@@ -31,9 +31,9 @@ export const importHistoryRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'getImport',
         tags,
-        summary: "One import batch's counts",
+        summary: 'One import batch: its counts and the entries it did not issue cleanly',
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
-        response: { 200: Type.Ref(ImportBatchSchema), ...errorResponses(404, ...keyedErrors) },
+        response: { 200: Type.Ref(ImportBatchDetailSchema), ...errorResponses(404, ...keyedErrors) },
       },
     },
     async (request) => history.get(request.issuerId(), request.params.id),

@@ -3,8 +3,9 @@ import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
 import type { ImportBatchesTable } from '../../db/schema.js';
 import { createImportBatchRepository } from './import-batches.repository.js';
+import type { KeptReport } from './import-run.js';
 
-const toBatch = (row: Selectable<ImportBatchesTable>) => ({
+const toBatch = (row: Omit<Selectable<ImportBatchesTable>, 'report'>) => ({
   id: row.id,
   createdAt: row.created_at,
   source: row.source,
@@ -27,7 +28,8 @@ export function createImportHistoryService(core: Pick<Core, 'db'>) {
     async get(issuerId: string, id: string) {
       const row = await repo.find(issuerId, id);
       if (!row) throw errors.notFound('Import');
-      return toBatch(row);
+      const kept = row.report === null ? null : (JSON.parse(row.report) as KeptReport);
+      return { ...toBatch(row), report: kept?.entries ?? null, reportComplete: kept?.complete ?? false };
     },
   };
 }

@@ -50,6 +50,38 @@ export interface ImportRunResult {
   entries: EntryReport[];
 }
 
+/** An entry of a batch's kept report: where it was, what happened and why. */
+export interface KeptEntry {
+  entry: string;
+  outcome: EntryOutcome;
+  completionKey: string | null;
+  credentialId: string | null;
+  message: string | null;
+}
+
+/**
+ * The most entries a batch keeps for the import history; the import's own response reports every
+ * entry. An import whose every row failed keeps its first thousand, which say what went wrong.
+ */
+export const KEPT_REPORT_ENTRIES = 1000;
+
+/** A batch's kept report: its entries not issued cleanly, and whether the cap left any out. */
+export interface KeptReport {
+  entries: KeptEntry[];
+  complete: boolean;
+}
+
+/** The entries of a run worth keeping: every one not issued cleanly, in file order, capped. */
+function keptReport(reports: EntryReport[], label: (entryIndex: number) => string): KeptReport {
+  const entries: KeptEntry[] = [];
+  for (const [index, { outcome, completionKey, credentialId, message }] of reports.entries()) {
+    if (outcome === 'issued' && message === null) continue;
+    if (entries.length === KEPT_REPORT_ENTRIES) return { entries, complete: false };
+    entries.push({ entry: label(index), outcome, completionKey, credentialId, message });
+  }
+  return { entries, complete: true };
+}
+
 export const ALREADY_ISSUED_MESSAGE = 'already issued: the completion key exists';
 const heldMessage = (credentialId: string) =>
   `already held: the recipient holds credential ${credentialId} of this definition`;
@@ -233,12 +265,14 @@ export function createImportRunner(
         const outcomes = await deps.batchIssuance.preview(issuerId, items);
         return { batchId, ...summarise(entries, positions, outcomes, options) };
       }
+      let summary: Omit<ImportRunResult, 'batchId'> | undefined;
       const outcomes = await deps.batchIssuance.issue(
         issuerId,
         { actor: options.actor, source: options.source, batchId },
         items,
         async (trx, finalOutcomes) => {
-          const { total, issued, skipped, errored } = tally(entries, finalOutcomes);
+          summary = summarise(entries, positions, finalOutcomes, options);
+          const { total, issued, skipped, errored } = summary;
           await createImportBatchRepository(trx).insert({
             id: batchId,
             issuer_id: issuerId,
@@ -249,10 +283,11 @@ export function createImportRunner(
             skipped,
             errored,
             created_at: isoNow(core.clock),
+            report: JSON.stringify(keptReport(summary.entries, options.label)),
           });
         },
       );
-      const summary = summarise(entries, positions, outcomes, options);
+      if (!summary) throw new Error('batch issuance returned without recording its batch');
       return { batchId, ...summary, entries: notifyIssued(issuerId, entries, positions, outcomes, summary.entries) };
     },
   };

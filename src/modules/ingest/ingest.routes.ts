@@ -6,7 +6,12 @@ import { ConnectorRecordReportSchema, ConnectorRunReportSchema } from './connect
 import { csvRoutes } from './csv.routes.js';
 import { ImportReportSchema, ImportRowReportSchema } from './csv.schemas.js';
 import { importHistoryRoutes } from './import-history.routes.js';
-import { ImportBatchPageSchema, ImportBatchSchema } from './import-history.schemas.js';
+import {
+  ImportBatchDetailSchema,
+  ImportBatchEntrySchema,
+  ImportBatchPageSchema,
+  ImportBatchSchema,
+} from './import-history.schemas.js';
 
 export const ingestSchemas = [
   ImportRowReportSchema,
@@ -16,6 +21,8 @@ export const ingestSchemas = [
   ConnectorRunReportSchema,
   ImportBatchSchema,
   ImportBatchPageSchema,
+  ImportBatchEntrySchema,
+  ImportBatchDetailSchema,
 ];
 
 export const ingestRoutes: FastifyPluginAsyncTypebox = async (app) => {
