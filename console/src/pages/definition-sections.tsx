@@ -1,10 +1,7 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
-import type { components } from '../../../client/index';
-import { api, problem } from '../api';
+import { useState } from 'preact/hooks';
+import { api } from '../api';
+import { useApiRead, useSubmission } from '../hooks';
 import { Alert, Field, inputValue } from '../ui';
-
-type Endorsement = components['schemas']['Endorsement'];
-type Alignment = components['schemas']['Alignment'];
 
 /** Optional text fields are left out of a body when empty: the API refuses an empty string. */
 const optional = <K extends string>(key: K, value: string) =>
@@ -12,44 +9,28 @@ const optional = <K extends string>(key: K, value: string) =>
 
 /** The definition's endorsements (hosted as Open Badges Endorsements) and a form to record one. */
 export function EndorsementsSection({ definitionId }: { definitionId: string }) {
-  const [items, setItems] = useState<Endorsement[] | null>(null);
   const [name, setName] = useState('');
   const [url, setUrl] = useState('');
   const [claim, setClaim] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState('');
-  const [busy, setBusy] = useState(false);
+  const list = useApiRead(
+    () => api.GET('/api/v1/definitions/{id}/endorsements', { params: { path: { id: definitionId } } }),
+    [definitionId],
+  );
+  const items = list.data;
+  const { busy, error, notice, submit } = useSubmission();
 
-  const load = useCallback(async () => {
-    const { data, error: failure } = await api.GET('/api/v1/definitions/{id}/endorsements', {
-      params: { path: { id: definitionId } },
-    });
-    if (failure) setError(problem(failure));
-    else setItems(data);
-  }, [definitionId]);
-  useEffect(() => {
-    load();
-  }, [load]);
-
-  async function submit(event: Event) {
+  async function record(event: Event) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    setNotice('');
-    const { error: failure } = await api.POST('/api/v1/definitions/{id}/endorsements', {
-      params: { path: { id: definitionId } },
-      body: { endorserName: name, claim, ...optional('endorserUrl', url) },
-    });
-    setBusy(false);
-    if (failure) {
-      setError(problem(failure));
-      return;
-    }
-    setNotice(`Recorded the endorsement by “${name}”.`);
+    const sent = () =>
+      api.POST('/api/v1/definitions/{id}/endorsements', {
+        params: { path: { id: definitionId } },
+        body: { endorserName: name, claim, ...optional('endorserUrl', url) },
+      });
+    if (!(await submit(sent, `Recorded the endorsement by “${name}”.`))) return;
     setName('');
     setUrl('');
     setClaim('');
-    load();
+    list.reload();
   }
 
   return (
@@ -69,9 +50,9 @@ export function EndorsementsSection({ definitionId }: { definitionId: string }) 
           ))}
         </ul>
       )}
-      <form onSubmit={submit} aria-labelledby="endorsement-form-title">
+      <form onSubmit={record} aria-labelledby="endorsement-form-title">
         <h3 id="endorsement-form-title">Record an endorsement</h3>
-        {error && <Alert>{error}</Alert>}
+        {(error ?? list.error) && <Alert>{error ?? list.error}</Alert>}
         {notice && <Alert kind="success">{notice}</Alert>}
         <Field label="Endorser name" id="endorser-name">
           <input id="endorser-name" required maxLength={200} value={name} onInput={(e) => setName(inputValue(e))} />
@@ -107,51 +88,35 @@ export function EndorsementsSection({ definitionId }: { definitionId: string }) 
 
 /** The definition's framework alignments (its BadgeClass `alignment`) and a form to add one. */
 export function AlignmentsSection({ definitionId }: { definitionId: string }) {
-  const [items, setItems] = useState<Alignment[] | null>(null);
   const [name, setName] = useState('');
   const [url, setUrl] = useState('');
   const [framework, setFramework] = useState('');
   const [code, setCode] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [notice, setNotice] = useState('');
-  const [busy, setBusy] = useState(false);
+  const list = useApiRead(
+    () => api.GET('/api/v1/definitions/{id}/alignments', { params: { path: { id: definitionId } } }),
+    [definitionId],
+  );
+  const items = list.data;
+  const { busy, error, notice, submit } = useSubmission();
 
-  const load = useCallback(async () => {
-    const { data, error: failure } = await api.GET('/api/v1/definitions/{id}/alignments', {
-      params: { path: { id: definitionId } },
-    });
-    if (failure) setError(problem(failure));
-    else setItems(data);
-  }, [definitionId]);
-  useEffect(() => {
-    load();
-  }, [load]);
-
-  async function submit(event: Event) {
+  async function add(event: Event) {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    setNotice('');
-    const { error: failure } = await api.POST('/api/v1/definitions/{id}/alignments', {
-      params: { path: { id: definitionId } },
-      body: {
-        targetName: name,
-        targetUrl: url,
-        ...optional('targetFramework', framework),
-        ...optional('targetCode', code),
-      },
-    });
-    setBusy(false);
-    if (failure) {
-      setError(problem(failure));
-      return;
-    }
-    setNotice(`Added the alignment to “${name}”.`);
+    const sent = () =>
+      api.POST('/api/v1/definitions/{id}/alignments', {
+        params: { path: { id: definitionId } },
+        body: {
+          targetName: name,
+          targetUrl: url,
+          ...optional('targetFramework', framework),
+          ...optional('targetCode', code),
+        },
+      });
+    if (!(await submit(sent, `Added the alignment to “${name}”.`))) return;
     setName('');
     setUrl('');
     setFramework('');
     setCode('');
-    load();
+    list.reload();
   }
 
   return (
@@ -173,9 +138,9 @@ export function AlignmentsSection({ definitionId }: { definitionId: string }) {
           ))}
         </ul>
       )}
-      <form onSubmit={submit} aria-labelledby="alignment-form-title">
+      <form onSubmit={add} aria-labelledby="alignment-form-title">
         <h3 id="alignment-form-title">Add an alignment</h3>
-        {error && <Alert>{error}</Alert>}
+        {(error ?? list.error) && <Alert>{error ?? list.error}</Alert>}
         {notice && <Alert kind="success">{notice}</Alert>}
         <Field label="Target name" id="alignment-name">
           <input id="alignment-name" required maxLength={300} value={name} onInput={(e) => setName(inputValue(e))} />

@@ -1,7 +1,8 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
 import { api, problem, uploadImage } from '../api';
 import { BadgeDesigner, badgePng } from '../designer';
+import { useApiRead } from '../hooks';
 import { can, useSession } from '../session';
 import { Alert, Field, inputValue } from '../ui';
 import { AlignmentsSection, EndorsementsSection } from './definition-sections';
@@ -132,19 +133,9 @@ function DefinitionForm({ editing, onDone }: { editing: Definition | null; onDon
 export function DefinitionsPage() {
   const session = useSession();
   const mayEdit = can(session?.user, 'issue');
-  const [items, setItems] = useState<Definition[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { data: items, error, setError, reload: load } = useApiRead(() => api.GET('/api/v1/definitions'), []);
   const [notice, setNotice] = useState('');
   const [editing, setEditing] = useState<Definition | 'new' | null>(null);
-
-  const load = useCallback(async () => {
-    const { data, error: failure } = await api.GET('/api/v1/definitions');
-    if (failure) setError(problem(failure));
-    else setItems(data);
-  }, []);
-  useEffect(() => {
-    load();
-  }, [load]);
 
   async function archive(definition: Definition) {
     const { error: failure } = await api.PATCH('/api/v1/definitions/{id}', {

@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
 import { api, problem } from '../api';
+import { useApiRead } from '../hooks';
 import { Alert, Field, formatDate, inputValue } from '../ui';
 
 type ApiKey = components['schemas']['ApiKey'];
@@ -16,20 +17,11 @@ interface NewKey {
 const DAY = 86_400;
 
 export function KeysPage() {
-  const [keys, setKeys] = useState<ApiKey[] | null>(null);
+  const { data: page, error, setError, reload: load } = useApiRead(() => api.GET('/api/v1/keys'), []);
+  const keys = page?.items ?? null;
   const [name, setName] = useState('');
   const [graceDays, setGraceDays] = useState('1');
   const [shown, setShown] = useState<NewKey | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  const load = useCallback(async () => {
-    const result = await api.GET('/api/v1/keys');
-    if (result.data) setKeys(result.data.items);
-    else setError(problem(result.error));
-  }, []);
-  useEffect(() => {
-    load();
-  }, [load]);
 
   /** Creating and rotating answer the new key (shown once); revoking answers the key's row. */
   async function act(result: Promise<{ data?: NewKey | ApiKey; error?: unknown }>) {

@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
 import { api, problem } from '../api';
+import { useApiRead } from '../hooks';
 import { useSession } from '../session';
 import { Alert, Field, formatDate, inputValue } from '../ui';
 
@@ -10,20 +11,11 @@ const ROLES: Role[] = ['owner', 'issuer', 'viewer'];
 
 export function TeamPage() {
   const session = useSession();
-  const [members, setMembers] = useState<Member[]>([]);
+  const { data: page, error, setError, reload: load } = useApiRead(() => api.GET('/api/v1/users'), []);
+  const members = page?.items ?? [];
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('issuer');
   const [invite, setInvite] = useState<{ url: string; expiresAt: string } | null>(null);
-  const [error, setError] = useState<string | null>(null);
-
-  const load = useCallback(async () => {
-    const { data, error: failure } = await api.GET('/api/v1/users');
-    if (failure) setError(problem(failure));
-    else setMembers(data.items);
-  }, []);
-  useEffect(() => {
-    load();
-  }, [load]);
 
   async function add(event: Event) {
     event.preventDefault();

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
 import { api, problem } from '../api';
+import { useApiRead } from '../hooks';
 import { Alert, Field, formatDate, inputValue } from '../ui';
 
 type Subscription = components['schemas']['WebhookSubscription'];
@@ -104,19 +105,11 @@ function Deliveries({ subscription }: { subscription: Subscription }) {
 }
 
 export function WebhooksPage() {
-  const [subscriptions, setSubscriptions] = useState<Subscription[]>([]);
+  const { data, error, setError, reload: load } = useApiRead(() => api.GET('/api/v1/webhooks'), []);
+  const subscriptions = data ?? [];
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<WebhookEvent[]>(['credential.issued', 'credential.revoked']);
   const [secret, setSecret] = useState<string | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const load = useCallback(async () => {
-    const { data, error: failure } = await api.GET('/api/v1/webhooks');
-    if (failure) setError(problem(failure));
-    else setSubscriptions(data);
-  }, []);
-  useEffect(() => {
-    load();
-  }, [load]);
 
   async function add(event: Event) {
     event.preventDefault();
