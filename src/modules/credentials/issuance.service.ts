@@ -157,8 +157,8 @@ export function createIssuanceService(
   const postgres = createPostgresIssuance(core.db);
 
   /**
-   * A single issuance's writes as one statement on PostgreSQL (migration 0029): a round trip each
-   * there, where SQLite's statements run in-process inside one transaction.
+   * A single issuance's writes as one statement on PostgreSQL (migration 0029), where every
+   * statement is a round trip; SQLite's run in-process, inside one transaction.
    */
   async function insertOnPostgres(
     actor: string,
