@@ -28,6 +28,7 @@ import { consoleAccountsMigration } from './migrations/0023_console_accounts.js'
 import { imagesMigration } from './migrations/0025_images.js';
 import { vcEndorsementsMigration } from './migrations/0026_vc_endorsements.js';
 import { auditTargetMigration } from './migrations/0028_audit_target.js';
+import { issueFunctionMigration } from './migrations/0029_issue_function.js';
 import { importReportsMigration } from './migrations/0050_import_reports.js';
 import type { DB } from './schema.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
@@ -145,6 +146,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0025_images': imagesMigration(dialect),
     '0026_vc_endorsements': vcEndorsementsMigration(),
     '0028_audit_target': auditTargetMigration(),
+    '0029_issue_function': issueFunctionMigration(dialect),
     '0050_import_reports': importReportsMigration(),
   };
 }

@@ -38,18 +38,25 @@ export function auditStripe(targetId: string): number {
 }
 
 /**
- * sha256(prev_hash + canonical JSON of the record). The canonical JSON (keys in code-unit order,
- * no whitespace) is written out directly: this runs once per record, and a batch import appends
- * tens of thousands. test/ingest-audit-hash.test.ts holds it equal to `canonicalJson`.
+ * The canonical JSON of a record (keys in code-unit order, no whitespace) in the two parts either
+ * side of its `seq`: PostgreSQL issuance numbers the record and hashes it in the database
+ * (`accolade_issue_credential`, migration 0029), where only the head's seq is known. Written out
+ * directly: this runs once per record, and a batch import appends tens of thousands.
+ * test/ingest-audit-hash.test.ts holds it equal to `canonicalJson`.
  */
-export function recordHash(row: Omit<AuditRow, 'hash'>): string {
+export function recordJsonAroundSeq(row: Omit<AuditRow, 'hash' | 'prev_hash' | 'seq'>): [string, string] {
   const json = JSON.stringify;
-  return sha256Hex(
-    `${row.prev_hash}{"action":${json(row.action)},"actor":${json(row.actor)},"details":${json(row.details)},` +
-      `"id":${json(row.id)},"issuerId":${json(row.issuer_id)},"occurredAt":${json(row.occurred_at)},` +
-      `"seq":${json(row.seq)},"stripe":${json(row.stripe)},"targetId":${json(row.target_id)},` +
-      `"targetType":${json(row.target_type)}}`,
-  );
+  return [
+    `{"action":${json(row.action)},"actor":${json(row.actor)},"details":${json(row.details)},` +
+      `"id":${json(row.id)},"issuerId":${json(row.issuer_id)},"occurredAt":${json(row.occurred_at)},"seq":`,
+    `,"stripe":${json(row.stripe)},"targetId":${json(row.target_id)},"targetType":${json(row.target_type)}}`,
+  ];
+}
+
+/** sha256(prev_hash + canonical JSON of the record). */
+export function recordHash(row: Omit<AuditRow, 'hash'>): string {
+  const [beforeSeq, afterSeq] = recordJsonAroundSeq(row);
+  return sha256Hex(`${row.prev_hash}${beforeSeq}${row.seq}${afterSeq}`);
 }
 
 /**
@@ -58,6 +65,25 @@ export function recordHash(row: Omit<AuditRow, 'hash'>): string {
  */
 export function createAuditService(core: Pick<Core, 'db' | 'dialect' | 'clock' | 'ids'>) {
   return {
+    /**
+     * A record of `entry` but for its place in the chain (seq, prev_hash, hash), with its canonical
+     * JSON either side of seq: for a statement that numbers and hashes it where it locks the head.
+     */
+    unchained(entry: AuditEntry): { row: Omit<AuditRow, 'seq' | 'prev_hash' | 'hash'>; aroundSeq: [string, string] } {
+      const row = {
+        id: core.ids.ordered(),
+        issuer_id: entry.issuerId,
+        stripe: auditStripe(entry.targetId),
+        occurred_at: isoNow(core.clock),
+        actor: entry.actor,
+        action: entry.action,
+        target_type: entry.targetType,
+        target_id: entry.targetId,
+        details: canonicalJson(entry.details ?? {}),
+      };
+      return { row, aroundSeq: recordJsonAroundSeq(row) };
+    },
+
     /** Appends a record inside the caller's transaction (`trx`), so it commits with the change. */
     async append(trx: Executor, entry: AuditEntry): Promise<void> {
       await this.appendMany(trx, entry.issuerId, [entry]);

@@ -16,6 +16,7 @@ import { credentialEventData } from '../webhooks/webhooks.events.js';
 import { type CredentialRow, type CredentialWithSlugs, createCredentialRepository } from './credentials.repository.js';
 import { toIssued } from './credentials.views.js';
 import { createHeldCredentialRepository } from './held-credentials.repository.js';
+import { createPostgresIssuance } from './issuance.postgres.js';
 
 export { heldKey } from './held-credentials.repository.js';
 
@@ -59,9 +60,9 @@ export function storableName(name: string | null | undefined): { name: string | 
 export type IssuanceDeps = {
   issuers: Pick<IssuerService, 'identity'>;
   definitions: Pick<DefinitionService, 'findRow'>;
-  usage: Pick<UsageService, 'consumeIssuance'>;
-  audit: Pick<AuditService, 'append'>;
-  outbox: Pick<OutboxService, 'enqueue'>;
+  usage: Pick<UsageService, 'consumeIssuance' | 'issuanceCounter'>;
+  audit: Pick<AuditService, 'append' | 'unchained'>;
+  outbox: Pick<OutboxService, 'enqueue' | 'deliveryTemplate'>;
   notifications: Pick<NotificationService, 'wanted' | 'notify'>;
 };
 
@@ -83,11 +84,15 @@ export function createIssuanceService(
 ) {
   const urls = publicUrls(core.config.publicBaseUrl);
 
-  async function definitionFor(issuerId: string, definitionId: string): Promise<DefinitionRow> {
-    const definition = await deps.definitions.findRow(issuerId, definitionId);
+  /** The definition to issue against: it must exist and not be archived. */
+  function issuable(definition: DefinitionRow | undefined): DefinitionRow {
     if (!definition) throw errors.notFound('Definition');
     if (definition.status === 'archived') throw errors.definitionArchived();
     return definition;
+  }
+
+  async function definitionFor(issuerId: string, definitionId: string): Promise<DefinitionRow> {
+    return issuable(await deps.definitions.findRow(issuerId, definitionId));
   }
 
   /**
@@ -147,6 +152,40 @@ export function createIssuanceService(
       recipientHash: row.recipient_hash,
       email,
     });
+  }
+
+  const postgres = createPostgresIssuance(core.db);
+
+  /**
+   * A single issuance's writes as one statement on PostgreSQL (migration 0029), where every
+   * statement is a round trip; SQLite's run in-process, inside one transaction.
+   */
+  async function insertOnPostgres(
+    actor: string,
+    row: CredentialRow,
+    slugs: { issuer: string; definition: string },
+    audit: { action: string; details: Record<string, unknown> },
+  ): Promise<IssueOutcome> {
+    const stored: CredentialWithSlugs = { ...row, issuer_slug: slugs.issuer, definition_slug: slugs.definition };
+    const event = 'credential.issued';
+    const existingId = await postgres.issue({
+      credential: row,
+      usage: deps.usage.issuanceCounter(),
+      audit: deps.audit.unchained({
+        issuerId: row.issuer_id,
+        actor,
+        action: audit.action,
+        targetType: 'credential',
+        targetId: row.id,
+        details: audit.details,
+      }),
+      event,
+      delivery: deps.outbox.deliveryTemplate(row.issuer_id, event, credentialEventData(urls, stored, core.clock.now())),
+    });
+    if (existingId === undefined) return { row: stored, created: true };
+    const existing = await createCredentialRepository(core.db, core.dialect).getById(row.issuer_id, existingId);
+    if (!existing) throw new Error('credential vanished after a conflicting insert');
+    return { row: existing, created: false };
   }
 
   const held = createHeldCredentialRepository(core.db);
@@ -212,22 +251,31 @@ export function createIssuanceService(
         const problem = issuedOnProblem(input.issuedOn, core.clock.now());
         if (problem) throw errors.validation(problem, [{ path: '/issuedOn', message: problem, code: 'issuedOn' }]);
       }
-      const existing = await createCredentialRepository(core.db, core.dialect).getByCompletionKey(
-        issuerId,
-        input.completionKey,
-      );
-      if (existing) return { row: existing, created: false, nameDropped };
-      const definition = await definitionFor(issuerId, input.definitionId);
+      let definition: DefinitionRow;
+      if (core.dialect === 'postgres') {
+        const read = await postgres.readBeforeIssue(issuerId, input.completionKey, input.definitionId);
+        if (read.existing) return { row: read.existing, created: false, nameDropped };
+        definition = issuable(read.definition);
+      } else {
+        const existing = await createCredentialRepository(core.db, core.dialect).getByCompletionKey(
+          issuerId,
+          input.completionKey,
+        );
+        if (existing) return { row: existing, created: false, nameDropped };
+        definition = await definitionFor(issuerId, input.definitionId);
+      }
       const identity = await deps.issuers.identity(issuerId);
       const recipientHash = hashRecipientEmail(input.recipientEmail, identity.salt);
       const row = this.buildRow(issuerId, definition, { ...input, recipientHash });
       const slugs = { issuer: identity.slug, definition: definition.slug };
-      const outcome = await core.db.transaction().execute((trx) =>
-        insertInTransaction(trx, actor, row, slugs, {
-          action: 'credential.issued',
-          details: { definitionId: definition.id, completionKey: row.completion_key, source: row.source },
-        }),
-      );
+      const audit = {
+        action: 'credential.issued',
+        details: { definitionId: definition.id, completionKey: row.completion_key, source: row.source },
+      };
+      const outcome =
+        core.dialect === 'postgres'
+          ? await insertOnPostgres(actor, row, slugs, audit)
+          : await core.db.transaction().execute((trx) => insertInTransaction(trx, actor, row, slugs, audit));
       if (outcome.created) core.metrics.credentialsIssued.inc();
       const notification = await notifyIfWanted(outcome, input.recipientEmail, input.notify);
       return { ...outcome, nameDropped, ...(notification ? { notification } : {}) };

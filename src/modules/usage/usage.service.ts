@@ -36,6 +36,14 @@ export function createUsageService(core: Pick<Core, 'db' | 'clock'>, deps: { iss
       }
     },
 
+    /**
+     * Where one issuance is counted, for a statement that counts it in the database: this month and
+     * the counter stripe an unlimited plan adds to (a plan with a quota counts on stripe 0).
+     */
+    issuanceCounter(): { period: string; stripe: number } {
+      return { period: quotaPeriod(core.clock.now()), stripe: stripe() };
+    },
+
     /** What is left this month: `remaining` is null when the plan is unlimited. */
     async remainingIssuance(issuerId: string) {
       const plan = await planOf(issuerId);

@@ -1,7 +1,7 @@
 import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import type { Executor } from '../../db/database.js';
-import { pendingDelivery } from './webhooks.repository.js';
+import { type DeliveryRow, pendingDelivery } from './webhooks.repository.js';
 
 export const WEBHOOK_EVENTS = [
   'credential.issued',
@@ -71,6 +71,16 @@ export function createOutboxService(core: Pick<Core, 'clock' | 'ids'>) {
   return {
     async enqueue(trx: Executor, issuerId: string, event: WebhookEvent, data: Record<string, unknown>): Promise<void> {
       await this.enqueueMany(trx, issuerId, [{ event, data }]);
+    },
+
+    /**
+     * The delivery row every subscription to `event` gets, for a statement that writes them in the
+     * database: `id` and `subscription_id` are left empty for it to set per subscription.
+     */
+    deliveryTemplate(issuerId: string, event: WebhookEvent, data: Record<string, unknown>): DeliveryRow {
+      const now = isoNow(core.clock);
+      const envelope: Envelope = { id: core.ids.uuid(), event, occurredAt: now, data };
+      return pendingDelivery({ id: '', issuerId, subscriptionId: '', event, payload: JSON.stringify(envelope), now });
     },
 
     /** Several events of one issuer with a single subscription lookup and a single insert. */

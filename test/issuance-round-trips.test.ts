@@ -1,0 +1,267 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { FastifyInstance } from 'fastify';
+import type { KyselyPlugin, PluginTransformResultArgs, QueryResult, UnknownRow } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { quotaPeriod } from '../src/core/clock.js';
+import { createDatabase, type Database, migrateToLatest } from '../src/db/database.js';
+import { auth, dialects, freshDatabase, type TestDatabase, testConfig } from './helpers.js';
+
+/**
+ * Round trips per issuance (issue 26): every statement a request runs is counted by a Kysely plugin
+ * within that request's async context, and so is every transaction it opens (BEGIN and COMMIT are
+ * a round trip each on PostgreSQL and pass no plugin).
+ */
+const request = new AsyncLocalStorage<Scope>();
+const scopes = new Map<string, Scope>();
+type Scope = { statements: number; transactions: number };
+
+const counting: KyselyPlugin = {
+  transformQuery: (args) => args.node,
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    const scope = request.getStore();
+    if (scope) scope.statements++;
+    return args.result;
+  },
+};
+
+describe.each(dialects)('issuance round trips and guarantees on %s', (dialect) => {
+  let testDb: TestDatabase;
+  let database: Database;
+  let app: FastifyInstance;
+  let unlimited: { id: string; key: string; definitionId: string };
+  let limited: { id: string; key: string; definitionId: string };
+  let requestNo = 0;
+
+  /** POSTs an issuance; `counted` gets the statements and transactions the request ran. */
+  async function issue(issuer: { key: string; definitionId: string }, completionKey: string, counted?: Scope) {
+    const url = `/api/v1/credentials?n=${++requestNo}`;
+    if (counted) scopes.set(url, counted);
+    const res = await app.inject({
+      method: 'POST',
+      url,
+      headers: auth(issuer.key),
+      payload: {
+        definitionId: issuer.definitionId,
+        recipientEmail: `earner${requestNo}@earners.example`,
+        completionKey,
+      },
+    });
+    scopes.delete(url);
+    return res;
+  }
+
+  async function issuerWith(plan: string) {
+    const { issuer, key } = await app.services.issuers.createIssuer({
+      name: `Round trips ${plan}`,
+      slug: `round-trips-${plan}-${dialect}`,
+      email: 'contact@round-trips.example',
+      url: 'https://round-trips.example',
+      plan,
+    });
+    const definition = await app.inject({
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: auth(key.key),
+      payload: { name: 'Counted', description: 'Issued in few round trips.' },
+    });
+    await database.db
+      .insertInto('webhook_subscriptions')
+      .values(
+        [['credential.issued'], ['credential.issued', 'credential.revoked'], ['credential.revoked']].map(
+          (events, n) => ({
+            id: `sub-${plan}-${n}-${dialect}`,
+            issuer_id: issuer.id,
+            url: `https://hooks.example/${n}`,
+            events: JSON.stringify(events),
+            secret: 'whsec_test',
+            created_at: '2026-11-21T10:00:00.000Z',
+            deleted_at: null,
+          }),
+        ),
+      )
+      .execute();
+    return { id: issuer.id, key: key.key, definitionId: definition.json().id as string };
+  }
+
+  /** What the issuer has stored: credentials, audit records, quota units, webhook deliveries. */
+  async function stored(issuerId: string) {
+    const count = async (table: 'credentials' | 'audit_log' | 'webhook_deliveries') =>
+      Number(
+        (
+          await database.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('issuer_id', '=', issuerId)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const usage = await database.db
+      .selectFrom('usage_counters')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('issuance'), eb.lit(0)).as('n'))
+      .where('issuer_id', '=', issuerId)
+      .where('period', '=', quotaPeriod(new Date()))
+      .executeTakeFirstOrThrow();
+    return {
+      credentials: await count('credentials'),
+      auditRecords: await count('audit_log'),
+      quotaUnits: Number(usage.n),
+      deliveries: await count('webhook_deliveries'),
+    };
+  }
+
+  beforeAll(async () => {
+    testDb = await freshDatabase(dialect);
+    const config = testConfig(testDb.url);
+    database = createDatabase(config.database);
+    await migrateToLatest(database);
+    const db = database.db.withPlugin(counting);
+    const transaction = db.transaction.bind(db);
+    db.transaction = () => {
+      const scope = request.getStore();
+      if (scope) scope.transactions++;
+      return transaction();
+    };
+    app = await buildApp({ config, database: { ...database, db }, logger: false, redis: null });
+    app.addHook('onRequest', (req, _reply, done) => {
+      const scope = scopes.get(req.url);
+      if (scope) request.run(scope, done);
+      else done();
+    });
+    await app.ready();
+    await app.services.issuers.updatePlan('free', { requestsPerMinute: 100_000 });
+    unlimited = await issuerWith('enterprise');
+    limited = await issuerWith('free');
+  });
+
+  afterAll(async () => {
+    await app.close();
+    await database.close();
+    await testDb.drop();
+  });
+
+  it('issues in one read and one write statement on PostgreSQL, and answers a replay with one read', async () => {
+    for (const issuer of [unlimited, limited]) {
+      // The issuer's identity is cached after its first issuance; count a later one.
+      expect((await issue(issuer, `warm-${issuer.id}`)).statusCode).toBe(201);
+      const created: Scope = { statements: 0, transactions: 0 };
+      const res = await issue(issuer, `counted-${issuer.id}`, created);
+      expect(res.statusCode, res.body).toBe(201);
+      const replayed: Scope = { statements: 0, transactions: 0 };
+      const replay = await issue(issuer, `counted-${issuer.id}`, replayed);
+      expect(replay.statusCode).toBe(200);
+      expect(replay.json().credentialId).toBe(res.json().credentialId);
+      expect(replayed).toEqual({ statements: 1, transactions: 0 });
+      if (dialect === 'postgres') expect(created).toEqual({ statements: 2, transactions: 0 });
+      else expect(created.transactions).toBe(1);
+    }
+  });
+
+  it('stores one credential, one audit record, one quota unit and one delivery per subscription for concurrent duplicates', async () => {
+    for (const issuer of [unlimited, limited]) {
+      const before = await stored(issuer.id);
+      const results = await Promise.all(Array.from({ length: 24 }, () => issue(issuer, `duplicate-${issuer.id}`)));
+      expect(results.filter((r) => r.statusCode === 201)).toHaveLength(1);
+      expect(results.filter((r) => r.statusCode === 200)).toHaveLength(23);
+      expect(new Set(results.map((r) => r.json().credentialId)).size).toBe(1);
+      const after = await stored(issuer.id);
+      expect(after).toEqual({
+        credentials: before.credentials + 1,
+        auditRecords: before.auditRecords + 1,
+        quotaUnits: before.quotaUnits + 1,
+        deliveries: before.deliveries + 2,
+      });
+    }
+  });
+
+  it('writes the delivery the outbox would: the envelope of credential.issued to each subscription that wants it', async () => {
+    const res = await issue(unlimited, 'delivered');
+    const credentialId = res.json().credentialId as string;
+    const deliveries = await database.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('issuer_id', '=', unlimited.id)
+      .where('payload', 'like', `%${credentialId}%`)
+      .orderBy('subscription_id')
+      .execute();
+    expect(deliveries.map((d) => d.subscription_id)).toEqual([
+      `sub-enterprise-0-${dialect}`,
+      `sub-enterprise-1-${dialect}`,
+    ]);
+    const [first, second] = deliveries;
+    expect(first?.id).not.toBe(second?.id);
+    expect(first).toMatchObject({ event: 'credential.issued', status: 'pending', attempts: 0, delivered_at: null });
+    expect(first?.payload).toBe(second?.payload);
+    const envelope = JSON.parse(first?.payload ?? '{}');
+    expect(envelope).toMatchObject({
+      event: 'credential.issued',
+      data: { credentialId, status: 'valid', assertionUrl: res.json().assertionUrl },
+    });
+  });
+
+  it('stores nothing when the quota is used up: 402 with the plan, quota and usage', async () => {
+    const before = await stored(limited.id);
+    await database.db
+      .insertInto('usage_counters')
+      .values({
+        issuer_id: limited.id,
+        period: quotaPeriod(new Date()),
+        stripe: 3,
+        issuance: 100 - before.quotaUnits,
+        premium_verification: 0,
+      })
+      .execute();
+    const full = await stored(limited.id);
+    expect(full.quotaUnits).toBe(100);
+    const heads = await database.db.selectFrom('audit_heads').selectAll().where('issuer_id', '=', limited.id).execute();
+    const res = await issue(limited, 'over-quota');
+    expect(res.statusCode, res.body).toBe(402);
+    expect(res.json()).toEqual({
+      error: 'quota_exceeded',
+      message: expect.any(String),
+      plan: 'free',
+      quota: 100,
+      used: 100,
+    });
+    expect(await stored(limited.id)).toEqual(full);
+    expect(
+      await database.db.selectFrom('audit_heads').selectAll().where('issuer_id', '=', limited.id).execute(),
+    ).toEqual(heads);
+    const again = await issue(limited, 'over-quota');
+    expect(again.statusCode).toBe(402);
+  });
+
+  it('keeps every chain verifying after concurrent issuances mixed with records appended in a transaction', async () => {
+    const appended = Array.from({ length: 12 }, (_, n) =>
+      database.db.transaction().execute((trx) =>
+        app.services.audit.append(trx, {
+          issuerId: unlimited.id,
+          actor: 'system',
+          action: 'test.appended',
+          targetType: 'credential',
+          targetId: `appended-${n}`,
+          details: { n, note: 'é "quoted" \u2028' },
+        }),
+      ),
+    );
+    const results = await Promise.all([
+      // Completion keys go into the record's JSON: escapes and characters beyond ASCII hash alike in SQL.
+      ...Array.from({ length: 48 }, (_, n) => issue(unlimited, `chain-${n}-é-"q"-\u2028-😀`)),
+      ...appended,
+    ]);
+    expect(results.slice(0, 48).every((r) => r?.statusCode === 201)).toBe(true);
+    const verify = await app.inject({ method: 'GET', url: '/api/v1/audit/verify', headers: auth(unlimited.key) });
+    expect(verify.statusCode).toBe(200);
+    const report = verify.json();
+    expect(report).toMatchObject({ ok: true, records: (await stored(unlimited.id)).auditRecords });
+    const [cli] = await app.services.audit.verify(unlimited.id);
+    expect(cli?.ok).toBe(true);
+    const stripes = await database.db
+      .selectFrom('audit_heads')
+      .select('stripe')
+      .where('issuer_id', '=', unlimited.id)
+      .where('seq', '>', 1)
+      .execute();
+    expect(stripes.length).toBeGreaterThan(1);
+  });
+});
