@@ -249,6 +249,7 @@ describe.each(dialects)('badge image and negotiation units on %s', () => {
 
   it.each([
     [undefined, false, 'ld+json'],
+    [undefined, true, 'ld+json'],
     ['', false, 'ld+json'],
     ['*/*', true, 'ld+json'],
     ['application/json', true, 'json'],

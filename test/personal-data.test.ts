@@ -38,8 +38,21 @@ describe('personal data rules', () => {
     expect(partialName('สมชาย')).toBe('ส.');
     // One grapheme cluster, not one code point: N + combining tilde.
     expect(partialName('Jose\u0301 N\u0303u\u0301n\u0303ez')).toBe('Jose\u0301 N\u0303.');
+    // An ASCII letter that a non-ASCII mark extends (keycap: digit, variation selector, enclosing keycap).
+    expect(partialName('Ada 1\uFE0F\u20E3b')).toBe('Ada 1\uFE0F\u20E3.');
     expect(partialName('   ')).toBeUndefined();
     expect(partialName(null)).toBeUndefined();
+  });
+
+  it('takes the same initial as the grapheme segmenter for every two printable ASCII characters', () => {
+    const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+    for (let a = 0x21; a < 0x7f; a++) {
+      for (let b = 0x21; b < 0x7f; b++) {
+        const word = String.fromCharCode(a, b);
+        const [first] = Array.from(segmenter.segment(word), (s) => s.segment);
+        expect(partialName(`Ada ${word}`)).toBe(`Ada ${first?.toLocaleUpperCase()}.`);
+      }
+    }
   });
 });
 

@@ -1,9 +1,17 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyInstance } from 'fastify';
-import type { KyselyPlugin, PluginTransformResultArgs, QueryResult, UnknownRow } from 'kysely';
+import {
+  type CompiledQuery,
+  type KyselyPlugin,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  sql,
+  type UnknownRow,
+} from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { createDatabase, type Database, migrateToLatest } from '../src/db/database.js';
+import { createVerificationRepository } from '../src/modules/verification/verification.repository.js';
 import { auth, dialects, freshDatabase, type TestDatabase, testConfig } from './helpers.js';
 
 /**
@@ -185,5 +193,43 @@ describe.each(dialects)('public reads on %s', (dialect) => {
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain(`href="https://badges.test/verify/${slug}/${replacement}">See the newer credential`);
     expect(statements).toBe(1);
+  });
+
+  it("finds a page's replacement through the replacement index, not by walking the issuer's credentials", async () => {
+    if (dialect === 'sqlite') {
+      // The page's own statement, as the repository compiles it, seen on its way to the database.
+      const statements: CompiledQuery[] = [];
+      const db = database.db;
+      const seeing = new Proxy(db, {
+        get(target, property) {
+          if (property === 'executeQuery') {
+            return (query: CompiledQuery) => {
+              statements.push(query);
+              return target.executeQuery(query);
+            };
+          }
+          const value = Reflect.get(target, property);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      await createVerificationRepository(seeing, dialect).findForPageByIds([reissued]);
+      const [page] = statements;
+      expect(page).toBeDefined();
+      const plan = await db.executeQuery<{ detail: string }>({
+        ...(page as CompiledQuery),
+        sql: `explain query plan ${page?.sql}`,
+      });
+      const details = plan.rows.map((r) => r.detail).join('\n');
+      expect(details).toContain('credentials_issuer_reissued_from_created');
+      expect(details).not.toContain('credentials_issuer_created');
+    } else {
+      const { rows } = await sql<{ indexdef: string }>`select indexdef from pg_indexes
+        where tablename = 'credentials' and indexname = 'credentials_issuer_reissued_from_created'`.execute(
+        database.db,
+      );
+      expect(rows[0]?.indexdef).toMatch(
+        /\(issuer_id, reissued_from, created_at, id\) WHERE \(reissued_from IS NOT NULL\)/,
+      );
+    }
   });
 });

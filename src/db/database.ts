@@ -30,6 +30,7 @@ import { vcEndorsementsMigration } from './migrations/0026_vc_endorsements.js';
 import { auditTargetMigration } from './migrations/0028_audit_target.js';
 import { issueFunctionMigration } from './migrations/0029_issue_function.js';
 import { importReportsMigration } from './migrations/0050_import_reports.js';
+import { replacementOrderIndexMigration } from './migrations/0051_replacement_order_index.js';
 import type { DB } from './schema.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
 
@@ -148,6 +149,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0028_audit_target': auditTargetMigration(),
     '0029_issue_function': issueFunctionMigration(dialect),
     '0050_import_reports': importReportsMigration(),
+    '0051_replacement_order_index': replacementOrderIndexMigration(),
   };
 }
 

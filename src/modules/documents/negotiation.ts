@@ -52,7 +52,9 @@ export function qualityOf(ranges: MediaRange[], mediaType: string): number {
 }
 
 export function negotiate(accept: string | undefined, options: { html: boolean }): DocumentFormat {
-  const ranges = parseAccept(accept ?? '');
+  // No Accept header (most machine clients): the default, without parsing an empty list.
+  if (!accept) return 'ld+json';
+  const ranges = parseAccept(accept);
   if (ranges.length === 0) return 'ld+json';
   const ldJson = qualityOf(ranges, 'application/ld+json');
   const json = qualityOf(ranges, 'application/json');
