@@ -1,4 +1,4 @@
-import { randomBytes, randomFillSync, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 
 /** Time source; tests inject a controllable one. */
 export interface Clock {
@@ -21,26 +21,6 @@ export interface IdSource {
   hex(bytes: number): string;
 }
 
-/**
- * Random bytes drawn from a pool refilled 4 KiB at a time, each byte handed out once, as Node's own
- * randomUUID does: a `randomBytes` call per token (the verification page's CSP nonce on every view)
- * took about 2.5 % of a page's CPU. Larger asks go straight to `randomBytes`.
- */
-const POOL_BYTES = 4096;
-const pool = Buffer.alloc(POOL_BYTES);
-let poolOffset = POOL_BYTES;
-
-function pooledRandom(bytes: number): Buffer {
-  if (bytes > POOL_BYTES) return randomBytes(bytes);
-  if (poolOffset + bytes > POOL_BYTES) {
-    randomFillSync(pool);
-    poolOffset = 0;
-  }
-  const taken = pool.subarray(poolOffset, poolOffset + bytes);
-  poolOffset += bytes;
-  return taken;
-}
-
 /** The time part of `ordered` ids, formatted once per millisecond. */
 const orderedPrefix = { ms: -1, text: '' };
 
@@ -57,7 +37,7 @@ export const randomIds: IdSource = {
     return orderedPrefix.text + randomUUID().slice(15);
   },
   token: (length) =>
-    pooledRandom(Math.ceil((length * 3) / 4) + 3)
+    randomBytes(Math.ceil((length * 3) / 4) + 3)
       .toString('base64url')
       .slice(0, length),
   hex: (bytes) => randomBytes(bytes).toString('hex'),
