@@ -178,7 +178,11 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     expect(await history.locator('tbody tr').first().locator('td').allTextContents()).toEqual(
       expect.arrayContaining(['csv', 'cohort.csv', '4', '2', '1']),
     );
-    await history.locator('tbody tr').first().getByRole('button', { name: /^Report/ }).click();
+    await history
+      .locator('tbody tr')
+      .first()
+      .getByRole('button', { name: /^Report/ })
+      .click();
     const report = page.getByRole('table', { name: 'Rows of cohort.csv not issued cleanly' });
     await report.waitFor();
     expect(await report.locator('tbody tr').evaluateAll((rows) => rows.map((row) => row.className))).toEqual([
