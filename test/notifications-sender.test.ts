@@ -47,7 +47,14 @@ describe.each(dialects)('the notification sender on %s', (dialect) => {
       close() {},
     };
     const sender = createNotificationSender(
-      { db: t.database.db, dialect: t.database.dialect, clock: systemClock, ids: randomIds, log: t.app.log },
+      {
+        db: t.database.db,
+        dialect: t.database.dialect,
+        clock: systemClock,
+        ids: randomIds,
+        log: t.app.log,
+        config: t.config,
+      },
       mailer,
       { ratePerMinute: 6_000_000, maxQueued: 10_000 },
     );
