@@ -213,7 +213,8 @@ export function createImportRunner(
       const entry = entries[index];
       if (outcome.class !== 'new' || outcome.credentialId === null || entry?.kind !== 'issue' || !entry.notifyTo)
         return;
-      const notification = deps.notifications.notify({
+      // Set on the run's own report, not a copy: a large import notifies for every row.
+      (reports[index] as EntryReport).notification = deps.notifications.notify({
         issuerId,
         credentialId: outcome.credentialId,
         definitionId: entry.item.definition.id,
@@ -221,7 +222,6 @@ export function createImportRunner(
         recipientHash: entry.item.recipientHash,
         email: entry.notifyTo,
       });
-      reports[index] = { ...(reports[index] as EntryReport), notification };
     });
     return reports;
   }

@@ -1,4 +1,7 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Core } from '../../core/context.js';
+import { sha256Hex } from '../../core/hashing.js';
+import { relaxedTransaction } from '../../db/dialect.js';
 import type { Job } from '../../services.js';
 import type { Mailer, MailMessage } from './notifications.mailer.js';
 import {
@@ -13,15 +16,33 @@ export interface PendingNotification {
   credentialId: string;
   recipientHash: string;
   email: string;
-  unsubscribeToken: string;
-  unsubscribeTokenHash: string;
   /** Renders the message at send time, so a large import queues quickly. */
   compose(email: string, unsubscribeToken: string): Promise<MailMessage | null>;
 }
 
+/** A message whose `queued` row is written: it has its unsubscribe token and may be sent. */
 interface Entry extends PendingNotification {
+  unsubscribeToken: string;
+  unsubscribeTokenHash: string;
+  queuedAt: string;
   attempts: number;
   notBefore: number;
+}
+
+/**
+ * A message queued but not yet recorded, as queued (no copy: an import queues thousands at once).
+ * Its token is given once, by the pass that first tries to record it.
+ */
+interface Fresh {
+  item: PendingNotification;
+  queuedAt: string;
+  token?: { text: string; hash: string };
+}
+
+/** One issuer's messages in queue order; `head` moves past the started ones instead of shifting. */
+interface IssuerQueue {
+  entries: Entry[];
+  head: number;
 }
 
 export interface SenderOptions {
@@ -36,15 +57,25 @@ const TICK_MS = 200;
 const MAX_IN_FLIGHT = 8;
 /** Waits before the 2nd, 3rd and 4th try after a temporary failure (4xx, connection trouble). */
 export const RETRY_DELAYS_MS = [5_000, 30_000, 120_000];
+const UNSUBSCRIBE_TOKEN_LENGTH = 32;
+/**
+ * Status rows per statement. A pass writes one statement at a time and yields between them: on
+ * SQLite a statement holds the event loop (500 rows: a few milliseconds), so a 50,000-row import's
+ * `queued` rows never hold it for seconds while the import's answer is still being sent.
+ */
+const ROWS_PER_WRITE = 500;
+/** Started entries a queue keeps before dropping them from its array. */
+const COMPACT_AFTER = 1_024;
 
 /**
  * Sends queued notifications behind the requests that queued them: at most `ratePerMinute` per
  * issuer, a few at a time (a finished send starts the next one), retrying temporary failures a
- * bounded number of times. Statuses (queued, then the outcome) are kept in memory and written in
- * batches by the timer's pass, never on the issuing request's path and never one statement a message.
+ * bounded number of times. Queuing is a push to memory; the timer's pass gives each new message its
+ * unsubscribe token and writes its `queued` row (which holds the token's hash) before the message
+ * may be sent, then the outcomes, in batches, never on the issuing request's path.
  */
 export function createNotificationSender(
-  core: Pick<Core, 'db' | 'dialect' | 'clock' | 'log'>,
+  core: Pick<Core, 'db' | 'dialect' | 'clock' | 'ids' | 'log' | 'config'>,
   mailer: Mailer,
   options: SenderOptions,
 ): Job & {
@@ -54,26 +85,44 @@ export function createNotificationSender(
   pending(): number;
 } {
   const repo = createNotificationRepository(core.db);
-  const queues = new Map<string, Entry[]>();
+  /**
+   * Statuses are written without waiting for the disk (a commit skips its sync): a crash of the
+   * machine may lose the last few, as it loses every message still in memory; a crash of the
+   * process loses none. One fsync per 500 rows held SQLite's connection longer than the rows did.
+   */
+  const save = (rows: CredentialNotificationRow[]) =>
+    relaxedTransaction(core.db, core.config.database, (trx) =>
+      createNotificationRepository(trx).saveStatuses(core.dialect, rows),
+    );
+  /** Messages whose `queued` row is not written yet, in queue order. */
+  let fresh: Fresh[] = [];
+  const queues = new Map<string, IssuerQueue>();
   const buckets = new Map<string, { tokens: number; at: number }>();
-  /** Statuses not yet written: the latest per credential. */
-  let unrecorded = new Map<string, CredentialNotificationRow>();
+  /** Outcomes not yet written: the latest per credential. */
+  let outcomes = new Map<string, CredentialNotificationRow>();
   let queued = 0;
   const inFlight = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | null = null;
+  /** Writes run one after another, so a status is never overtaken by an older one. */
+  let writing: Promise<void> = Promise.resolve();
   const perMs = options.ratePerMinute / 60_000;
   const burst = Math.max(1, options.ratePerMinute / 60);
 
-  const now = () => core.clock.now().toISOString();
+  /** The time as stored, formatted once per millisecond: an import queues thousands in one. */
+  let stamp = { ms: Number.NaN, iso: '' };
+  const now = () => {
+    const ms = core.clock.now().getTime();
+    if (ms !== stamp.ms) stamp = { ms, iso: new Date(ms).toISOString() };
+    return stamp.iso;
+  };
 
-  function statusRow(
-    item: PendingNotification,
-    status: NotificationStatus,
+  function outcomeRow(
+    item: PendingNotification & { queuedAt: string; unsubscribeTokenHash?: string },
+    status: Exclude<NotificationStatus, 'queued'>,
     detail: string | null,
-    attempts = 0,
+    attempts: number,
   ): CredentialNotificationRow {
-    const at = now();
     return {
       credential_id: item.credentialId,
       issuer_id: item.issuerId,
@@ -81,22 +130,86 @@ export function createNotificationSender(
       status,
       detail,
       attempts,
-      unsubscribe_token_hash: item.unsubscribeTokenHash,
-      created_at: unrecorded.get(item.credentialId)?.created_at ?? at,
-      updated_at: at,
+      unsubscribe_token_hash: item.unsubscribeTokenHash ?? null,
+      created_at: item.queuedAt,
+      updated_at: now(),
     };
   }
 
-  /** Writes the statuses gathered so far; those gathered while it writes wait for the next pass. */
-  async function record(): Promise<void> {
-    if (unrecorded.size === 0) return;
-    const rows = [...unrecorded.values()];
-    unrecorded = new Map();
-    await repo.saveStatuses(core.dialect, rows);
+  /**
+   * Gives a fresh message its unsubscribe token, whose hash its `queued` row carries. A message
+   * whose write failed keeps its token: the write may have committed (an error after the commit),
+   * and a later write never changes the stored hash.
+   */
+  function withToken(fresh: Fresh): Entry {
+    if (!fresh.token) {
+      const text = core.ids.token(UNSUBSCRIBE_TOKEN_LENGTH);
+      fresh.token = { text, hash: sha256Hex(text) };
+    }
+    return {
+      ...fresh.item,
+      queuedAt: fresh.queuedAt,
+      unsubscribeToken: fresh.token.text,
+      unsubscribeTokenHash: fresh.token.hash,
+      attempts: 0,
+      notBefore: 0,
+    };
+  }
+
+  function queuedRow(entry: Entry): CredentialNotificationRow {
+    return {
+      credential_id: entry.credentialId,
+      issuer_id: entry.issuerId,
+      recipient_hash: entry.recipientHash,
+      status: 'queued',
+      detail: null,
+      attempts: 0,
+      unsubscribe_token_hash: entry.unsubscribeTokenHash,
+      created_at: entry.queuedAt,
+      updated_at: entry.queuedAt,
+    };
+  }
+
+  /**
+   * Writes the `queued` rows of the messages queued so far, ROWS_PER_WRITE at a time, each batch's
+   * messages becoming sendable once their rows are written; then the outcomes gathered so far. A
+   * batch that fails to write is kept for the next pass (its messages are not sent meanwhile).
+   */
+  async function writeStatuses(): Promise<void> {
+    const newcomers = fresh;
+    fresh = [];
+    for (let start = 0; start < newcomers.length; start += ROWS_PER_WRITE) {
+      if (start > 0) await nextTurn();
+      const entries = newcomers.slice(start, start + ROWS_PER_WRITE).map(withToken);
+      try {
+        await save(entries.map(queuedRow));
+      } catch (error) {
+        fresh = [...newcomers.slice(start), ...fresh];
+        throw error;
+      }
+      for (const entry of entries) push(entry);
+    }
+    const done = outcomes;
+    outcomes = new Map();
+    const rows = [...done.values()];
+    for (let start = 0; start < rows.length; start += ROWS_PER_WRITE) {
+      if (start > 0) await nextTurn();
+      try {
+        await save(rows.slice(start, start + ROWS_PER_WRITE));
+      } catch (error) {
+        for (const row of rows.slice(start)) if (!outcomes.has(row.credential_id)) outcomes.set(row.credential_id, row);
+        throw error;
+      }
+    }
+  }
+
+  function record(): Promise<void> {
+    writing = writing.catch(() => undefined).then(writeStatuses);
+    return writing;
   }
 
   function finish(entry: Entry, status: Exclude<NotificationStatus, 'queued'>, detail: string | null) {
-    unrecorded.set(entry.credentialId, statusRow(entry, status, detail, entry.attempts));
+    outcomes.set(entry.credentialId, outcomeRow(entry, status, detail, entry.attempts));
   }
 
   function takeToken(issuerId: string, at: number): boolean {
@@ -128,17 +241,18 @@ export function createNotificationSender(
     const delay = RETRY_DELAYS_MS[entry.attempts - 1];
     if (result.temporary && delay !== undefined) {
       entry.notBefore = core.clock.now().getTime() + delay;
-      requeue(entry);
+      queued++;
+      push(entry);
       return;
     }
     finish(entry, 'failed', result.detail);
   }
 
-  function requeue(entry: Entry) {
-    const queue = queues.get(entry.issuerId) ?? [];
-    queue.push(entry);
+  /** Puts a recorded message at the end of its issuer's queue. */
+  function push(entry: Entry) {
+    const queue = queues.get(entry.issuerId) ?? { entries: [], head: 0 };
+    queue.entries.push(entry);
     queues.set(entry.issuerId, queue);
-    queued++;
   }
 
   function start(entry: Entry) {
@@ -156,23 +270,35 @@ export function createNotificationSender(
     inFlight.add(task);
   }
 
-  /** Starts the sends that are due, within the issuers' rates and MAX_IN_FLIGHT. */
+  /** Takes the entry at `index` out of the queue: the head moves on; one behind a waiting retry is cut out. */
+  function take(queue: IssuerQueue, index: number): Entry {
+    const entry = queue.entries[index] as Entry;
+    if (index === queue.head) queue.head++;
+    else queue.entries.splice(index, 1);
+    queued--;
+    return entry;
+  }
+
+  /** Starts the recorded sends that are due, within the issuers' rates and MAX_IN_FLIGHT. */
   function startDue() {
     const at = core.clock.now().getTime();
     for (const [issuerId, queue] of queues) {
-      let index = 0;
-      while (index < queue.length && inFlight.size < MAX_IN_FLIGHT) {
-        const entry = queue[index] as Entry;
+      let index = queue.head;
+      while (index < queue.entries.length && inFlight.size < MAX_IN_FLIGHT) {
+        const entry = queue.entries[index] as Entry;
         if (entry.notBefore > at) {
           index++;
           continue;
         }
         if (!takeToken(issuerId, at)) break;
-        queue.splice(index, 1);
-        queued--;
-        start(entry);
+        start(take(queue, index));
+        if (index < queue.head) index = queue.head;
       }
-      if (queue.length === 0) queues.delete(issuerId);
+      if (queue.head >= queue.entries.length) queues.delete(issuerId);
+      else if (queue.head >= COMPACT_AFTER && queue.head * 2 >= queue.entries.length) {
+        queue.entries = queue.entries.slice(queue.head);
+        queue.head = 0;
+      }
     }
   }
 
@@ -192,22 +318,23 @@ export function createNotificationSender(
   async function startPass(): Promise<void> {
     try {
       await record();
-      startDue();
     } catch (error) {
       core.log.error({ err: error }, 'notification pass failed');
     }
+    startDue();
   }
 
   return {
     name: 'notifications',
 
     enqueue(item) {
+      const queuedAt = now();
       if (queued >= options.maxQueued) {
-        unrecorded.set(item.credentialId, statusRow(item, 'failed', 'queue_full'));
+        outcomes.set(item.credentialId, outcomeRow({ ...item, queuedAt }, 'failed', 'queue_full', 0));
         return false;
       }
-      unrecorded.set(item.credentialId, statusRow(item, 'queued', null));
-      requeue({ ...item, attempts: 0, notBefore: 0 });
+      fresh.push({ item, queuedAt });
+      queued++;
       return true;
     },
 
@@ -235,8 +362,11 @@ export function createNotificationSender(
       timer = undefined;
       await running;
       await settle();
+      for (const { item, queuedAt } of fresh)
+        outcomes.set(item.credentialId, outcomeRow({ ...item, queuedAt }, 'failed', 'not_sent_before_shutdown', 0));
+      fresh = [];
       for (const queue of queues.values()) {
-        for (const entry of queue) finish(entry, 'failed', 'not_sent_before_shutdown');
+        for (const entry of queue.entries.slice(queue.head)) finish(entry, 'failed', 'not_sent_before_shutdown');
       }
       queues.clear();
       await record();

@@ -42,7 +42,6 @@ export interface NotifyRequest {
 /** What an issuing call reports: `queued` (will be sent behind the response) or `off` (no SMTP). */
 export type NotificationOutcome = 'queued' | 'off';
 
-const UNSUBSCRIBE_TOKEN_LENGTH = 32;
 const CACHE_MS = 5_000;
 
 /** Issuer, definition and settings reads while a queue drains: one read per few seconds, not per message. */
@@ -157,17 +156,17 @@ export function createNotificationService(
       return (await settingsRow(issuerId))?.notify_by_default === 1;
     },
 
-    /** Queues the message (never waits for it); `off` when this service has no SMTP server. */
+    /**
+     * Queues the message, a push to memory (its token and `queued` row come with the sender's next
+     * pass); `off` when this service has no SMTP server.
+     */
     notify(request: NotifyRequest): NotificationOutcome {
       if (!sender) return 'off';
-      const token = core.ids.token(UNSUBSCRIBE_TOKEN_LENGTH);
       sender.enqueue({
         issuerId: request.issuerId,
         credentialId: request.credentialId,
         recipientHash: request.recipientHash,
         email: request.email,
-        unsubscribeToken: token,
-        unsubscribeTokenHash: sha256Hex(token),
         compose: (email, unsubscribeToken) => compose(request, email, unsubscribeToken),
       });
       return 'queued';

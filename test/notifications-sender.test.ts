@@ -1,0 +1,106 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomIds, systemClock } from '../src/core/clock.js';
+import { sha256Hex } from '../src/core/hashing.js';
+import type { Mailer, MailMessage } from '../src/modules/notifications/notifications.mailer.js';
+import { createNotificationSender } from '../src/modules/notifications/notifications.sender.js';
+import { createTestApp, dialects, type TestApp } from './helpers.js';
+
+/** More than two status statements' worth, and more than a queue keeps before compacting. */
+const MESSAGES = 1_200;
+
+describe.each(dialects)('the notification sender on %s', (dialect) => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const rowCount = async (issuerId: string) =>
+    Number(
+      (
+        await t.database.db
+          .selectFrom('credential_notifications')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('issuer_id', '=', issuerId)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  it("writes a large batch's queued rows a statement at a time, and sends each message only once its row holds its token", async () => {
+    const issuerId = `sender-${dialect}`;
+    const sent: { to: string; rowHasToken: boolean }[] = [];
+    const mailer: Mailer = {
+      async send(message: MailMessage) {
+        const token = /\/unsubscribe\/([\w-]+)>/.exec(message.headers['List-Unsubscribe'] ?? '')?.[1] ?? '';
+        const row = await t.database.db
+          .selectFrom('credential_notifications')
+          .select('credential_id')
+          .where('unsubscribe_token_hash', '=', sha256Hex(token))
+          .executeTakeFirst();
+        sent.push({ to: message.to, rowHasToken: row !== undefined });
+        return { ok: true };
+      },
+      close() {},
+    };
+    const sender = createNotificationSender(
+      {
+        db: t.database.db,
+        dialect: t.database.dialect,
+        clock: systemClock,
+        ids: randomIds,
+        log: t.app.log,
+        config: t.config,
+      },
+      mailer,
+      { ratePerMinute: 6_000_000, maxQueued: 10_000 },
+    );
+    const emails = Array.from({ length: MESSAGES }, (_, i) => `earner${i}@example.test`);
+    for (const [i, email] of emails.entries()) {
+      sender.enqueue({
+        issuerId,
+        credentialId: `cred-${dialect}-${i}`,
+        recipientHash: sha256Hex(email),
+        email,
+        compose: async (to, token) => ({
+          from: { name: 'Issuer', address: 'badges@example.test' },
+          to,
+          replyTo: null,
+          subject: 'Your badge',
+          html: '<p>Your badge</p>',
+          text: 'Your badge',
+          headers: { 'List-Unsubscribe': `<https://badges.test/notifications/unsubscribe/${token}>` },
+        }),
+      });
+    }
+    // Queuing wrote nothing; the pass writes the rows a statement at a time, and the event loop
+    // turns between statements: some turn sees a part of them written.
+    expect(await rowCount(issuerId)).toBe(0);
+    let drained = false;
+    const draining = sender.drain().finally(() => {
+      drained = true;
+    });
+    const seen = new Set<number>();
+    while (!drained) {
+      seen.add(await rowCount(issuerId));
+      await nextTurn();
+    }
+    await draining;
+    expect([...seen].some((n) => n > 0 && n < MESSAGES)).toBe(true);
+
+    expect(sent.map((s) => s.to).sort()).toEqual([...emails].sort());
+    expect(sent.every((s) => s.rowHasToken)).toBe(true);
+    const rows = await t.database.db
+      .selectFrom('credential_notifications')
+      .select(['status', 'attempts'])
+      .where('issuer_id', '=', issuerId)
+      .execute();
+    expect(rows).toHaveLength(MESSAGES);
+    expect(rows.every((row) => row.status === 'sent' && Number(row.attempts) === 1)).toBe(true);
+    expect(sender.pending()).toBe(0);
+    await sender.stop();
+  });
+});
