@@ -28,6 +28,7 @@ import { consoleAccountsMigration } from './migrations/0023_console_accounts.js'
 import { imagesMigration } from './migrations/0025_images.js';
 import { vcEndorsementsMigration } from './migrations/0026_vc_endorsements.js';
 import { auditTargetMigration } from './migrations/0028_audit_target.js';
+import { pathwayRecipientsIndexMigration } from './migrations/0030_pathway_recipients_index.js';
 import type { DB } from './schema.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
 
@@ -144,6 +145,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0025_images': imagesMigration(dialect),
     '0026_vc_endorsements': vcEndorsementsMigration(),
     '0028_audit_target': auditTargetMigration(),
+    '0030_pathway_recipients_index': pathwayRecipientsIndexMigration(),
   };
 }
 

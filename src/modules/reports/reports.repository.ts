@@ -56,8 +56,20 @@ function within(column: string, window: TimeWindow): RawBuilder<boolean> {
 
 const toNumber = (value: unknown) => Number(value ?? 0);
 
-/** Sort memory for a pathway's distinct recipients: a few hundred thousand hashes, sorted in memory. */
+/** Hash memory for a pathway's distinct recipients: a few hundred thousand hashes, counted in memory. */
 const PATHWAY_WORK_MEM = '64MB';
+
+/**
+ * A pathway's distinct recipients are the UNION of its stage definitions' recipient hashes, each
+ * read in hash order from the (issuer, definition, recipient) index. Ordered, SQLite merges those
+ * lists (MERGE (UNION)) instead of putting every hash into a temporary B-tree, several times
+ * faster; PostgreSQL cannot merge them and counts them in a hash table, which an ORDER BY would
+ * only follow with a sort.
+ */
+const RECIPIENTS_MERGED: Record<Dialect, RawBuilder<unknown>> = {
+  sqlite: sql.raw('order by recipient_hash'),
+  postgres: sql``,
+};
 
 type EventTable = 'verification_events' | 'engagement_events';
 
@@ -96,7 +108,9 @@ export function createReportRepository(executor: Executor, dialect: Dialect) {
      * Every definition of the issuer with its all-time counts by effective status at `now`
      * (revoked, else expired once expiresOn <= now, else valid), zeros included. Credentials created
      * on days up to `closedThrough` (all rolled up) are counted from the rollup, later ones from the
-     * table; revoked and expired credentials are counted per definition from the status index.
+     * table (a range of the (issuer, definition, created_at) index per definition: grouped over the
+     * issuer, SQLite read that whole index in definition order, a million entries, to find a
+     * day's); revoked and expired credentials are counted per definition from the status index.
      */
     async definitionStatus(issuerId: string, now: string, closedThrough: string) {
       const { rows } = await sql<{
@@ -108,7 +122,9 @@ export function createReportRepository(executor: Executor, dialect: Dialect) {
         revoked: unknown;
         expired: unknown;
       }>`select d.id, d.name, d.slug,
-          r.rolled, n.recent,
+          r.rolled,
+          (select count(*) from credentials c
+            where c.issuer_id = d.issuer_id and c.definition_id = d.id and c.created_at >= ${dayEnd(closedThrough)}) as recent,
           (select count(*) from credentials c
             where c.issuer_id = d.issuer_id and c.definition_id = d.id and c.revoked_at is not null) as revoked,
           (select count(*) from credentials c
@@ -120,11 +136,6 @@ export function createReportRepository(executor: Executor, dialect: Dialect) {
           where issuer_id = ${issuerId} and day <= ${closedThrough}
           group by definition_id
         ) r on r.definition_id = d.id
-        left join (
-          select definition_id, count(*) as recent from credentials
-          where issuer_id = ${issuerId} and created_at >= ${dayEnd(closedThrough)}
-          group by definition_id
-        ) n on n.definition_id = d.id
         where d.issuer_id = ${issuerId}`.execute(db);
       return rows.map((r) => {
         const issued = toNumber(r.rolled) + toNumber(r.recent);
@@ -285,9 +296,9 @@ export function createReportRepository(executor: Executor, dialect: Dialect) {
 
     /**
      * Every pathway of the issuer with the definitions of its stages (one per stage) and the
-     * distinct recipients holding a credential of at least one of them. All in one pass over the
-     * stage definitions' credentials; PostgreSQL gets the memory to count them without spilling
-     * (a transaction for SET LOCAL: on PostgreSQL `Database.reader` is the pool and can open one).
+     * distinct recipients holding a credential of at least one of them (RECIPIENTS_MERGED), one
+     * statement per pathway; PostgreSQL gets the memory to count them without spilling (a
+     * transaction for SET LOCAL: on PostgreSQL `Database.reader` is the pool and can open one).
      */
     async pathways(issuerId: string) {
       const paths = await db
@@ -300,16 +311,25 @@ export function createReportRepository(executor: Executor, dialect: Dialect) {
         .select(['pathway_id', 'definition_id'])
         .where('issuer_id', '=', issuerId)
         .execute();
-      const recipients = async (on: Executor) =>
-        on
-          .selectFrom('pathway_stages as s')
-          .innerJoin('credentials as c', (join) =>
-            join.onRef('c.issuer_id', '=', 's.issuer_id').onRef('c.definition_id', '=', 's.definition_id'),
-          )
-          .where('s.issuer_id', '=', issuerId)
-          .groupBy('s.pathway_id')
-          .select((eb) => ['s.pathway_id', eb.fn.count<number>('c.recipient_hash').distinct().as('recipients')])
-          .execute();
+      const definitionsOf = (pathwayId: string) => [
+        ...new Set(stages.filter((s) => s.pathway_id === pathwayId).map((s) => s.definition_id)),
+      ];
+      const recipients = async (on: Executor) => {
+        const counted: { pathway_id: string; recipients: unknown }[] = [];
+        for (const { id } of paths) {
+          const definitions = definitionsOf(id);
+          if (definitions.length === 0) continue;
+          const perStage = definitions.map(
+            (definitionId) =>
+              sql`select recipient_hash from credentials where issuer_id = ${issuerId} and definition_id = ${definitionId}`,
+          );
+          const { rows } = await sql<{ n: unknown }>`select count(*) as n from (
+              ${sql.join(perStage, sql` union `)} ${RECIPIENTS_MERGED[dialect]}
+            ) r`.execute(on);
+          counted.push({ pathway_id: id, recipients: rows[0]?.n });
+        }
+        return counted;
+      };
       const counted =
         stages.length === 0
           ? []
