@@ -29,6 +29,7 @@ import { imagesMigration } from './migrations/0025_images.js';
 import { vcEndorsementsMigration } from './migrations/0026_vc_endorsements.js';
 import { auditTargetMigration } from './migrations/0028_audit_target.js';
 import { pathwayRecipientsIndexMigration } from './migrations/0030_pathway_recipients_index.js';
+import { pathwayRecipientsRollupMigration } from './migrations/0031_pathway_recipients_rollup.js';
 import type { DB } from './schema.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
 
@@ -146,6 +147,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0026_vc_endorsements': vcEndorsementsMigration(),
     '0028_audit_target': auditTargetMigration(),
     '0030_pathway_recipients_index': pathwayRecipientsIndexMigration(),
+    '0031_pathway_recipients_rollup': pathwayRecipientsRollupMigration(),
   };
 }
 

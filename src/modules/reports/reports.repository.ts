@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
-import { reportDb } from './rollup.repository.js';
+import { reportDb, stageKey } from './rollup.repository.js';
 import type { EventCoverage } from './rollup.service.js';
 import { dayEnd, dayStart, earlier, later, type TimeWindow, utcDays } from './window.js';
 
@@ -296,9 +296,11 @@ export function createReportRepository(executor: Executor, dialect: Dialect) {
 
     /**
      * Every pathway of the issuer with the definitions of its stages (one per stage) and the
-     * distinct recipients holding a credential of at least one of them (RECIPIENTS_MERGED), one
-     * statement per pathway; PostgreSQL gets the memory to count them without spilling (a
-     * transaction for SET LOCAL: on PostgreSQL `Database.reader` is the pool and can open one).
+     * distinct recipients holding a credential of at least one of them: from the pathway's rollup
+     * (migration 0031, kept by the rollup service) or, when it has none for these stages yet, from
+     * the credentials (RECIPIENTS_MERGED), one statement per pathway. PostgreSQL gets the memory to
+     * count them without spilling (a transaction for SET LOCAL: on PostgreSQL `Database.reader` is
+     * the pool and can open one).
      */
     async pathways(issuerId: string) {
       const paths = await db
@@ -314,23 +316,49 @@ export function createReportRepository(executor: Executor, dialect: Dialect) {
       const definitionsOf = (pathwayId: string) => [
         ...new Set(stages.filter((s) => s.pathway_id === pathwayId).map((s) => s.definition_id)),
       ];
+      /**
+       * From the pathway's rollup when it was built for these stage definitions: its size plus the
+       * recipients of credentials created since that are not in it (one statement, so the rollup's
+       * bound, size and rows are one snapshot); null when there is no such rollup.
+       */
+      const rolledUp = async (on: Executor, pathwayId: string, definitions: string[]) => {
+        const { rows } = await sql<{ n: unknown }>`select r.recipients + (
+            select count(distinct c.recipient_hash) from credentials c
+            where c.issuer_id = ${issuerId} and c.definition_id in (${sql.join(definitions)})
+              and c.created_at >= r.rolled_before
+              and not exists (
+                select 1 from report_pathway_recipients p
+                where p.issuer_id = ${issuerId} and p.pathway_id = ${pathwayId} and p.recipient_hash = c.recipient_hash
+              )
+          ) as n
+          from report_pathway_rollups r
+          where r.issuer_id = ${issuerId} and r.pathway_id = ${pathwayId} and r.definitions = ${stageKey(definitions)}`.execute(
+          on,
+        );
+        return rows[0] === undefined ? null : rows[0].n;
+      };
+      /** From the credentials themselves: every recipient hash of the stage definitions. */
+      const counted = async (on: Executor, definitions: string[]) => {
+        const perStage = definitions.map(
+          (definitionId) =>
+            sql`select recipient_hash from credentials where issuer_id = ${issuerId} and definition_id = ${definitionId}`,
+        );
+        const { rows } = await sql<{ n: unknown }>`select count(*) as n from (
+            ${sql.join(perStage, sql` union `)} ${RECIPIENTS_MERGED[dialect]}
+          ) r`.execute(on);
+        return rows[0]?.n;
+      };
       const recipients = async (on: Executor) => {
-        const counted: { pathway_id: string; recipients: unknown }[] = [];
+        const results: { pathway_id: string; recipients: unknown }[] = [];
         for (const { id } of paths) {
           const definitions = definitionsOf(id);
           if (definitions.length === 0) continue;
-          const perStage = definitions.map(
-            (definitionId) =>
-              sql`select recipient_hash from credentials where issuer_id = ${issuerId} and definition_id = ${definitionId}`,
-          );
-          const { rows } = await sql<{ n: unknown }>`select count(*) as n from (
-              ${sql.join(perStage, sql` union `)} ${RECIPIENTS_MERGED[dialect]}
-            ) r`.execute(on);
-          counted.push({ pathway_id: id, recipients: rows[0]?.n });
+          const n = (await rolledUp(on, id, definitions)) ?? (await counted(on, definitions));
+          results.push({ pathway_id: id, recipients: n });
         }
-        return counted;
+        return results;
       };
-      const counted =
+      const counts =
         stages.length === 0
           ? []
           : dialect === 'postgres'
@@ -339,7 +367,7 @@ export function createReportRepository(executor: Executor, dialect: Dialect) {
                 return recipients(trx);
               })
             : await recipients(executor);
-      const byPathway = new Map(counted.map((r) => [r.pathway_id, toNumber(r.recipients)]));
+      const byPathway = new Map(counts.map((r) => [r.pathway_id, toNumber(r.recipients)]));
       return paths.map((p) => ({
         pathwayId: p.id,
         name: p.name,
