@@ -71,6 +71,16 @@ const RECIPIENTS_MERGED: Record<Dialect, RawBuilder<unknown>> = {
   postgres: sql``,
 };
 
+/**
+ * The credentials a pathway's rollup does not hold yet are those created since its bound: a short
+ * range of the (issuer, definition, created_at) index per stage definition. Without statistics
+ * SQLite walks the issuer's recipient index instead, for the DISTINCT, a million rows.
+ */
+const CREDENTIALS_IN_CREATION_ORDER: Record<Dialect, RawBuilder<unknown>> = {
+  sqlite: sql.raw('indexed by credentials_issuer_definition_created'),
+  postgres: sql``,
+};
+
 type EventTable = 'verification_events' | 'engagement_events';
 
 /**
@@ -316,25 +326,36 @@ export function createReportRepository(executor: Executor, dialect: Dialect) {
       const definitionsOf = (pathwayId: string) => [
         ...new Set(stages.filter((s) => s.pathway_id === pathwayId).map((s) => s.definition_id)),
       ];
+      const rollups = new Map(
+        (
+          await db
+            .selectFrom('report_pathway_rollups')
+            .select(['pathway_id', 'definitions', 'rolled_before'])
+            .where('issuer_id', '=', issuerId)
+            .execute()
+        ).map((r) => [r.pathway_id, r]),
+      );
       /**
        * From the pathway's rollup when it was built for these stage definitions: its size plus the
-       * recipients of credentials created since that are not in it (one statement, so the rollup's
-       * bound, size and rows are one snapshot); null when there is no such rollup.
+       * recipients of credentials created since its bound that are not in it; null without such a
+       * rollup. The size and the rows are read in one statement, so they agree; a rollup that moved
+       * on since its bound was read only holds more of the same recipients, so the sum stays exact.
        */
       const rolledUp = async (on: Executor, pathwayId: string, definitions: string[]) => {
+        const rollup = rollups.get(pathwayId);
+        const key = stageKey(definitions);
+        if (rollup?.definitions !== key) return null;
         const { rows } = await sql<{ n: unknown }>`select r.recipients + (
-            select count(distinct c.recipient_hash) from credentials c
+            select count(distinct c.recipient_hash) from credentials c ${CREDENTIALS_IN_CREATION_ORDER[dialect]}
             where c.issuer_id = ${issuerId} and c.definition_id in (${sql.join(definitions)})
-              and c.created_at >= r.rolled_before
+              and c.created_at >= ${rollup.rolled_before}
               and not exists (
                 select 1 from report_pathway_recipients p
                 where p.issuer_id = ${issuerId} and p.pathway_id = ${pathwayId} and p.recipient_hash = c.recipient_hash
               )
           ) as n
           from report_pathway_rollups r
-          where r.issuer_id = ${issuerId} and r.pathway_id = ${pathwayId} and r.definitions = ${stageKey(definitions)}`.execute(
-          on,
-        );
+          where r.issuer_id = ${issuerId} and r.pathway_id = ${pathwayId} and r.definitions = ${key}`.execute(on);
         return rows[0] === undefined ? null : rows[0].n;
       };
       /** From the credentials themselves: every recipient hash of the stage definitions. */
