@@ -7,7 +7,7 @@ import { Layout } from './layout';
 import { AuditPage } from './pages/audit';
 import { CredentialDetailPage } from './pages/credential-detail';
 import { CredentialsPage } from './pages/credentials';
-import { DashboardPage } from './pages/dashboard';
+import { DashboardPage, requestDashboardEarly } from './pages/dashboard';
 import { DefinitionsPage } from './pages/definitions';
 import { InvitePage } from './pages/invite';
 import { IssuePage } from './pages/issue';
@@ -22,6 +22,11 @@ import { WebhooksPage } from './pages/webhooks';
 import { useSession } from './session';
 
 const OPEN_PATHS = ['/console/login', '/console/invite/'];
+const DASHBOARD_PATHS = ['/console', '/console/dashboard'];
+
+// The session check and, on the dashboard, its analytics start as the script runs, side by side.
+const sessionChecked = loadSession();
+if (DASHBOARD_PATHS.includes(location.pathname)) requestDashboardEarly();
 
 function Signed() {
   const session = useSession();
@@ -29,7 +34,7 @@ function Signed() {
   const [checked, setChecked] = useState(false);
   useEffect(() => {
     onSessionExpired(() => route('/console/login?expired=1', true));
-    loadSession().then(() => setChecked(true));
+    sessionChecked.then(() => setChecked(true));
   }, [route]);
   const open = OPEN_PATHS.some((prefix) => path.startsWith(prefix));
   useEffect(() => {

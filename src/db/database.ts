@@ -29,6 +29,8 @@ import { imagesMigration } from './migrations/0025_images.js';
 import { vcEndorsementsMigration } from './migrations/0026_vc_endorsements.js';
 import { auditTargetMigration } from './migrations/0028_audit_target.js';
 import { issueFunctionMigration } from './migrations/0029_issue_function.js';
+import { pathwayRecipientsIndexMigration } from './migrations/0030_pathway_recipients_index.js';
+import { pathwayRecipientsRollupMigration } from './migrations/0031_pathway_recipients_rollup.js';
 import { importReportsMigration } from './migrations/0050_import_reports.js';
 import { replacementOrderIndexMigration } from './migrations/0051_replacement_order_index.js';
 import type { DB } from './schema.js';
@@ -148,6 +150,8 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0026_vc_endorsements': vcEndorsementsMigration(),
     '0028_audit_target': auditTargetMigration(),
     '0029_issue_function': issueFunctionMigration(dialect),
+    '0030_pathway_recipients_index': pathwayRecipientsIndexMigration(),
+    '0031_pathway_recipients_rollup': pathwayRecipientsRollupMigration(),
     '0050_import_reports': importReportsMigration(),
     '0051_replacement_order_index': replacementOrderIndexMigration(),
   };

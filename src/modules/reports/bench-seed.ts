@@ -74,6 +74,7 @@ async function refreshStatistics(db: Db, dialect: Dialect): Promise<void> {
     'report_credential_days',
     'report_verified_credentials',
     'report_verified_credential_days',
+    'report_pathway_recipients',
   ]) {
     await sql`vacuum analyze ${sql.table(table)}`.execute(db);
   }

@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
-import { reportDb } from './rollup.repository.js';
+import { reportDb, stageKey } from './rollup.repository.js';
 import type { EventCoverage } from './rollup.service.js';
 import { dayEnd, dayStart, earlier, later, type TimeWindow, utcDays } from './window.js';
 
@@ -56,8 +56,30 @@ function within(column: string, window: TimeWindow): RawBuilder<boolean> {
 
 const toNumber = (value: unknown) => Number(value ?? 0);
 
-/** Sort memory for a pathway's distinct recipients: a few hundred thousand hashes, sorted in memory. */
+/** Hash memory for a pathway's distinct recipients: a few hundred thousand hashes, counted in memory. */
 const PATHWAY_WORK_MEM = '64MB';
+
+/**
+ * A pathway's distinct recipients are the UNION of its stage definitions' recipient hashes, each
+ * read in hash order from the (issuer, definition, recipient) index. Ordered, SQLite merges those
+ * lists (MERGE (UNION)) instead of putting every hash into a temporary B-tree, several times
+ * faster; PostgreSQL cannot merge them and counts them in a hash table, which an ORDER BY would
+ * only follow with a sort.
+ */
+const RECIPIENTS_MERGED: Record<Dialect, RawBuilder<unknown>> = {
+  sqlite: sql.raw('order by recipient_hash'),
+  postgres: sql``,
+};
+
+/**
+ * The credentials a pathway's rollup does not hold yet are those created since its bound: a short
+ * range of the (issuer, definition, created_at) index per stage definition. Without statistics
+ * SQLite walks the issuer's recipient index instead, for the DISTINCT, a million rows.
+ */
+const CREDENTIALS_IN_CREATION_ORDER: Record<Dialect, RawBuilder<unknown>> = {
+  sqlite: sql.raw('indexed by credentials_issuer_definition_created'),
+  postgres: sql``,
+};
 
 type EventTable = 'verification_events' | 'engagement_events';
 
@@ -96,7 +118,9 @@ export function createReportRepository(executor: Executor, dialect: Dialect) {
      * Every definition of the issuer with its all-time counts by effective status at `now`
      * (revoked, else expired once expiresOn <= now, else valid), zeros included. Credentials created
      * on days up to `closedThrough` (all rolled up) are counted from the rollup, later ones from the
-     * table; revoked and expired credentials are counted per definition from the status index.
+     * table (a range of the (issuer, definition, created_at) index per definition: grouped over the
+     * issuer, SQLite read that whole index in definition order, a million entries, to find a
+     * day's); revoked and expired credentials are counted per definition from the status index.
      */
     async definitionStatus(issuerId: string, now: string, closedThrough: string) {
       const { rows } = await sql<{
@@ -108,7 +132,9 @@ export function createReportRepository(executor: Executor, dialect: Dialect) {
         revoked: unknown;
         expired: unknown;
       }>`select d.id, d.name, d.slug,
-          r.rolled, n.recent,
+          r.rolled,
+          (select count(*) from credentials c
+            where c.issuer_id = d.issuer_id and c.definition_id = d.id and c.created_at >= ${dayEnd(closedThrough)}) as recent,
           (select count(*) from credentials c
             where c.issuer_id = d.issuer_id and c.definition_id = d.id and c.revoked_at is not null) as revoked,
           (select count(*) from credentials c
@@ -120,11 +146,6 @@ export function createReportRepository(executor: Executor, dialect: Dialect) {
           where issuer_id = ${issuerId} and day <= ${closedThrough}
           group by definition_id
         ) r on r.definition_id = d.id
-        left join (
-          select definition_id, count(*) as recent from credentials
-          where issuer_id = ${issuerId} and created_at >= ${dayEnd(closedThrough)}
-          group by definition_id
-        ) n on n.definition_id = d.id
         where d.issuer_id = ${issuerId}`.execute(db);
       return rows.map((r) => {
         const issued = toNumber(r.rolled) + toNumber(r.recent);
@@ -285,9 +306,11 @@ export function createReportRepository(executor: Executor, dialect: Dialect) {
 
     /**
      * Every pathway of the issuer with the definitions of its stages (one per stage) and the
-     * distinct recipients holding a credential of at least one of them. All in one pass over the
-     * stage definitions' credentials; PostgreSQL gets the memory to count them without spilling
-     * (a transaction for SET LOCAL: on PostgreSQL `Database.reader` is the pool and can open one).
+     * distinct recipients holding a credential of at least one of them: from the pathway's rollup
+     * (migration 0031, kept by the rollup service) or, when it has none for these stages yet, from
+     * the credentials (RECIPIENTS_MERGED), one statement per pathway. PostgreSQL gets the memory to
+     * count them without spilling (a transaction for SET LOCAL: on PostgreSQL `Database.reader` is
+     * the pool and can open one).
      */
     async pathways(issuerId: string) {
       const paths = await db
@@ -300,17 +323,63 @@ export function createReportRepository(executor: Executor, dialect: Dialect) {
         .select(['pathway_id', 'definition_id'])
         .where('issuer_id', '=', issuerId)
         .execute();
-      const recipients = async (on: Executor) =>
-        on
-          .selectFrom('pathway_stages as s')
-          .innerJoin('credentials as c', (join) =>
-            join.onRef('c.issuer_id', '=', 's.issuer_id').onRef('c.definition_id', '=', 's.definition_id'),
-          )
-          .where('s.issuer_id', '=', issuerId)
-          .groupBy('s.pathway_id')
-          .select((eb) => ['s.pathway_id', eb.fn.count<number>('c.recipient_hash').distinct().as('recipients')])
-          .execute();
-      const counted =
+      const definitionsOf = (pathwayId: string) => [
+        ...new Set(stages.filter((s) => s.pathway_id === pathwayId).map((s) => s.definition_id)),
+      ];
+      const rollups = new Map(
+        (
+          await db
+            .selectFrom('report_pathway_rollups')
+            .select(['pathway_id', 'definitions', 'rolled_before'])
+            .where('issuer_id', '=', issuerId)
+            .execute()
+        ).map((r) => [r.pathway_id, r]),
+      );
+      /**
+       * From the pathway's rollup when it was built for these stage definitions: its size plus the
+       * recipients of credentials created since its bound that are not in it; null without such a
+       * rollup. The size and the rows are read in one statement, so they agree; a rollup that moved
+       * on since its bound was read only holds more of the same recipients, so the sum stays exact.
+       */
+      const rolledUp = async (on: Executor, pathwayId: string, definitions: string[]) => {
+        const rollup = rollups.get(pathwayId);
+        const key = stageKey(definitions);
+        if (rollup?.definitions !== key) return null;
+        const { rows } = await sql<{ n: unknown }>`select r.recipients + (
+            select count(distinct c.recipient_hash) from credentials c ${CREDENTIALS_IN_CREATION_ORDER[dialect]}
+            where c.issuer_id = ${issuerId} and c.definition_id in (${sql.join(definitions)})
+              and c.created_at >= ${rollup.rolled_before}
+              and not exists (
+                select 1 from report_pathway_recipients p
+                where p.issuer_id = ${issuerId} and p.pathway_id = ${pathwayId} and p.recipient_hash = c.recipient_hash
+              )
+          ) as n
+          from report_pathway_rollups r
+          where r.issuer_id = ${issuerId} and r.pathway_id = ${pathwayId} and r.definitions = ${key}`.execute(on);
+        return rows[0] === undefined ? null : rows[0].n;
+      };
+      /** From the credentials themselves: every recipient hash of the stage definitions. */
+      const counted = async (on: Executor, definitions: string[]) => {
+        const perStage = definitions.map(
+          (definitionId) =>
+            sql`select recipient_hash from credentials where issuer_id = ${issuerId} and definition_id = ${definitionId}`,
+        );
+        const { rows } = await sql<{ n: unknown }>`select count(*) as n from (
+            ${sql.join(perStage, sql` union `)} ${RECIPIENTS_MERGED[dialect]}
+          ) r`.execute(on);
+        return rows[0]?.n;
+      };
+      const recipients = async (on: Executor) => {
+        const results: { pathway_id: string; recipients: unknown }[] = [];
+        for (const { id } of paths) {
+          const definitions = definitionsOf(id);
+          if (definitions.length === 0) continue;
+          const n = (await rolledUp(on, id, definitions)) ?? (await counted(on, definitions));
+          results.push({ pathway_id: id, recipients: n });
+        }
+        return results;
+      };
+      const counts =
         stages.length === 0
           ? []
           : dialect === 'postgres'
@@ -319,7 +388,7 @@ export function createReportRepository(executor: Executor, dialect: Dialect) {
                 return recipients(trx);
               })
             : await recipients(executor);
-      const byPathway = new Map(counted.map((r) => [r.pathway_id, toNumber(r.recipients)]));
+      const byPathway = new Map(counts.map((r) => [r.pathway_id, toNumber(r.recipients)]));
       return paths.map((p) => ({
         pathwayId: p.id,
         name: p.name,

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { Executor } from '../../db/database.js';
+import type { Dialect, Executor } from '../../db/database.js';
 import type { DB } from '../../db/schema.js';
 import { dayEnd, dayStart } from './window.js';
 
-/** The reports module's own tables (migrations 0008, 0009 and 0011): closed UTC days rolled up per issuer. */
+/** The reports module's own tables (migrations 0008, 0009, 0011 and 0031): closed UTC days rolled up per issuer. */
 export type ReportTables = {
   report_rolled_days: { issuer_id: string; day: string; rolled_at: string };
   report_credential_days: { issuer_id: string; day: string; definition_id: string; credentials: number };
@@ -12,7 +12,20 @@ export type ReportTables = {
   report_verification_days: { issuer_id: string; day: string; definition_id: string; channel: string; events: number };
   report_verification_countries: { issuer_id: string; day: string; country: string; events: number };
   report_engagement_days: { issuer_id: string; day: string; definition_id: string; action: string; events: number };
+  report_pathway_rollups: {
+    issuer_id: string;
+    pathway_id: string;
+    definitions: string;
+    rolled_before: string;
+    recipients: number;
+  };
+  report_pathway_recipients: { issuer_id: string; pathway_id: string; recipient_hash: string };
 };
+
+/** What a pathway's rolled-up recipients stand for: its distinct stage definitions, sorted and joined. */
+export function stageKey(definitionIds: readonly string[]): string {
+  return [...new Set(definitionIds)].sort().join(',');
+}
 
 export type ReportDb = Kysely<DB & ReportTables>;
 
@@ -27,10 +40,12 @@ const ROLLUP_TABLES = [
   'report_verification_days',
   'report_verification_countries',
   'report_engagement_days',
+  'report_pathway_recipients',
+  'report_pathway_rollups',
   'report_rolled_days',
 ] as const;
 
-export function createRollupRepository(executor: Executor) {
+export function createRollupRepository(executor: Executor, dialect: Dialect) {
   const db = reportDb(executor);
 
   /** An issuer's verifications on one UTC day, with the definition of the credential each concerns. */
@@ -202,6 +217,86 @@ export function createRollupRepository(executor: Executor) {
             ])
             .groupBy(['c.definition_id', 'e.action']),
         )
+        .execute();
+    },
+
+    /** The distinct stage definitions of each of the issuer's pathways that has stages. */
+    async pathwayStages(issuerId: string): Promise<Map<string, string[]>> {
+      const rows = await db
+        .selectFrom('pathway_stages')
+        .select(['pathway_id', 'definition_id'])
+        .where('issuer_id', '=', issuerId)
+        .execute();
+      const stages = new Map<string, string[]>();
+      for (const row of rows) stages.set(row.pathway_id, [...(stages.get(row.pathway_id) ?? []), row.definition_id]);
+      return stages;
+    },
+
+    /** The issuer's pathway rollups: the stage key each was built for and its bound. */
+    async pathwayRollups(issuerId: string) {
+      return db
+        .selectFrom('report_pathway_rollups')
+        .select(['pathway_id', 'definitions', 'rolled_before'])
+        .where('issuer_id', '=', issuerId)
+        .execute();
+    },
+
+    /**
+     * Inside a transaction: brings the pathway's recipients up to the credentials created before
+     * `rolledBefore`, rebuilding them when its stage definitions are not the ones they were built for.
+     * The rollup row is claimed first and, on PostgreSQL, locked, so concurrent requests do the work
+     * once; each then finds it done.
+     */
+    async rollUpPathway(issuerId: string, pathwayId: string, definitionIds: string[], rolledBefore: string) {
+      const key = stageKey(definitionIds);
+      await db
+        .insertInto('report_pathway_rollups')
+        .values({ issuer_id: issuerId, pathway_id: pathwayId, definitions: '', rolled_before: '', recipients: 0 })
+        .onConflict((oc) => oc.columns(['issuer_id', 'pathway_id']).doNothing())
+        .execute();
+      const claimed = db
+        .selectFrom('report_pathway_rollups')
+        .select(['definitions', 'rolled_before'])
+        .where('issuer_id', '=', issuerId)
+        .where('pathway_id', '=', pathwayId);
+      const current = await (dialect === 'postgres' ? claimed.forUpdate() : claimed).executeTakeFirstOrThrow();
+      const rebuild = current.definitions !== key;
+      if (!rebuild && current.rolled_before >= rolledBefore) return;
+      if (rebuild) {
+        await db
+          .deleteFrom('report_pathway_recipients')
+          .where('issuer_id', '=', issuerId)
+          .where('pathway_id', '=', pathwayId)
+          .execute();
+      }
+      await db
+        .insertInto('report_pathway_recipients')
+        .columns(['issuer_id', 'pathway_id', 'recipient_hash'])
+        .expression(
+          db
+            .selectFrom('credentials')
+            .where('issuer_id', '=', issuerId)
+            .where('definition_id', 'in', [...new Set(definitionIds)])
+            .$if(!rebuild, (qb) => qb.where('created_at', '>=', current.rolled_before))
+            .where('created_at', '<', rolledBefore)
+            .select((eb) => [eb.val(issuerId).as('issuer_id'), eb.val(pathwayId).as('pathway_id'), 'recipient_hash'])
+            .distinct(),
+        )
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+      await db
+        .updateTable('report_pathway_rollups')
+        .set((eb) => ({
+          definitions: key,
+          rolled_before: rolledBefore,
+          recipients: eb
+            .selectFrom('report_pathway_recipients')
+            .select((inner) => inner.fn.countAll<number>().as('n'))
+            .where('issuer_id', '=', issuerId)
+            .where('pathway_id', '=', pathwayId),
+        }))
+        .where('issuer_id', '=', issuerId)
+        .where('pathway_id', '=', pathwayId)
         .execute();
     },
 

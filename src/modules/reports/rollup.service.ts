@@ -1,5 +1,5 @@
 import type { Core } from '../../core/context.js';
-import { createRollupRepository } from './rollup.repository.js';
+import { createRollupRepository, stageKey } from './rollup.repository.js';
 import { dayEnd, dayOf, dayStart, earlier, type TimeWindow } from './window.js';
 
 /**
@@ -52,17 +52,18 @@ function* daysBetween(first: string, last: string): Generator<string> {
 }
 
 /** Keeps the daily rollup of verification and engagement events current, one closed day at a time. */
-export function createRollupService(core: Pick<Core, 'db' | 'database'>) {
+export function createRollupService(core: Pick<Core, 'db' | 'database' | 'dialect'>) {
   return {
     /**
      * Rolls up every closed day not rolled yet, from the issuer's first credential or event on (the
-     * all-time credential counts need them all, whatever the window); a no-op once they are. Returns
-     * how the window's events are then to be counted.
+     * all-time credential counts need them all, whatever the window), and each pathway's recipients
+     * up to the last closed day; a no-op once they are. Returns how the window's events are then to
+     * be counted.
      */
     async refresh(issuerId: string, window: TimeWindow, now: Date): Promise<EventCoverage> {
       const plan = coverage(window, now);
       // Which days are missing is a read (the reader thread on SQLite); rolling them up writes on `db`.
-      const repo = createRollupRepository(core.database.reader);
+      const repo = createRollupRepository(core.database.reader, core.dialect);
       const earliest = await repo.earliestDay(issuerId);
       if (earliest === null) return plan;
       const lastClosed = lastClosedDay(now);
@@ -72,8 +73,17 @@ export function createRollupService(core: Pick<Core, 'db' | 'database'>) {
       for (let i = 0; i < pending.length; i += DAYS_PER_TRANSACTION) {
         const days = pending.slice(i, i + DAYS_PER_TRANSACTION);
         await core.db.transaction().execute(async (trx) => {
-          const txRepo = createRollupRepository(trx);
+          const txRepo = createRollupRepository(trx, core.dialect);
           for (const day of days) await txRepo.rollUpDay(issuerId, day, rolledAt);
+        });
+      }
+      const rolledBefore = dayEnd(lastClosed);
+      const rollups = new Map((await repo.pathwayRollups(issuerId)).map((r) => [r.pathway_id, r]));
+      for (const [pathwayId, definitions] of await repo.pathwayStages(issuerId)) {
+        const rolled = rollups.get(pathwayId);
+        if (rolled?.definitions === stageKey(definitions) && rolled.rolled_before >= rolledBefore) continue;
+        await core.db.transaction().execute(async (trx) => {
+          await createRollupRepository(trx, core.dialect).rollUpPathway(issuerId, pathwayId, definitions, rolledBefore);
         });
       }
       return plan;
@@ -81,7 +91,7 @@ export function createRollupService(core: Pick<Core, 'db' | 'database'>) {
 
     /** Drops the issuer's rollup so it is rebuilt from the events (after a backfill of past days). */
     async reset(issuerId: string): Promise<void> {
-      await createRollupRepository(core.db).reset(issuerId);
+      await createRollupRepository(core.db, core.dialect).reset(issuerId);
     },
   };
 }
