@@ -144,7 +144,11 @@ export async function runCanary(options: { dialect: Dialect }): Promise<CanaryRe
     const issued = await sendThroughEveryChannel(
       { call, json },
       { email: canary, broken, control },
-      { issuerSlug: issuer.slug, receiverUrl: receiver.url },
+      {
+        issuerSlug: issuer.slug,
+        receiverUrl: receiver.url,
+        sendNotifications: () => app.services.notifications.drain(),
+      },
     );
     await app.services.verification.events.flush();
     await app.services.webhooks.dispatcher.drain();
