@@ -1,29 +1,19 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyInstance } from 'fastify';
-import type { KyselyPlugin, PluginTransformResultArgs, QueryResult, UnknownRow } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { quotaPeriod } from '../src/core/clock.js';
 import { createDatabase, type Database, migrateToLatest } from '../src/db/database.js';
 import { auth, dialects, freshDatabase, type TestDatabase, testConfig } from './helpers.js';
+import { statementCounter } from './statement-count.support.js';
 
 /**
  * Round trips per issuance (issue 26): every statement a request runs is counted by a Kysely plugin
  * within that request's async context, and so is every transaction it opens (BEGIN and COMMIT are
  * a round trip each on PostgreSQL and pass no plugin).
  */
-const request = new AsyncLocalStorage<Scope>();
+const { context: request, plugin: counting } = statementCounter<Scope>();
 const scopes = new Map<string, Scope>();
 type Scope = { statements: number; transactions: number };
-
-const counting: KyselyPlugin = {
-  transformQuery: (args) => args.node,
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    const scope = request.getStore();
-    if (scope) scope.statements++;
-    return args.result;
-  },
-};
 
 describe.each(dialects)('issuance round trips and guarantees on %s', (dialect) => {
   let testDb: TestDatabase;

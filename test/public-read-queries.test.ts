@@ -1,35 +1,19 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyInstance } from 'fastify';
-import {
-  type CompiledQuery,
-  type KyselyPlugin,
-  type PluginTransformResultArgs,
-  type QueryResult,
-  sql,
-  type UnknownRow,
-} from 'kysely';
+import { type CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { createDatabase, type Database, migrateToLatest } from '../src/db/database.js';
 import { createVerificationRepository } from '../src/modules/verification/verification.repository.js';
 import { auth, dialects, freshDatabase, type TestDatabase, testConfig } from './helpers.js';
+import { statementCounter } from './statement-count.support.js';
 
 /**
  * Round trips per public read: every statement a request runs is counted (a Kysely plugin sees each
  * result, prepared statements included), within that request's async context only (entered by an
  * onRequest hook), so the background jobs' statements never count.
  */
-const request = new AsyncLocalStorage<{ statements: number }>();
+const { context: request, plugin: counting } = statementCounter<{ statements: number }>();
 const scopes = new Map<string, { statements: number }>();
-
-const counting: KyselyPlugin = {
-  transformQuery: (args) => args.node,
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    const scope = request.getStore();
-    if (scope) scope.statements++;
-    return args.result;
-  },
-};
 
 describe.each(dialects)('public reads on %s', (dialect) => {
   let testDb: TestDatabase;

@@ -5,7 +5,7 @@ import { hashRecipientEmail } from '../../core/hashing.js';
 import { containsEmail, refuseEmailIn } from '../../core/personal-data.js';
 import { publicUrls } from '../../core/urls.js';
 import type { Executor } from '../../db/database.js';
-import type { AuditService } from '../audit/audit.service.js';
+import type { AuditEntry, AuditService } from '../audit/audit.service.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
@@ -95,6 +95,20 @@ export function createIssuanceService(
     return issuable(await deps.definitions.findRow(issuerId, definitionId));
   }
 
+  /** The audit record of a new credential. */
+  const auditEntry = (
+    actor: string,
+    row: CredentialRow,
+    audit: { action: string; details: Record<string, unknown> },
+  ): AuditEntry => ({
+    issuerId: row.issuer_id,
+    actor,
+    action: audit.action,
+    targetType: 'credential',
+    targetId: row.id,
+    details: audit.details,
+  });
+
   /**
    * Inserts a credential row inside `trx` unless its completion key exists. When new: counts it
    * against the quota (throws 402 and so rolls the insert back), audits and enqueues the webhook.
@@ -115,14 +129,7 @@ export function createIssuanceService(
     }
     const stored: CredentialWithSlugs = { ...row, issuer_slug: slugs.issuer, definition_slug: slugs.definition };
     await deps.usage.consumeIssuance(trx, row.issuer_id);
-    await deps.audit.append(trx, {
-      issuerId: row.issuer_id,
-      actor,
-      action: audit.action,
-      targetType: 'credential',
-      targetId: row.id,
-      details: audit.details,
-    });
+    await deps.audit.append(trx, auditEntry(actor, row, audit));
     await deps.outbox.enqueue(
       trx,
       row.issuer_id,
@@ -171,14 +178,7 @@ export function createIssuanceService(
     const existingId = await postgres.issue({
       credential: row,
       usage: deps.usage.issuanceCounter(),
-      audit: deps.audit.unchained({
-        issuerId: row.issuer_id,
-        actor,
-        action: audit.action,
-        targetType: 'credential',
-        targetId: row.id,
-        details: audit.details,
-      }),
+      audit: deps.audit.unchained(auditEntry(actor, row, audit)),
       event,
       delivery: deps.outbox.deliveryTemplate(row.issuer_id, event, credentialEventData(urls, stored, core.clock.now())),
     });
