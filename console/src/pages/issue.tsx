@@ -221,13 +221,20 @@ function CsvImport({ definitions, onImported }: { definitions: Definition[]; onI
   );
 }
 
-function ReportTable({ report, title }: { report: ImportReport; title: string }) {
+/** One row of an import's report as a table shows it. */
+interface ReportLine {
+  row: string | number;
+  /** The outcome, or in a dry run the row's class (its CSS class `row-<outcome>`). */
+  outcome: string;
+  completionKey?: string | null;
+  message?: string | null;
+}
+
+function RowsTable({ caption, lines }: { caption: string; lines: ReportLine[] }) {
   return (
     <div class="table-wrap">
       <table class="report">
-        <caption>
-          {title}: {report.total} rows
-        </caption>
+        <caption>{caption}</caption>
         <thead>
           <tr>
             <th scope="col">Row</th>
@@ -237,21 +244,27 @@ function ReportTable({ report, title }: { report: ImportReport; title: string })
           </tr>
         </thead>
         <tbody>
-          {report.rows.map((row) => {
-            const outcome = report.dryRun ? (row.preview ?? row.outcome) : row.outcome;
-            return (
-              <tr key={row.rowNum} class={`row-${outcome}`}>
-                <td>{row.rowNum}</td>
-                <td>{outcome.replace('_', ' ')}</td>
-                <td>{row.completionKey ?? '—'}</td>
-                <td>{row.message ?? ''}</td>
-              </tr>
-            );
-          })}
+          {lines.map((line) => (
+            <tr key={line.row} class={`row-${line.outcome}`}>
+              <td>{line.row}</td>
+              <td>{line.outcome.replace('_', ' ')}</td>
+              <td>{line.completionKey ?? '—'}</td>
+              <td>{line.message ?? ''}</td>
+            </tr>
+          ))}
         </tbody>
       </table>
     </div>
   );
+}
+
+function ReportTable({ report, title }: { report: ImportReport; title: string }) {
+  const lines = report.rows.map((row) => ({
+    ...row,
+    row: row.rowNum,
+    outcome: report.dryRun ? (row.preview ?? row.outcome) : row.outcome,
+  }));
+  return <RowsTable caption={`${title}: ${report.total} rows`} lines={lines} />;
 }
 
 /** A kept batch's report: the entries it did not issue cleanly. */
@@ -269,29 +282,10 @@ function BatchReport({ batch }: { batch: ImportBatchDetail }) {
           {!batch.reportComplete && (
             <p>The first {batch.report.length} rows not issued cleanly are shown; the counts above cover them all.</p>
           )}
-          <div class="table-wrap">
-            <table class="report">
-              <caption>Rows of {name} not issued cleanly</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Row</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col">Completion key</th>
-                  <th scope="col">Message</th>
-                </tr>
-              </thead>
-              <tbody>
-                {batch.report.map((entry) => (
-                  <tr key={entry.entry} class={`row-${entry.outcome}`}>
-                    <td>{entry.entry}</td>
-                    <td>{entry.outcome}</td>
-                    <td>{entry.completionKey ?? '—'}</td>
-                    <td>{entry.message ?? ''}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <RowsTable
+            caption={`Rows of ${name} not issued cleanly`}
+            lines={batch.report.map((entry) => ({ ...entry, row: entry.entry }))}
+          />
         </>
       )}
     </section>
