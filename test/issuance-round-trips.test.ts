@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
@@ -130,9 +131,9 @@ describe.each(dialects)('issuance round trips and guarantees on %s', (dialect) =
     await testDb.drop();
   });
 
-  it('issues in one read and one write statement on PostgreSQL, and answers a replay with one read', async () => {
+  it('issues in one statement on PostgreSQL, and answers a replay with one statement', async () => {
     for (const issuer of [unlimited, limited]) {
-      // The issuer's identity is cached after its first issuance; count a later one.
+      // The issuer's identity and (on PostgreSQL) the definition are kept after the first issuance; count a later one.
       expect((await issue(issuer, `warm-${issuer.id}`)).statusCode).toBe(201);
       const created: Scope = { statements: 0, transactions: 0 };
       const res = await issue(issuer, `counted-${issuer.id}`, created);
@@ -142,9 +143,60 @@ describe.each(dialects)('issuance round trips and guarantees on %s', (dialect) =
       expect(replay.statusCode).toBe(200);
       expect(replay.json().credentialId).toBe(res.json().credentialId);
       expect(replayed).toEqual({ statements: 1, transactions: 0 });
-      if (dialect === 'postgres') expect(created).toEqual({ statements: 2, transactions: 0 });
+      if (dialect === 'postgres') expect(created).toEqual({ statements: 1, transactions: 0 });
       else expect(created.transactions).toBe(1);
     }
+  });
+
+  it('issues against the definition as stored when another replica changed or archived it since', async () => {
+    const created = await app.inject({
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: auth(unlimited.key),
+      payload: { name: 'Changing', description: 'Changed behind the issuing process.' },
+    });
+    const issuer = { key: unlimited.key, definitionId: created.json().id as string };
+    const first = await issue(issuer, 'changing-1');
+    expect(first.statusCode, first.body).toBe(201);
+    expect(first.json().badgeClassUrl).toMatch(/\/badges\/changing$/);
+
+    // Written straight to the database, as another replica would: this process is not told.
+    const change = (values: { slug?: string; expires_after_days?: number; status?: string }) =>
+      database.db.updateTable('definitions').set(values).where('id', '=', issuer.definitionId).execute();
+    await change({ slug: 'changed', expires_after_days: 30 });
+    const counted: Scope = { statements: 0, transactions: 0 };
+    const second = await issue(issuer, 'changing-2', counted);
+    expect(second.statusCode, second.body).toBe(201);
+    expect(second.json().badgeClassUrl).toMatch(/\/badges\/changed$/);
+    const row = await database.db
+      .selectFrom('credentials')
+      .select(['issued_on', 'expires_on'])
+      .where('id', '=', second.json().credentialId)
+      .executeTakeFirstOrThrow();
+    expect(Date.parse(row.expires_on ?? '') - Date.parse(row.issued_on)).toBe(30 * 86_400_000);
+    const delivery = await database.db
+      .selectFrom('webhook_deliveries')
+      .select('payload')
+      .where('payload', 'like', `%${second.json().credentialId}%`)
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(delivery.payload).data.badgeClassUrl).toMatch(/\/badges\/changed$/);
+    // PostgreSQL: the statement refused the stale definition and answered the stored one; the retry wrote.
+    if (dialect === 'postgres') expect(counted).toEqual({ statements: 2, transactions: 0 });
+
+    await change({ status: 'archived' });
+    const before = await stored(unlimited.id);
+    const archived = await issue(issuer, 'changing-3');
+    expect(archived.statusCode).toBe(400);
+    expect(archived.json().error).toBe('definition_archived');
+    expect(await stored(unlimited.id)).toEqual(before);
+    const replay = await issue(issuer, 'changing-1');
+    expect(replay.statusCode).toBe(200);
+    expect(replay.json().credentialId).toBe(first.json().credentialId);
+
+    await change({ status: 'active' });
+    expect((await issue(issuer, 'changing-3')).statusCode).toBe(201);
+    const unknown = await issue({ key: unlimited.key, definitionId: randomUUID() }, 'changing-4');
+    expect(unknown.statusCode).toBe(404);
   });
 
   it('stores one credential, one audit record, one quota unit and one delivery per subscription for concurrent duplicates', async () => {

@@ -8,8 +8,9 @@ import type { DeliveryRow } from '../webhooks/webhooks.repository.js';
 import type { CredentialRow, CredentialWithSlugs } from './credentials.repository.js';
 
 /**
- * What an issuance reads before it writes, in one statement: the credential already stored under
- * the completion key (with its slugs: a replay is answered from it) and the definition to issue.
+ * What an issuance reads first while the app does not know the definition yet, in one statement:
+ * the credential already stored under the completion key (with its slugs: a replay is answered
+ * from it) and the definition to issue.
  */
 type ReadBeforeIssue = { existing: CredentialWithSlugs | null; definition: DefinitionRow | null };
 const READ_BEFORE_ISSUE = prepared(
@@ -25,14 +26,29 @@ const READ_BEFORE_ISSUE = prepared(
   ) as CompiledQuery<ReadBeforeIssue>,
 );
 
-/** Migration 0029: every write of a new credential, as one autocommit statement. */
+/**
+ * Migration 0052: the replay lookup, the definition's check and every write of a new credential,
+ * as one autocommit statement.
+ */
 const ISSUE = prepared(
   CompiledQuery.raw(
-    'select accolade_issue_credential($1::jsonb, $2, $3::integer, $4::jsonb, $5, $6, $7, $8::jsonb) as existing_id',
-  ) as CompiledQuery<{ existing_id: string | null }>,
+    'select accolade_issue_credential($1::jsonb, $2::jsonb, $3, $4::integer, $5::jsonb, $6, $7, $8, $9::jsonb) as outcome',
+  ) as CompiledQuery<{ outcome: IssueAnswer | null }>,
 );
 
+/** What the function answers when it wrote nothing: the credential already stored, or the definition as it is now. */
+type IssueAnswer = { existing: CredentialWithSlugs } | { definition: DefinitionRow | null };
+
+/** The outcome of one issuance statement. */
+export type PostgresIssueOutcome =
+  | { kind: 'created' }
+  | { kind: 'existing'; row: CredentialWithSlugs }
+  /** The definition changed, was archived or is gone since the app read it: nothing was written. */
+  | { kind: 'definition'; definition: DefinitionRow | undefined };
+
 export interface PostgresIssue {
+  /** The definition the credential was built from; the statement writes only while it still reads the same. */
+  definition: Pick<DefinitionRow, 'slug' | 'expires_after_days'>;
   credential: CredentialRow;
   usage: { period: string; stripe: number };
   audit: { row: Omit<AuditRow, 'seq' | 'prev_hash' | 'hash'>; aroundSeq: [string, string] };
@@ -52,8 +68,9 @@ function appError(err: unknown): unknown {
 }
 
 /**
- * PostgreSQL issuance in two round trips: one read, then one statement that writes the credential,
- * its quota unit, its audit record and its webhook deliveries atomically (autocommit), or nothing.
+ * PostgreSQL issuance in one round trip: one statement that answers a replay, checks the definition
+ * and writes the credential, its quota unit, its audit record and its webhook deliveries atomically
+ * (autocommit), or nothing. `readBeforeIssue` reads the definition the first time the app needs it.
  */
 export function createPostgresIssuance(db: Executor) {
   return {
@@ -65,12 +82,13 @@ export function createPostgresIssuance(db: Executor) {
       return { existing: rows[0]?.existing ?? undefined, definition: rows[0]?.definition ?? undefined };
     },
 
-    /** Undefined when the credential was stored; else the id stored under its completion key meanwhile. */
-    async issue(input: PostgresIssue): Promise<string | undefined> {
+    async issue(input: PostgresIssue): Promise<PostgresIssueOutcome> {
+      let answer: IssueAnswer | null | undefined;
       try {
-        const { rows } = await db.executeQuery<{ existing_id: string | null }>({
+        const { rows } = await db.executeQuery<{ outcome: IssueAnswer | null }>({
           ...ISSUE,
           parameters: [
+            JSON.stringify({ slug: input.definition.slug, expires_after_days: input.definition.expires_after_days }),
             JSON.stringify(input.credential),
             input.usage.period,
             input.usage.stripe,
@@ -81,10 +99,13 @@ export function createPostgresIssuance(db: Executor) {
             JSON.stringify(input.delivery),
           ],
         });
-        return rows[0]?.existing_id ?? undefined;
+        answer = rows[0]?.outcome;
       } catch (err) {
         throw appError(err);
       }
+      if (!answer) return { kind: 'created' };
+      if ('existing' in answer) return { kind: 'existing', row: answer.existing };
+      return { kind: 'definition', definition: answer.definition ?? undefined };
     },
   };
 }

@@ -74,6 +74,35 @@ export function issuedOnProblem(issuedOn: string, now: Date): string | undefined
   return undefined;
 }
 
+/** Statements one PostgreSQL issuance may send while its definition keeps changing under it. */
+const MAX_DEFINITION_ATTEMPTS = 3;
+/** Definitions a process keeps for issuing on PostgreSQL; the oldest leaves first. */
+const KNOWN_DEFINITIONS_MAX = 1_000;
+
+/**
+ * The definitions this process last issued against, by issuer and id. Only a starting point: the
+ * issuance statement checks the fields it depends on against the stored definition and answers
+ * the current one when they differ, so a stale entry costs a retry, never a wrong credential.
+ */
+function createDefinitionMemo() {
+  const rows = new Map<string, DefinitionRow>();
+  const keyOf = (issuerId: string, definitionId: string) => `${issuerId}\n${definitionId}`;
+  return {
+    get: (issuerId: string, definitionId: string) => rows.get(keyOf(issuerId, definitionId)),
+    set(definition: DefinitionRow): DefinitionRow {
+      const key = keyOf(definition.issuer_id, definition.id);
+      rows.delete(key);
+      if (rows.size >= KNOWN_DEFINITIONS_MAX) {
+        const oldest = rows.keys().next();
+        if (!oldest.done) rows.delete(oldest.value);
+      }
+      rows.set(key, definition);
+      return definition;
+    },
+    forget: (issuerId: string, definitionId: string) => rows.delete(keyOf(issuerId, definitionId)),
+  };
+}
+
 /**
  * The one way a credential comes into being, for every channel: idempotent on the completion key,
  * quota-counted, audited and announced in the same transaction.
@@ -94,6 +123,39 @@ export function createIssuanceService(
   async function definitionFor(issuerId: string, definitionId: string): Promise<DefinitionRow> {
     return issuable(await deps.definitions.findRow(issuerId, definitionId));
   }
+
+  /** The credential row a request would create (not yet stored). */
+  function buildRow(
+    issuerId: string,
+    definition: DefinitionRow,
+    input: Omit<IssueRequest, 'definitionId' | 'recipientEmail'> & { recipientHash: string },
+  ): CredentialRow {
+    const now = isoNow(core.clock);
+    const issuedOn = input.issuedOn ? new Date(input.issuedOn).toISOString() : now;
+    return {
+      id: core.ids.ordered(),
+      issuer_id: issuerId,
+      definition_id: definition.id,
+      recipient_hash: input.recipientHash,
+      display_name: storableName(input.recipientName).name,
+      completion_key: input.completionKey,
+      issued_on: issuedOn,
+      expires_on: definition.expires_after_days ? addDays(issuedOn, definition.expires_after_days) : null,
+      revoked_at: null,
+      revoked_reason: null,
+      evidence_url: input.evidenceUrl ?? null,
+      reissued_from: null,
+      source: input.source,
+      expiry_announced_at: null,
+      created_at: now,
+    };
+  }
+
+  /** What the audit record of a new credential says. */
+  const issuedAudit = (row: CredentialRow) => ({
+    action: 'credential.issued',
+    details: { definitionId: row.definition_id, completionKey: row.completion_key, source: row.source },
+  });
 
   /** The audit record of a new credential. */
   const auditEntry = (
@@ -162,30 +224,61 @@ export function createIssuanceService(
   }
 
   const postgres = createPostgresIssuance(core.db);
+  const knownDefinitions = createDefinitionMemo();
 
   /**
-   * A single issuance's writes as one statement on PostgreSQL (migration 0029), where every
-   * statement is a round trip; SQLite's run in-process, inside one transaction.
+   * A single issuance on PostgreSQL, where every statement is a round trip: one statement (migration
+   * 0052) answers a replay, checks the definition the row was built from and writes everything. The
+   * definition is read (with the replay lookup) only the first time this process issues it, or again
+   * from the statement's own answer when it changed meanwhile. SQLite's statements run in-process,
+   * inside one transaction.
    */
-  async function insertOnPostgres(
+  async function issueOnPostgres(
+    issuerId: string,
     actor: string,
-    row: CredentialRow,
-    slugs: { issuer: string; definition: string },
-    audit: { action: string; details: Record<string, unknown> },
-  ): Promise<IssueOutcome> {
-    const stored: CredentialWithSlugs = { ...row, issuer_slug: slugs.issuer, definition_slug: slugs.definition };
-    const event = 'credential.issued';
-    const existingId = await postgres.issue({
-      credential: row,
-      usage: deps.usage.issuanceCounter(),
-      audit: deps.audit.unchained(auditEntry(actor, row, audit)),
-      event,
-      delivery: deps.outbox.deliveryTemplate(row.issuer_id, event, credentialEventData(urls, stored, core.clock.now())),
-    });
-    if (existingId === undefined) return { row: stored, created: true };
-    const existing = await createCredentialRepository(core.db, core.dialect).getById(row.issuer_id, existingId);
-    if (!existing) throw new Error('credential vanished after a conflicting insert');
-    return { row: existing, created: false };
+    input: IssueRequest,
+  ): Promise<{ row: CredentialWithSlugs; created: boolean }> {
+    let definition = knownDefinitions.get(issuerId, input.definitionId);
+    if (!definition) {
+      const read = await postgres.readBeforeIssue(issuerId, input.completionKey, input.definitionId);
+      if (read.existing) return { row: read.existing, created: false };
+      definition = knownDefinitions.set(issuable(read.definition));
+    }
+    const identity = await deps.issuers.identity(issuerId);
+    const recipientHash = hashRecipientEmail(input.recipientEmail, identity.salt);
+    for (let attempt = 1; ; attempt++) {
+      const row = buildRow(issuerId, definition, { ...input, recipientHash });
+      const stored: CredentialWithSlugs = { ...row, issuer_slug: identity.slug, definition_slug: definition.slug };
+      const event = 'credential.issued';
+      const outcome = await postgres.issue({
+        definition,
+        credential: row,
+        usage: deps.usage.issuanceCounter(),
+        audit: deps.audit.unchained(auditEntry(actor, row, issuedAudit(row))),
+        event,
+        delivery: deps.outbox.deliveryTemplate(issuerId, event, credentialEventData(urls, stored, core.clock.now())),
+      });
+      if (outcome.kind === 'created') return { row: stored, created: true };
+      if (outcome.kind === 'existing') return { row: outcome.row, created: false };
+      knownDefinitions.forget(issuerId, input.definitionId);
+      definition = knownDefinitions.set(issuable(outcome.definition));
+      if (attempt === MAX_DEFINITION_ATTEMPTS) throw new Error('the definition kept changing during an issuance');
+    }
+  }
+
+  /** A single issuance on SQLite: the replay lookup, the definition, then the writes in one transaction. */
+  async function issueInTransaction(issuerId: string, actor: string, input: IssueRequest): Promise<IssueOutcome> {
+    const existing = await createCredentialRepository(core.db, core.dialect).getByCompletionKey(
+      issuerId,
+      input.completionKey,
+    );
+    if (existing) return { row: existing, created: false };
+    const definition = await definitionFor(issuerId, input.definitionId);
+    const identity = await deps.issuers.identity(issuerId);
+    const recipientHash = hashRecipientEmail(input.recipientEmail, identity.salt);
+    const row = buildRow(issuerId, definition, { ...input, recipientHash });
+    const slugs = { issuer: identity.slug, definition: definition.slug };
+    return core.db.transaction().execute((trx) => insertInTransaction(trx, actor, row, slugs, issuedAudit(row)));
   }
 
   const held = createHeldCredentialRepository(core.db);
@@ -215,33 +308,7 @@ export function createIssuanceService(
 
     definitionFor,
     insertInTransaction,
-
-    /** The credential row a request would create (not yet stored). */
-    buildRow(
-      issuerId: string,
-      definition: DefinitionRow,
-      input: Omit<IssueRequest, 'definitionId' | 'recipientEmail'> & { recipientHash: string },
-    ): CredentialRow {
-      const now = isoNow(core.clock);
-      const issuedOn = input.issuedOn ? new Date(input.issuedOn).toISOString() : now;
-      return {
-        id: core.ids.ordered(),
-        issuer_id: issuerId,
-        definition_id: definition.id,
-        recipient_hash: input.recipientHash,
-        display_name: storableName(input.recipientName).name,
-        completion_key: input.completionKey,
-        issued_on: issuedOn,
-        expires_on: definition.expires_after_days ? addDays(issuedOn, definition.expires_after_days) : null,
-        revoked_at: null,
-        revoked_reason: null,
-        evidence_url: input.evidenceUrl ?? null,
-        reissued_from: null,
-        source: input.source,
-        expiry_announced_at: null,
-        created_at: now,
-      };
-    },
+    buildRow,
 
     /** Issues one credential (or returns the existing one for a known completion key). */
     async issue(issuerId: string, actor: string, input: IssueRequest): Promise<IssueOutcome> {
@@ -251,31 +318,10 @@ export function createIssuanceService(
         const problem = issuedOnProblem(input.issuedOn, core.clock.now());
         if (problem) throw errors.validation(problem, [{ path: '/issuedOn', message: problem, code: 'issuedOn' }]);
       }
-      let definition: DefinitionRow;
-      if (core.dialect === 'postgres') {
-        const read = await postgres.readBeforeIssue(issuerId, input.completionKey, input.definitionId);
-        if (read.existing) return { row: read.existing, created: false, nameDropped };
-        definition = issuable(read.definition);
-      } else {
-        const existing = await createCredentialRepository(core.db, core.dialect).getByCompletionKey(
-          issuerId,
-          input.completionKey,
-        );
-        if (existing) return { row: existing, created: false, nameDropped };
-        definition = await definitionFor(issuerId, input.definitionId);
-      }
-      const identity = await deps.issuers.identity(issuerId);
-      const recipientHash = hashRecipientEmail(input.recipientEmail, identity.salt);
-      const row = this.buildRow(issuerId, definition, { ...input, recipientHash });
-      const slugs = { issuer: identity.slug, definition: definition.slug };
-      const audit = {
-        action: 'credential.issued',
-        details: { definitionId: definition.id, completionKey: row.completion_key, source: row.source },
-      };
       const outcome =
         core.dialect === 'postgres'
-          ? await insertOnPostgres(actor, row, slugs, audit)
-          : await core.db.transaction().execute((trx) => insertInTransaction(trx, actor, row, slugs, audit));
+          ? await issueOnPostgres(issuerId, actor, input)
+          : await issueInTransaction(issuerId, actor, input);
       if (outcome.created) core.metrics.credentialsIssued.inc();
       const notification = await notifyIfWanted(outcome, input.recipientEmail, input.notify);
       return { ...outcome, nameDropped, ...(notification ? { notification } : {}) };

@@ -1,0 +1,141 @@
+import { type Kysely, sql } from 'kysely';
+import type { Dialect } from '../database.js';
+import { issueFunctionMigration } from './0029_issue_function.js';
+
+/** 0029's signature, dropped here and restored by `down`. */
+const OLD_SIGNATURE = 'accolade_issue_credential(jsonb, text, integer, jsonb, text, text, text, jsonb)';
+const NEW_SIGNATURE = 'accolade_issue_credential(jsonb, jsonb, text, integer, jsonb, text, text, text, jsonb)';
+
+/**
+ * PostgreSQL: a new credential in ONE round trip (issue 26). 0029's function wrote; the app read
+ * first (the credential under the completion key, and the definition). Now the function does both
+ * reads itself, in the same autocommit statement, against the definition the app built the row
+ * from (`p_definition`: the fields the row and its webhook depend on, which the app keeps between
+ * issuances):
+ * - a credential already under the completion key is answered as `{"existing": row}`, with its
+ *   issuer and definition slugs, and nothing is written (a replay, whatever the definition now is);
+ * - a definition that is gone, archived, or whose slug or expiry differs from `p_definition` is
+ *   answered as `{"definition": row or null}` and nothing is written: the app judges that row as
+ *   it judged its own read (404, archived) or builds the credential again from it, so nothing is
+ *   ever issued against a stale definition;
+ * - otherwise 0029's writes, unchanged (credential, quota or SQLSTATE AQ402, audit record,
+ *   deliveries), and NULL; a completion key taken meanwhile by a concurrent request answers that
+ *   credential as `{"existing": row}`, so the race costs no third statement either.
+ * The signature changes (the definition comes first), so 0029's function is dropped, not replaced;
+ * `down` restores it. SQLite keeps the app's transaction.
+ */
+export function issueInOneStatementMigration(dialect: Dialect) {
+  return {
+    async up(db: Kysely<unknown>): Promise<void> {
+      if (dialect !== 'postgres') return;
+      await sql.raw(`drop function ${OLD_SIGNATURE}`).execute(db);
+      await sql`
+        create or replace function accolade_issue_credential(
+          p_definition jsonb,
+          p_credential jsonb,
+          p_period text,
+          p_usage_stripe integer,
+          p_audit jsonb,
+          p_hash_before_seq text,
+          p_hash_after_seq text,
+          p_event text,
+          p_delivery jsonb
+        ) returns jsonb language plpgsql as $$
+        declare
+          v_issuer text := p_credential->>'issuer_id';
+          v_key text := p_credential->>'completion_key';
+          v_stripe integer := (p_audit->>'stripe')::integer;
+          v_existing jsonb;
+          v_definition definitions;
+          v_id text;
+          v_plan text;
+          v_quota integer;
+          v_used bigint;
+          v_seq integer;
+          v_prev text;
+          v_hash text;
+        begin
+          select to_jsonb(c) into v_existing from (
+            select credentials.*, issuers.slug as issuer_slug, definitions.slug as definition_slug
+            from credentials
+            join issuers on issuers.id = credentials.issuer_id
+            join definitions on definitions.id = credentials.definition_id
+            where credentials.issuer_id = v_issuer and credentials.completion_key = v_key) c;
+          if v_existing is not null then
+            return jsonb_build_object('existing', v_existing);
+          end if;
+
+          select * into v_definition from definitions
+            where issuer_id = v_issuer and id = p_credential->>'definition_id';
+          if not found then
+            return jsonb_build_object('definition', null);
+          end if;
+          if v_definition.status = 'archived'
+            or v_definition.slug is distinct from p_definition->>'slug'
+            or v_definition.expires_after_days is distinct from (p_definition->>'expires_after_days')::integer then
+            return jsonb_build_object('definition', to_jsonb(v_definition));
+          end if;
+
+          insert into credentials select * from jsonb_populate_record(null::credentials, p_credential)
+            on conflict (issuer_id, completion_key) do nothing
+            returning id into v_id;
+          if v_id is null then
+            select to_jsonb(c) into v_existing from (
+              select credentials.*, issuers.slug as issuer_slug, definitions.slug as definition_slug
+              from credentials
+              join issuers on issuers.id = credentials.issuer_id
+              join definitions on definitions.id = credentials.definition_id
+              where credentials.issuer_id = v_issuer and credentials.completion_key = v_key) c;
+            return jsonb_build_object('existing', v_existing);
+          end if;
+
+          select p.code, p.issuance_quota into v_plan, v_quota
+            from plans p join issuers i on i.plan_code = p.code where i.id = v_issuer;
+          if not found then
+            raise exception 'issuer % not found', v_issuer using errcode = 'AQ404';
+          end if;
+          if v_quota is null then
+            insert into usage_counters (issuer_id, period, stripe, issuance, premium_verification)
+              values (v_issuer, p_period, p_usage_stripe, 1, 0)
+              on conflict (issuer_id, period, stripe) do update set issuance = usage_counters.issuance + 1;
+          else
+            insert into usage_counters (issuer_id, period, stripe, issuance, premium_verification)
+              values (v_issuer, p_period, 0, 0, 0)
+              on conflict (issuer_id, period, stripe) do nothing;
+            update usage_counters set issuance = issuance + 1
+              where issuer_id = v_issuer and period = p_period and stripe = 0
+                and issuance + 1 + (select coalesce(sum(o.issuance), 0) from usage_counters o
+                  where o.issuer_id = v_issuer and o.period = p_period and o.stripe <> 0) <= v_quota;
+            if not found then
+              select coalesce(sum(issuance), 0) into v_used from usage_counters
+                where issuer_id = v_issuer and period = p_period;
+              raise exception 'quota_exceeded' using errcode = 'AQ402',
+                detail = json_build_object('plan', v_plan, 'quota', v_quota, 'used', v_used)::text;
+            end if;
+          end if;
+
+          insert into audit_heads (issuer_id, stripe, seq, hash) values (v_issuer, v_stripe, 0, '')
+            on conflict (issuer_id, stripe) do update set seq = audit_heads.seq
+            returning seq + 1, hash into v_seq, v_prev;
+          v_hash := encode(sha256(convert_to(v_prev || p_hash_before_seq || v_seq || p_hash_after_seq, 'UTF8')), 'hex');
+          insert into audit_log select * from jsonb_populate_record(null::audit_log,
+            p_audit || jsonb_build_object('seq', v_seq, 'prev_hash', v_prev, 'hash', v_hash));
+          update audit_heads set seq = v_seq, hash = v_hash where issuer_id = v_issuer and stripe = v_stripe;
+
+          insert into webhook_deliveries
+            select d.* from webhook_subscriptions s
+            cross join lateral jsonb_populate_record(null::webhook_deliveries,
+              p_delivery || jsonb_build_object('id', gen_random_uuid()::text, 'subscription_id', s.id)) d
+            where s.issuer_id = v_issuer and s.deleted_at is null and s.events::jsonb ? p_event;
+          return null;
+        end $$
+      `.execute(db);
+    },
+
+    async down(db: Kysely<unknown>): Promise<void> {
+      if (dialect !== 'postgres') return;
+      await sql.raw(`drop function ${NEW_SIGNATURE}`).execute(db);
+      await issueFunctionMigration(dialect).up(db);
+    },
+  };
+}
