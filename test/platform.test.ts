@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { createDatabase } from '../src/db/database.js';
 import {
   auth,
   createTestApp,
@@ -50,6 +52,25 @@ describe.each(dialects)('platform on %s', (dialect) => {
     await t.app.services.issuers.revokeKey(issuer.slug, created.id);
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/issuer/me', headers: auth(created.key) });
     expectErrorBody(res, 401, 'unauthorized');
+  });
+
+  it('refuses a key at once after another replica revoked it', async () => {
+    const created = await t.app.services.issuers.createKey(issuer.slug, 'replicated');
+    const other = createDatabase(t.config.database);
+    const replica = await buildApp({ config: t.config, database: other, logger: false, redis: null });
+    try {
+      // Both replicas have looked the key up (on PostgreSQL, with the lookup prepared on their connections).
+      for (const app of [t.app, replica]) {
+        const res = await app.inject({ method: 'GET', url: '/api/v1/issuer/me', headers: auth(created.key) });
+        expect(res.statusCode).toBe(200);
+      }
+      await replica.services.issuers.revokeKey(issuer.slug, created.id);
+      const res = await t.app.inject({ method: 'GET', url: '/api/v1/issuer/me', headers: auth(created.key) });
+      expectErrorBody(res, 401, 'unauthorized');
+    } finally {
+      await replica.close();
+      await other.close();
+    }
   });
 
   it('answers unknown routes with a 404 Error body', async () => {
