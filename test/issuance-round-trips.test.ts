@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { quotaPeriod } from '../src/core/clock.js';
 import { createDatabase, type Database, migrateToLatest } from '../src/db/database.js';
+import { issueInOneStatementMigration } from '../src/db/migrations/0052_issue_in_one_statement.js';
 import { auth, dialects, freshDatabase, type TestDatabase, testConfig } from './helpers.js';
 import { statementCounter } from './statement-count.support.js';
 
@@ -163,25 +165,32 @@ describe.each(dialects)('issuance round trips and guarantees on %s', (dialect) =
     // Written straight to the database, as another replica would: this process is not told.
     const change = (values: { slug?: string; expires_after_days?: number; status?: string }) =>
       database.db.updateTable('definitions').set(values).where('id', '=', issuer.definitionId).execute();
-    await change({ slug: 'changed', expires_after_days: 30 });
-    const counted: Scope = { statements: 0, transactions: 0 };
-    const second = await issue(issuer, 'changing-2', counted);
+    // Each field the statement checks, changed alone: PostgreSQL's statement refuses the stale
+    // definition and answers the stored one, and the retry writes (two statements).
+    await change({ slug: 'changed' });
+    const renamed: Scope = { statements: 0, transactions: 0 };
+    const second = await issue(issuer, 'changing-2', renamed);
     expect(second.statusCode, second.body).toBe(201);
     expect(second.json().badgeClassUrl).toMatch(/\/badges\/changed$/);
-    const row = await database.db
-      .selectFrom('credentials')
-      .select(['issued_on', 'expires_on'])
-      .where('id', '=', second.json().credentialId)
-      .executeTakeFirstOrThrow();
-    expect(Date.parse(row.expires_on ?? '') - Date.parse(row.issued_on)).toBe(30 * 86_400_000);
     const delivery = await database.db
       .selectFrom('webhook_deliveries')
       .select('payload')
       .where('payload', 'like', `%${second.json().credentialId}%`)
       .executeTakeFirstOrThrow();
     expect(JSON.parse(delivery.payload).data.badgeClassUrl).toMatch(/\/badges\/changed$/);
-    // PostgreSQL: the statement refused the stale definition and answered the stored one; the retry wrote.
-    if (dialect === 'postgres') expect(counted).toEqual({ statements: 2, transactions: 0 });
+    if (dialect === 'postgres') expect(renamed).toEqual({ statements: 2, transactions: 0 });
+
+    await change({ expires_after_days: 30 });
+    const expiring: Scope = { statements: 0, transactions: 0 };
+    const third = await issue(issuer, 'changing-expiring', expiring);
+    expect(third.statusCode, third.body).toBe(201);
+    const row = await database.db
+      .selectFrom('credentials')
+      .select(['issued_on', 'expires_on'])
+      .where('id', '=', third.json().credentialId)
+      .executeTakeFirstOrThrow();
+    expect(Date.parse(row.expires_on ?? '') - Date.parse(row.issued_on)).toBe(30 * 86_400_000);
+    if (dialect === 'postgres') expect(expiring).toEqual({ statements: 2, transactions: 0 });
 
     await change({ status: 'archived' });
     const before = await stored(unlimited.id);
@@ -305,5 +314,25 @@ describe.each(dialects)('issuance round trips and guarantees on %s', (dialect) =
       .where('seq', '>', 1)
       .execute();
     expect(stripes.length).toBeGreaterThan(1);
+  });
+
+  // Last: it takes the function away for a moment. Migration 0052 changed a plpgsql function's
+  // signature; SQLite has no function.
+  it.skipIf(dialect !== 'postgres')("replaces 0029's issue function, and its down restores it", async () => {
+    const db = database.db as unknown as Kysely<unknown>;
+    const signatures = async () =>
+      (
+        await sql<{ args: string }>`
+          select pg_get_function_identity_arguments(p.oid) as args from pg_proc p
+          join pg_namespace n on n.oid = p.pronamespace
+          where p.proname = 'accolade_issue_credential' and n.nspname = current_schema()`.execute(db)
+      ).rows.map((row) => row.args.split(', ')[0]);
+    expect(await signatures()).toEqual(['p_definition jsonb']);
+    const migration = issueInOneStatementMigration('postgres');
+    await migration.down(db);
+    expect(await signatures()).toEqual(['p_credential jsonb']);
+    await migration.up(db);
+    expect(await signatures()).toEqual(['p_definition jsonb']);
+    expect((await issue(unlimited, 'after-down-and-up')).statusCode).toBe(201);
   });
 });
