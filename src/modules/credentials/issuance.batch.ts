@@ -245,11 +245,13 @@ async function insertNew(db: Executor, dialect: Dialect, rows: CredentialRow[]):
   return new Set(inserted.map((r) => r.id));
 }
 
+type AuditChains = ReturnType<AuditService['chainsOf']>;
+
 export type BatchIssuanceDeps = {
   issuers: Pick<IssuerService, 'identity'>;
   issuance: Pick<IssuanceService, 'buildRow' | 'urls'>;
   usage: Pick<UsageService, 'consumeIssuance' | 'remainingIssuance'>;
-  audit: Pick<AuditService, 'appendMany'>;
+  audit: Pick<AuditService, 'chainsOf'>;
   outbox: Pick<OutboxService, 'enqueueEach'>;
 };
 
@@ -267,6 +269,7 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
     trx: Executor,
     issuerId: string,
     identity: IssuerIdentity,
+    chains: AuditChains,
     run: BatchRun,
     items: BatchItem[],
     chunk: number[],
@@ -324,9 +327,7 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
     if (created.length === 0) return 0;
 
     await deps.usage.consumeIssuance(trx, issuerId, created.length);
-    await deps.audit.appendMany(
-      trx,
-      issuerId,
+    await chains.append(
       created.map(({ row }) => ({
         issuerId,
         actor: run.actor,
@@ -406,16 +407,18 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
         try {
           await core.db.transaction().execute(async (trx) => {
             const opened = performance.now();
+            const chains = deps.audit.chainsOf(trx, issuerId);
             while (end < order.length) {
               if (end > start) await nextTurn();
               const chunk = order.slice(end, end + sizer.next());
               const room = cap === null ? null : cap - created;
               created += await sizer.measure(() =>
-                issueChunk(trx, issuerId, identity, run, items, chunk, outcomes, room),
+                issueChunk(trx, issuerId, identity, chains, run, items, chunk, outcomes, room),
               );
               end += chunk.length;
               if (end - start >= TRANSACTION_ROWS || performance.now() - opened >= TRANSACTION_MS) break;
             }
+            await chains.close();
             if (end === order.length) {
               settleDuplicates(outcomes);
               if (finish) await finish(trx, outcomes);
