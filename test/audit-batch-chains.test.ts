@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Executor } from '../src/db/database.js';
+import { unnestVaryingRows } from '../src/db/dialect.js';
 import type { AuditEntry } from '../src/modules/audit/audit.service.js';
 import { createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
 
@@ -87,5 +89,39 @@ describe.each(dialects)('audit chains of a batch transaction on %s', (dialect) =
     expect(await t.app.services.audit.verify(issuer.id)).toEqual([
       { issuerId: issuer.id, records: before + 10, ok: true },
     ]);
+  });
+});
+
+const postgresOnly = dialects.filter((d) => d === 'postgres');
+
+describe.each(postgresOnly)('unnestVaryingRows on %s', (dialect) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+  });
+  afterAll(async () => t.close());
+
+  type Row = { a: string; b: number; c: string | null };
+  const read = async (rows: Row[]) =>
+    (await sql<Row>`${unnestVaryingRows(rows, ['a', 'b', 'c'], { b: 'int4' })}`.execute(t.database.db)).rows;
+
+  it('returns the rows as given, whether columns vary, repeat one value or are empty', async () => {
+    const cases: Row[][] = [
+      [
+        { a: 'x', b: 1, c: null },
+        { a: 'y', b: 1, c: null },
+        { a: 'z', b: 1, c: null },
+      ],
+      [
+        { a: 'same', b: 1, c: 'p' },
+        { a: 'same', b: 2, c: null },
+      ],
+      [
+        { a: 'q "quoted", {braced}', b: 7, c: 'r' },
+        { a: 'q "quoted", {braced}', b: 7, c: 'r' },
+      ],
+      [{ a: 'only', b: 3, c: null }],
+    ];
+    for (const rows of cases) expect(await read(rows)).toEqual(rows);
   });
 });

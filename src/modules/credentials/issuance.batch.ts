@@ -4,7 +4,7 @@ import type { Core } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hashing.js';
 import type { Dialect, Executor } from '../../db/database.js';
-import { unnestRows, valuesStatements } from '../../db/dialect.js';
+import { unnestVaryingRows, valuesStatements } from '../../db/dialect.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { IssuerIdentity, IssuerService } from '../issuers/issuers.service.js';
@@ -235,7 +235,7 @@ async function insertNew(db: Executor, dialect: Dialect, rows: CredentialRow[]):
     const inserted = await db
       .insertInto('credentials')
       .columns(CREDENTIAL_COLUMNS)
-      .expression(unnestRows(rows, CREDENTIAL_COLUMNS))
+      .expression(unnestVaryingRows(rows, CREDENTIAL_COLUMNS))
       .onConflict((oc) => oc.columns(['issuer_id', 'completion_key']).doNothing())
       .returning('id')
       .execute();
