@@ -387,6 +387,11 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
      * and syncs, so a commit per chunk made the commits most of an import's time. When the quota
      * cannot take a transaction's rows, it is rolled back and re-run with only as many new items as
      * fit; the rest become `quota_exceeded` errors. `finish` commits with the last rows.
+     *
+     * On PostgreSQL a chunk starts while the one before still waits for the server: its rows are
+     * built and hashed then, and its statements queue on the transaction's connection behind the
+     * earlier chunk's, so the server is not left idle while this process works, nor the reverse.
+     * The audit writer keeps the chains in order whichever chunk appends first.
      */
     async issue(issuerId: string, run: BatchRun, items: BatchItem[], finish?: BatchFinish): Promise<BatchOutcome[]> {
       const identity = await deps.issuers.identity(issuerId);
@@ -400,23 +405,37 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
       const order = insertionOrder(items, unique, (await deps.usage.remainingIssuance(issuerId)).remaining);
       const sizer = chunkSizer();
       let cap: number | null = null;
+      let overlap = core.dialect === 'postgres';
       for (let start = 0; start < order.length; ) {
         if (start > 0) await nextTurn();
         let end = start;
         let created = 0;
+        const overlapped = overlap && cap === null;
         try {
           await core.db.transaction().execute(async (trx) => {
             const opened = performance.now();
             const chains = deps.audit.chainsOf(trx, issuerId);
-            while (end < order.length) {
-              if (end > start) await nextTurn();
-              const chunk = order.slice(end, end + sizer.next());
-              const room = cap === null ? null : cap - created;
-              created += await sizer.measure(() =>
-                issueChunk(trx, issuerId, identity, chains, run, items, chunk, outcomes, room),
-              );
-              end += chunk.length;
-              if (end - start >= TRANSACTION_ROWS || performance.now() - opened >= TRANSACTION_MS) break;
+            const pending: Promise<number>[] = [];
+            try {
+              while (end < order.length) {
+                if (end > start) await nextTurn();
+                const chunk = order.slice(end, end + sizer.next());
+                const room = cap === null ? null : cap - created;
+                const issued = sizer.measure(() =>
+                  issueChunk(trx, issuerId, identity, chains, run, items, chunk, outcomes, room),
+                );
+                // Awaited below in order; until then a failure must not count as unhandled.
+                issued.catch(() => {});
+                pending.push(issued);
+                end += chunk.length;
+                if (pending.length > (overlapped ? 1 : 0)) created += await (pending.shift() as Promise<number>);
+                if (end - start >= TRANSACTION_ROWS || performance.now() - opened >= TRANSACTION_MS) break;
+              }
+              while (pending.length > 0) created += await (pending.shift() as Promise<number>);
+            } catch (err) {
+              // The transaction ends only when no statement of its chunks is left waiting.
+              await Promise.allSettled(pending);
+              throw err;
             }
             await chains.close();
             if (end === order.length) {
@@ -427,6 +446,12 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
         } catch (err) {
           const room = quotaRoom(err);
           if (room === undefined) throw err;
+          // With chunks overlapping, the rows counted before the refusal are not known exactly: the
+          // rolled-back rows are issued again one chunk at a time, which finds the quota's edge.
+          if (overlapped) {
+            overlap = false;
+            continue;
+          }
           // The quota was read inside the transaction, so it counted the chunks rolled back with it.
           cap = room + created;
           continue;
