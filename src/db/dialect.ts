@@ -111,6 +111,31 @@ export function unnestRows<R, K extends keyof R & string>(
   )})`;
 }
 
+/**
+ * PostgreSQL: like `unnestRows`, but a column that holds the same value in every row travels once,
+ * as one scalar parameter, instead of as an array repeating it row after row. In a batch of
+ * credentials or audit records the issuer, definition, dates, source, actor and empty columns are
+ * the same on every row: sending them once halves what the client escapes and writes per row.
+ */
+export function unnestVaryingRows<R, K extends keyof R & string>(
+  rows: readonly R[],
+  columns: readonly K[],
+  types: Partial<Record<K, 'int4'>> = {},
+) {
+  if (rows.length === 0) return unnestRows(rows, columns, types);
+  const first = rows[0] as R;
+  const varying = columns.filter((key) => rows.some((row) => row[key] !== first[key]));
+  // One array at least gives the number of rows.
+  if (varying.length === 0) varying.push(columns[0] as K);
+  const type = (key: K) => sql.raw(types[key] ?? 'text');
+  const list = columns.map((key) =>
+    varying.includes(key) ? sql.ref(`u.${key}`) : sql`${first[key]}::${type(key)} as ${sql.id(key)}`,
+  );
+  return sql`select ${sql.join(list)} from unnest(${sql.join(
+    varying.map((key) => sql`${rows.map((row) => row[key])}::${type(key)}[]`),
+  )}) as u(${sql.join(varying.map((key) => sql.id(key)))})`;
+}
+
 /** Row counts whose statement text is kept: the usual chunk sizes stay, odd ones cannot pile up. */
 const VALUES_TEXTS_KEPT = 32;
 

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
-import { unnestRows, valuesStatements } from '../../db/dialect.js';
+import { unnestVaryingRows, valuesStatements } from '../../db/dialect.js';
 import type { AuditLogTable } from '../../db/schema.js';
 
 export type AuditRow = Selectable<AuditLogTable>;
@@ -71,7 +71,7 @@ export function createAuditRepository(db: Executor, dialect: Dialect) {
         await db
           .insertInto('audit_log')
           .columns(AUDIT_COLUMNS)
-          .expression(unnestRows(rows, AUDIT_COLUMNS, { stripe: 'int4', seq: 'int4' }))
+          .expression(unnestVaryingRows(rows, AUDIT_COLUMNS, { stripe: 'int4', seq: 'int4' }))
           .execute();
         return;
       }

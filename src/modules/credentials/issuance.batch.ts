@@ -4,7 +4,7 @@ import type { Core } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hashing.js';
 import type { Dialect, Executor } from '../../db/database.js';
-import { unnestRows, valuesStatements } from '../../db/dialect.js';
+import { unnestVaryingRows, valuesStatements } from '../../db/dialect.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { IssuerIdentity, IssuerService } from '../issuers/issuers.service.js';
@@ -235,7 +235,7 @@ async function insertNew(db: Executor, dialect: Dialect, rows: CredentialRow[]):
     const inserted = await db
       .insertInto('credentials')
       .columns(CREDENTIAL_COLUMNS)
-      .expression(unnestRows(rows, CREDENTIAL_COLUMNS))
+      .expression(unnestVaryingRows(rows, CREDENTIAL_COLUMNS))
       .onConflict((oc) => oc.columns(['issuer_id', 'completion_key']).doNothing())
       .returning('id')
       .execute();
@@ -245,11 +245,13 @@ async function insertNew(db: Executor, dialect: Dialect, rows: CredentialRow[]):
   return new Set(inserted.map((r) => r.id));
 }
 
+type AuditChains = ReturnType<AuditService['chainsOf']>;
+
 export type BatchIssuanceDeps = {
   issuers: Pick<IssuerService, 'identity'>;
   issuance: Pick<IssuanceService, 'buildRow' | 'urls'>;
   usage: Pick<UsageService, 'consumeIssuance' | 'remainingIssuance'>;
-  audit: Pick<AuditService, 'appendMany'>;
+  audit: Pick<AuditService, 'chainsOf'>;
   outbox: Pick<OutboxService, 'enqueueEach'>;
 };
 
@@ -267,6 +269,7 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
     trx: Executor,
     issuerId: string,
     identity: IssuerIdentity,
+    chains: AuditChains,
     run: BatchRun,
     items: BatchItem[],
     chunk: number[],
@@ -324,9 +327,7 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
     if (created.length === 0) return 0;
 
     await deps.usage.consumeIssuance(trx, issuerId, created.length);
-    await deps.audit.appendMany(
-      trx,
-      issuerId,
+    await chains.append(
       created.map(({ row }) => ({
         issuerId,
         actor: run.actor,
@@ -386,6 +387,11 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
      * and syncs, so a commit per chunk made the commits most of an import's time. When the quota
      * cannot take a transaction's rows, it is rolled back and re-run with only as many new items as
      * fit; the rest become `quota_exceeded` errors. `finish` commits with the last rows.
+     *
+     * On PostgreSQL a chunk starts while the one before still waits for the server: its rows are
+     * built and hashed then, and its statements queue on the transaction's connection behind the
+     * earlier chunk's, so the server is not left idle while this process works, nor the reverse.
+     * The audit writer keeps the chains in order whichever chunk appends first.
      */
     async issue(issuerId: string, run: BatchRun, items: BatchItem[], finish?: BatchFinish): Promise<BatchOutcome[]> {
       const identity = await deps.issuers.identity(issuerId);
@@ -399,23 +405,39 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
       const order = insertionOrder(items, unique, (await deps.usage.remainingIssuance(issuerId)).remaining);
       const sizer = chunkSizer();
       let cap: number | null = null;
+      let overlap = core.dialect === 'postgres';
       for (let start = 0; start < order.length; ) {
         if (start > 0) await nextTurn();
         let end = start;
         let created = 0;
+        const overlapped = overlap && cap === null;
         try {
           await core.db.transaction().execute(async (trx) => {
             const opened = performance.now();
-            while (end < order.length) {
-              if (end > start) await nextTurn();
-              const chunk = order.slice(end, end + sizer.next());
-              const room = cap === null ? null : cap - created;
-              created += await sizer.measure(() =>
-                issueChunk(trx, issuerId, identity, run, items, chunk, outcomes, room),
-              );
-              end += chunk.length;
-              if (end - start >= TRANSACTION_ROWS || performance.now() - opened >= TRANSACTION_MS) break;
+            const chains = deps.audit.chainsOf(trx, issuerId);
+            const pending: Promise<number>[] = [];
+            try {
+              while (end < order.length) {
+                if (end > start) await nextTurn();
+                const chunk = order.slice(end, end + sizer.next());
+                const room = cap === null ? null : cap - created;
+                const issued = sizer.measure(() =>
+                  issueChunk(trx, issuerId, identity, chains, run, items, chunk, outcomes, room),
+                );
+                // Awaited below in order; until then a failure must not count as unhandled.
+                issued.catch(() => {});
+                pending.push(issued);
+                end += chunk.length;
+                if (pending.length > (overlapped ? 1 : 0)) created += await (pending.shift() as Promise<number>);
+                if (end - start >= TRANSACTION_ROWS || performance.now() - opened >= TRANSACTION_MS) break;
+              }
+              while (pending.length > 0) created += await (pending.shift() as Promise<number>);
+            } catch (err) {
+              // The transaction ends only when no statement of its chunks is left waiting.
+              await Promise.allSettled(pending);
+              throw err;
             }
+            await chains.close();
             if (end === order.length) {
               settleDuplicates(outcomes);
               if (finish) await finish(trx, outcomes);
@@ -424,6 +446,12 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
         } catch (err) {
           const room = quotaRoom(err);
           if (room === undefined) throw err;
+          // With chunks overlapping, the rows counted before the refusal are not known exactly: the
+          // rolled-back rows are issued again one chunk at a time, which finds the quota's edge.
+          if (overlapped) {
+            overlap = false;
+            continue;
+          }
           // The quota was read inside the transaction, so it counted the chunks rolled back with it.
           cap = room + created;
           continue;
