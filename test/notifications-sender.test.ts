@@ -61,23 +61,25 @@ describe.each(dialects)('the notification sender on %s', (dialect) => {
       },
       mailer,
       { ratePerMinute: 6_000_000, maxQueued: 10_000 },
+      async (message, token) => ({
+        from: { name: 'Issuer', address: 'badges@example.test' },
+        to: message.email,
+        replyTo: null,
+        subject: 'Your badge',
+        html: '<p>Your badge</p>',
+        text: 'Your badge',
+        headers: { 'List-Unsubscribe': `<https://badges.test/notifications/unsubscribe/${token}>` },
+      }),
     );
     const emails = Array.from({ length: MESSAGES }, (_, i) => `earner${i}@example.test`);
     for (const [i, email] of emails.entries()) {
       sender.enqueue({
         issuerId,
         credentialId: `cred-${dialect}-${i}`,
+        definitionId: 'definition',
+        issuedOn: '2026-11-26T00:00:00.000Z',
         recipientHash: sha256Hex(email),
         email,
-        compose: async (to, token) => ({
-          from: { name: 'Issuer', address: 'badges@example.test' },
-          to,
-          replyTo: null,
-          subject: 'Your badge',
-          html: '<p>Your badge</p>',
-          text: 'Your badge',
-          headers: { 'List-Unsubscribe': `<https://badges.test/notifications/unsubscribe/${token}>` },
-        }),
       });
     }
     // Queuing wrote nothing; the pass writes the rows a statement at a time, and the event loop
