@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashRecipientEmail } from '../src/core/hashing.js';
+import { ImportReportSchema, ImportRowReportSchema } from '../src/modules/ingest/csv.schemas.js';
 import {
   auth,
   createTestApp,
@@ -95,6 +96,27 @@ describe.each(dialects)('CSV import on %s', (dialect) => {
       .where('id', '=', report.batchId)
       .executeTakeFirstOrThrow();
     expect(batch).toMatchObject({ issuer_id: a.id, source: 'csv', filename: 'march.csv', total: 2, issued: 2 });
+  });
+
+  it('answers JSON holding only the fields the ImportReport schema names, in every row kind', async () => {
+    const csv = [
+      'email,name,key,notify',
+      'json1@answer.example,Jo One,json-1,yes',
+      'json1@answer.example,Jo One,json-1,yes',
+      'not-an-email,Jo Two,json-2,',
+    ].join('\n');
+    for (const dryRun of [true, false]) {
+      const res = await postJson(t, a.key, URL, { csv, defaults: { definitionId: course.id }, dryRun });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      const report = res.json() as Record<string, unknown> & { rows: Record<string, unknown>[] };
+      const allowed = (schema: { properties: object }) => new Set(Object.keys(schema.properties));
+      expect(Object.keys(report).filter((key) => !allowed(ImportReportSchema).has(key))).toEqual([]);
+      expect(report.rows.map((row) => row.outcome)).toEqual(['issued', 'skipped', 'error']);
+      for (const row of report.rows) {
+        expect(Object.keys(row).filter((key) => !allowed(ImportRowReportSchema).has(key))).toEqual([]);
+      }
+    }
   });
 
   it('recognises every alias of every field, case-insensitively and trimmed', async () => {

@@ -3,6 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomIds, systemClock } from '../src/core/clock.js';
 import { sha256Hex } from '../src/core/hashing.js';
 import type { Mailer, MailMessage } from '../src/modules/notifications/notifications.mailer.js';
+import {
+  createNotificationRepository,
+  sqliteChunkSizes,
+} from '../src/modules/notifications/notifications.repository.js';
 import { createNotificationSender } from '../src/modules/notifications/notifications.sender.js';
 import { createTestApp, dialects, type TestApp } from './helpers.js';
 
@@ -57,23 +61,25 @@ describe.each(dialects)('the notification sender on %s', (dialect) => {
       },
       mailer,
       { ratePerMinute: 6_000_000, maxQueued: 10_000 },
+      async (message, token) => ({
+        from: { name: 'Issuer', address: 'badges@example.test' },
+        to: message.email,
+        replyTo: null,
+        subject: 'Your badge',
+        html: '<p>Your badge</p>',
+        text: 'Your badge',
+        headers: { 'List-Unsubscribe': `<https://badges.test/notifications/unsubscribe/${token}>` },
+      }),
     );
     const emails = Array.from({ length: MESSAGES }, (_, i) => `earner${i}@example.test`);
     for (const [i, email] of emails.entries()) {
       sender.enqueue({
         issuerId,
         credentialId: `cred-${dialect}-${i}`,
+        definitionId: 'definition',
+        issuedOn: '2026-11-26T00:00:00.000Z',
         recipientHash: sha256Hex(email),
         email,
-        compose: async (to, token) => ({
-          from: { name: 'Issuer', address: 'badges@example.test' },
-          to,
-          replyTo: null,
-          subject: 'Your badge',
-          html: '<p>Your badge</p>',
-          text: 'Your badge',
-          headers: { 'List-Unsubscribe': `<https://badges.test/notifications/unsubscribe/${token}>` },
-        }),
       });
     }
     // Queuing wrote nothing; the pass writes the rows a statement at a time, and the event loop
@@ -102,5 +108,55 @@ describe.each(dialects)('the notification sender on %s', (dialect) => {
     expect(rows.every((row) => row.status === 'sent' && Number(row.attempts) === 1)).toBe(true);
     expect(sender.pending()).toBe(0);
     await sender.stop();
+  });
+
+  it('writes status batches of any size, then their newer statuses, in statements of a few fixed sizes', async () => {
+    const issuerId = `sizes-${dialect}`;
+    const repo = createNotificationRepository(t.database.db);
+    const counts = [1, 37, 500, 537, 1_011];
+    const rows = counts.flatMap((count, batch) =>
+      Array.from({ length: count }, (_, i) => ({
+        credential_id: `size-${dialect}-${batch}-${i}`,
+        issuer_id: issuerId,
+        recipient_hash: sha256Hex(`size${batch}-${i}@example.test`),
+        status: 'queued',
+        detail: null,
+        attempts: 0,
+        unsubscribe_token_hash: sha256Hex(`token-${dialect}-${batch}-${i}`),
+        created_at: '2026-11-26T00:00:00.000Z',
+        updated_at: '2026-11-26T00:00:00.000Z',
+      })),
+    );
+    let start = 0;
+    for (const count of counts) {
+      await repo.saveStatuses(t.database.dialect, rows.slice(start, start + count));
+      start += count;
+    }
+    expect(await rowCount(issuerId)).toBe(rows.length);
+    const sentRows = rows
+      .slice(0, 538)
+      .map((row) => ({ ...row, status: 'sent', attempts: 1, unsubscribe_token_hash: null }));
+    await repo.saveStatuses(t.database.dialect, sentRows);
+    const stored = await t.database.db
+      .selectFrom('credential_notifications')
+      .select(['status', 'unsubscribe_token_hash'])
+      .where('issuer_id', '=', issuerId)
+      .execute();
+    expect(stored).toHaveLength(rows.length);
+    expect(stored.filter((row) => row.status === 'sent')).toHaveLength(538);
+    // A later status never replaces the stored token's hash: the unsubscribe link keeps working.
+    expect(stored.every((row) => row.unsubscribe_token_hash !== null)).toBe(true);
+  });
+});
+
+describe('SQLite status statement sizes', () => {
+  it('split any count into statements of 500 rows or a power of two, ten sizes in all', () => {
+    const used = new Set<number>();
+    for (let total = 0; total <= 2_000; total++) {
+      const sizes = sqliteChunkSizes(total);
+      expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(total);
+      for (const size of sizes) used.add(size);
+    }
+    expect([...used].sort((a, b) => a - b)).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256, 500]);
   });
 });

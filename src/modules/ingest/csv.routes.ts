@@ -43,7 +43,14 @@ export const csvRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) =>
-      (slots.get(request) as ImportSlot).run(() => csv.import(request.issuerId(), request.actor(), request.body)),
+    async (request, reply) => {
+      const report = await (slots.get(request) as ImportSlot).run(() =>
+        csv.import(request.issuerId(), request.actor(), request.body),
+      );
+      // The report holds exactly the schema's fields (ImportReport), so JSON.stringify writes what
+      // the response serializer would. For 50,000 rows (7.8 MB) the serializer's concatenations held
+      // about 32 MB of heap and took 106 ms; JSON.stringify 10 MB and 32 ms (docs/decisions.md).
+      return reply.type('application/json; charset=utf-8').send(JSON.stringify(report));
+    },
   );
 };

@@ -18,6 +18,22 @@ export interface RenderedMessage {
 
 const DEFAULT_BRAND = '#1f4e79';
 
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * One date format per language, made once (64 µs to make, 1.4 µs to use). A format holds about 28 KB of ICU memory outside the V8
+ * heap, freed only when a collection finds its small wrapper: one per message grew a 50,000-message
+ * drain's resident memory by about 60 MB (heaptrack, 2026-11-26). Languages are the message files'.
+ */
+function dateFormat(language: string): Intl.DateTimeFormat {
+  let format = dateFormats.get(language);
+  if (!format) {
+    format = new Intl.DateTimeFormat(language, { dateStyle: 'long', timeZone: 'UTC' });
+    dateFormats.set(language, format);
+  }
+  return format;
+}
+
 /**
  * The earner's email in HTML and plain text. Everything in it is server data (issuer and badge
  * names are escaped), every link is one of the service's own URLs or the issuer's logo, and nothing
@@ -25,9 +41,7 @@ const DEFAULT_BRAND = '#1f4e79';
  */
 export function renderNotification(content: NotificationContent): RenderedMessage {
   const words = messagesFor(content.language);
-  const date = new Intl.DateTimeFormat(content.language, { dateStyle: 'long', timeZone: 'UTC' }).format(
-    new Date(content.issuedOn),
-  );
+  const date = dateFormat(content.language).format(new Date(content.issuedOn));
   const values = { issuer: content.issuer.name, badge: content.badgeName, date };
   const plain = (template: string) => fill(template, values);
   const rich = (template: string) => fill(escapeHtml(template), values, escapeHtml);

@@ -10,33 +10,40 @@ import {
   type NotificationStatus,
 } from './notifications.repository.js';
 
-/** One message waiting to go out. The address exists only here, in this process's memory. */
+/** One message to send. The address exists only here, in this process's memory. */
 export interface PendingNotification {
   issuerId: string;
   credentialId: string;
+  definitionId: string;
+  issuedOn: string;
   recipientHash: string;
   email: string;
-  /** Renders the message at send time, so a large import queues quickly. */
-  compose(email: string, unsubscribeToken: string): Promise<MailMessage | null>;
 }
 
-/** A message whose `queued` row is written: it has its unsubscribe token and may be sent. */
-interface Entry extends PendingNotification {
-  unsubscribeToken: string;
-  unsubscribeTokenHash: string;
-  queuedAt: string;
-  attempts: number;
-  notBefore: number;
-}
+/** Renders a message at send time, so a large import queues quickly and holds data, not text. */
+export type Compose = (message: PendingNotification, unsubscribeToken: string) => Promise<MailMessage | null>;
 
 /**
- * A message queued but not yet recorded, as queued (no copy: an import queues thousands at once).
- * Its token is given once, by the pass that first tries to record it.
+ * A queued message, one object from queuing to its outcome (an import queues 50,000 at once, so
+ * its shape is kept small and fixed). Its token is given once, by the pass that first tries to
+ * record its `queued` row; the token's hash is dropped once that row is written (later statuses
+ * never change the stored hash).
  */
-interface Fresh {
-  item: PendingNotification;
-  queuedAt: string;
-  token?: { text: string; hash: string };
+class Entry implements PendingNotification {
+  token: string | null = null;
+  tokenHash: string | null = null;
+  attempts = 0;
+  notBefore = 0;
+
+  constructor(
+    readonly issuerId: string,
+    readonly credentialId: string,
+    readonly definitionId: string,
+    readonly issuedOn: string,
+    readonly recipientHash: string,
+    readonly email: string,
+    readonly queuedAt: string,
+  ) {}
 }
 
 /** One issuer's messages in queue order; `head` moves past the started ones instead of shifting. */
@@ -78,6 +85,7 @@ export function createNotificationSender(
   core: Pick<Core, 'db' | 'dialect' | 'clock' | 'ids' | 'log' | 'config'>,
   mailer: Mailer,
   options: SenderOptions,
+  compose: Compose,
 ): Job & {
   enqueue(item: PendingNotification): boolean;
   /** Runs one pass now and waits for the sends it started (tests, shutdown). */
@@ -95,7 +103,7 @@ export function createNotificationSender(
       createNotificationRepository(trx).saveStatuses(core.dialect, rows),
     );
   /** Messages whose `queued` row is not written yet, in queue order. */
-  let fresh: Fresh[] = [];
+  let fresh: Entry[] = [];
   const queues = new Map<string, IssuerQueue>();
   const buckets = new Map<string, { tokens: number; at: number }>();
   /** Outcomes not yet written: the latest per credential. */
@@ -118,20 +126,19 @@ export function createNotificationSender(
   };
 
   function outcomeRow(
-    item: PendingNotification & { queuedAt: string; unsubscribeTokenHash?: string },
+    entry: Entry,
     status: Exclude<NotificationStatus, 'queued'>,
     detail: string | null,
-    attempts: number,
   ): CredentialNotificationRow {
     return {
-      credential_id: item.credentialId,
-      issuer_id: item.issuerId,
-      recipient_hash: item.recipientHash,
+      credential_id: entry.credentialId,
+      issuer_id: entry.issuerId,
+      recipient_hash: entry.recipientHash,
       status,
       detail,
-      attempts,
-      unsubscribe_token_hash: item.unsubscribeTokenHash ?? null,
-      created_at: item.queuedAt,
+      attempts: entry.attempts,
+      unsubscribe_token_hash: entry.tokenHash,
+      created_at: entry.queuedAt,
       updated_at: now(),
     };
   }
@@ -141,22 +148,11 @@ export function createNotificationSender(
    * whose write failed keeps its token: the write may have committed (an error after the commit),
    * and a later write never changes the stored hash.
    */
-  function withToken(fresh: Fresh): Entry {
-    if (!fresh.token) {
-      const text = core.ids.token(UNSUBSCRIBE_TOKEN_LENGTH);
-      fresh.token = { text, hash: sha256Hex(text) };
-    }
-    return {
-      ...fresh.item,
-      queuedAt: fresh.queuedAt,
-      unsubscribeToken: fresh.token.text,
-      unsubscribeTokenHash: fresh.token.hash,
-      attempts: 0,
-      notBefore: 0,
-    };
-  }
-
   function queuedRow(entry: Entry): CredentialNotificationRow {
+    if (entry.token === null) {
+      entry.token = core.ids.token(UNSUBSCRIBE_TOKEN_LENGTH);
+      entry.tokenHash = sha256Hex(entry.token);
+    }
     return {
       credential_id: entry.credentialId,
       issuer_id: entry.issuerId,
@@ -164,7 +160,7 @@ export function createNotificationSender(
       status: 'queued',
       detail: null,
       attempts: 0,
-      unsubscribe_token_hash: entry.unsubscribeTokenHash,
+      unsubscribe_token_hash: entry.tokenHash,
       created_at: entry.queuedAt,
       updated_at: entry.queuedAt,
     };
@@ -180,14 +176,17 @@ export function createNotificationSender(
     fresh = [];
     for (let start = 0; start < newcomers.length; start += ROWS_PER_WRITE) {
       if (start > 0) await nextTurn();
-      const entries = newcomers.slice(start, start + ROWS_PER_WRITE).map(withToken);
+      const entries = newcomers.slice(start, start + ROWS_PER_WRITE);
       try {
         await save(entries.map(queuedRow));
       } catch (error) {
         fresh = [...newcomers.slice(start), ...fresh];
         throw error;
       }
-      for (const entry of entries) push(entry);
+      for (const entry of entries) {
+        entry.tokenHash = null;
+        push(entry);
+      }
     }
     const done = outcomes;
     outcomes = new Map();
@@ -209,7 +208,7 @@ export function createNotificationSender(
   }
 
   function finish(entry: Entry, status: Exclude<NotificationStatus, 'queued'>, detail: string | null) {
-    outcomes.set(entry.credentialId, outcomeRow(entry, status, detail, entry.attempts));
+    outcomes.set(entry.credentialId, outcomeRow(entry, status, detail));
   }
 
   function takeToken(issuerId: string, at: number): boolean {
@@ -228,7 +227,7 @@ export function createNotificationSender(
       finish(entry, 'suppressed', 'unsubscribed');
       return;
     }
-    const message = await entry.compose(entry.email, entry.unsubscribeToken);
+    const message = await compose(entry, entry.token as string);
     if (!message) {
       finish(entry, 'failed', 'credential_unavailable');
       return;
@@ -328,12 +327,20 @@ export function createNotificationSender(
     name: 'notifications',
 
     enqueue(item) {
-      const queuedAt = now();
+      const entry = new Entry(
+        item.issuerId,
+        item.credentialId,
+        item.definitionId,
+        item.issuedOn,
+        item.recipientHash,
+        item.email,
+        now(),
+      );
       if (queued >= options.maxQueued) {
-        outcomes.set(item.credentialId, outcomeRow({ ...item, queuedAt }, 'failed', 'queue_full', 0));
+        outcomes.set(item.credentialId, outcomeRow(entry, 'failed', 'queue_full'));
         return false;
       }
-      fresh.push({ item, queuedAt });
+      fresh.push(entry);
       queued++;
       return true;
     },
@@ -362,8 +369,7 @@ export function createNotificationSender(
       timer = undefined;
       await running;
       await settle();
-      for (const { item, queuedAt } of fresh)
-        outcomes.set(item.credentialId, outcomeRow({ ...item, queuedAt }, 'failed', 'not_sent_before_shutdown', 0));
+      for (const entry of fresh) finish(entry, 'failed', 'not_sent_before_shutdown');
       fresh = [];
       for (const queue of queues.values()) {
         for (const entry of queue.entries.slice(queue.head)) finish(entry, 'failed', 'not_sent_before_shutdown');

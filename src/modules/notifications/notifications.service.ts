@@ -83,10 +83,6 @@ export function createNotificationService(
   const settingsCache = ttlCache<NotificationSettingsRow | undefined>();
   const issuerCache = ttlCache<Awaited<ReturnType<IssuerService['getIssuer']>>>();
   const definitionCache = ttlCache<Awaited<ReturnType<DefinitionService['findRow']>>>();
-  const sender =
-    deps.mailer && mail
-      ? createNotificationSender(core, deps.mailer, { ratePerMinute: mail.ratePerMinute, maxQueued: mail.maxQueued })
-      : null;
 
   const unsubscribeUrl = (token: string) => `${core.config.publicBaseUrl}/notifications/unsubscribe/${token}`;
 
@@ -103,7 +99,7 @@ export function createNotificationService(
 
   const settingsRow = (issuerId: string) => settingsCache.get(issuerId, () => repo.settings(issuerId));
 
-  async function compose(request: NotifyRequest, email: string, token: string): Promise<MailMessage | null> {
+  async function compose(request: NotifyRequest, token: string): Promise<MailMessage | null> {
     if (!mail) return null;
     const [issuer, definition, settings] = await Promise.all([
       issuerCache.get(request.issuerId, () => deps.issuers.getIssuer(request.issuerId)),
@@ -133,7 +129,7 @@ export function createNotificationService(
     });
     return {
       from: { name: settings.senderName ?? issuer.name, address: mail.from },
-      to: email,
+      to: request.email,
       replyTo: settings.replyTo ?? issuer.email,
       subject: rendered.subject,
       html: rendered.html,
@@ -145,6 +141,16 @@ export function createNotificationService(
       },
     };
   }
+
+  const sender =
+    deps.mailer && mail
+      ? createNotificationSender(
+          core,
+          deps.mailer,
+          { ratePerMinute: mail.ratePerMinute, maxQueued: mail.maxQueued },
+          compose,
+        )
+      : null;
 
   return {
     enabled: sender !== null,
@@ -162,13 +168,7 @@ export function createNotificationService(
      */
     notify(request: NotifyRequest): NotificationOutcome {
       if (!sender) return 'off';
-      sender.enqueue({
-        issuerId: request.issuerId,
-        credentialId: request.credentialId,
-        recipientHash: request.recipientHash,
-        email: request.email,
-        compose: (email, unsubscribeToken) => compose(request, email, unsubscribeToken),
-      });
+      sender.enqueue(request);
       return 'queued';
     },
 
