@@ -127,6 +127,20 @@ describe.each(dialects)('verification page on %s', (dialect) => {
     expect(res.body).toContain('<dt>Expired on</dt>');
   });
 
+  it('sends the check mark as UTF-8 once, and a name holding its character reference as that text', async () => {
+    const reference = '&#x2713;';
+    const definition = await createDefinition(t, a, { name: `Tick ${reference}`, description: `${reference} ✓` });
+    const ticked = await issue(t, a, definition.id, { email: 'tick@example.test', name: `Tick ${reference}` });
+    const res = await get(ticked.verifyUrl);
+    expect(res.statusCode).toBe(200);
+    expect(Number(res.headers['content-length'])).toBe(res.rawPayload.length);
+    expect(res.rawPayload.equals(Buffer.from(res.body, 'utf8'))).toBe(true);
+    expect(res.body.match(/✓ Verified/g)).toHaveLength(1);
+    expect(res.body).toContain('<h1 id="badge-name">Tick &amp;#x2713;</h1>');
+    expect(res.body).toContain('<p class="prose">&amp;#x2713; ✓</p>');
+    expect(res.body).not.toContain(reference);
+  });
+
   describe('what the documents hold', () => {
     let rich: Issued;
     let richDefinition: { id: string; slug: string };
