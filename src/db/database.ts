@@ -33,6 +33,7 @@ import { pathwayRecipientsIndexMigration } from './migrations/0030_pathway_recip
 import { pathwayRecipientsRollupMigration } from './migrations/0031_pathway_recipients_rollup.js';
 import { importReportsMigration } from './migrations/0050_import_reports.js';
 import { replacementOrderIndexMigration } from './migrations/0051_replacement_order_index.js';
+import { readCacheNotifyMigration } from './migrations/0053_read_cache_notify.js';
 import type { DB } from './schema.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
 
@@ -154,6 +155,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0031_pathway_recipients_rollup': pathwayRecipientsRollupMigration(),
     '0050_import_reports': importReportsMigration(),
     '0051_replacement_order_index': replacementOrderIndexMigration(),
+    '0053_read_cache_notify': readCacheNotifyMigration(dialect),
   };
 }
 
