@@ -190,7 +190,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     readCache: {
       enabled: database.dialect === 'postgres' && (e.READ_CACHE ?? 'true') === 'true',
-      maxEntries: Number(e.READ_CACHE_ENTRIES ?? '20000'),
+      maxEntries: Number(e.READ_CACHE_ENTRIES ?? '10000'),
     },
   });
 }

@@ -10,7 +10,7 @@ import {
   parseNotification,
 } from '../src/db/change-feed.js';
 import { createDatabase, type Database } from '../src/db/database.js';
-import { createReadCaches } from '../src/db/read-cache.js';
+import { CACHE_TEXT_BUDGET, createReadCaches, rowWeight } from '../src/db/read-cache.js';
 import { auth, createTestApp, dialects, type TestApp, type TestIssuer, testConfig } from './helpers.js';
 import { createDefinition, type Issued, issue, revoke } from './verification.support.js';
 
@@ -139,6 +139,16 @@ describe('read caches kept by a change feed', () => {
     expect(find.reads).toBe(3);
     await cached('b');
     expect(find.reads).toBe(4);
+  });
+
+  it('holds at most CACHE_TEXT_BUDGET characters of row text', async () => {
+    const text = 'x'.repeat(5 * 2 ** 20);
+    const big = async (id: string) => ({ id, issuer: 'i', text });
+    const caches = createReadCaches(fakeFeed(), { maxEntries: 100 });
+    const cached = caches.cached('t', big, scopeOf);
+    for (const id of ['a', 'b', 'c', 'd', 'e']) await cached(id);
+    expect(caches.sizes().t).toBe(Math.floor(CACHE_TEXT_BUDGET / rowWeight({ id: 'a', issuer: 'i', text })));
+    expect(caches.sizes().t).toBe(3);
   });
 
   it('is bypassed from the start of a local write until a fence after its end came back', async () => {

@@ -4,6 +4,21 @@ import type { ChangeFeed, FeedEvent } from './change-feed.js';
 /** The issuer and definition a cached row shows; null when the row does not say (any such edit drops it). */
 export type RowScope = { issuerId: string; definitionId: string } | null;
 
+/**
+ * The most text one cache holds, in characters of its rows' strings (each row counted 256 more for
+ * its object): 16 Mi, about 20-25 MB of heap. The row count bounds a cache of ordinary rows first;
+ * this bounds one of rows carrying long descriptions and criteria (a page row may hold 15,000
+ * characters of them).
+ */
+export const CACHE_TEXT_BUDGET = 16 * 2 ** 20;
+
+/** What a row is counted against CACHE_TEXT_BUDGET. */
+export function rowWeight(row: object): number {
+  let weight = 256;
+  for (const value of Object.values(row)) if (typeof value === 'string') weight += value.length;
+  return weight;
+}
+
 /** A finder of one row by credential id, as `coalescedReads` returns. */
 export type FindOne<R> = (id: string) => Promise<R | undefined>;
 
@@ -28,7 +43,8 @@ export interface ReadCaches {
 /**
  * Caches of public reads by credential id, kept exact by the database's change feed (migration
  * 0053, src/db/change-feed.ts). Each holds the raw rows as read: what depends on the clock (expiry)
- * is computed from them by the caller at every answer. Each is an LRU of at most `maxEntries` rows.
+ * is computed from them by the caller at every answer. Each is an LRU of at most `maxEntries` rows
+ * and CACHE_TEXT_BUDGET of text.
  *
  * A read that was asked before a change (or before the feed went down or came back) may have seen
  * the row before that change committed, so its result is answered but not kept: every cache counts
@@ -62,7 +78,11 @@ export function createReadCaches(feed: ChangeFeed | null, options: { maxEntries:
   return {
     cached<R extends { id: string }>(name: string, find: FindOne<R>, scope: (row: R) => RowScope): FindOne<R> {
       if (!feed) return find;
-      const rows = new LRUCache<string, R>({ max: options.maxEntries });
+      const rows = new LRUCache<string, R>({
+        max: options.maxEntries,
+        maxSize: CACHE_TEXT_BUDGET,
+        sizeCalculation: rowWeight,
+      });
       sizes[name] = () => rows.size;
       let generation = 0;
       feed.subscribe((event: FeedEvent) => {
