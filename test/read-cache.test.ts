@@ -421,6 +421,22 @@ describe.each(dialects)('public reads on two replicas (%s)', (dialect) => {
     expect((await verifyOn(a, issued.credentialId)).status).toBe('revoked');
   });
 
+  it('uses the caches again once a write over HTTP has ended and its fence came back', async () => {
+    const issued = await issue(t, issuer, definition.id, { email: 'http@example.test' });
+    const address = await b.app.listen({ port: 0, host: '127.0.0.1' });
+    const res = await fetch(`${address}/api/v1/credentials/${issued.credentialId}/revoke`, {
+      method: 'POST',
+      headers: { ...auth(issuer.key), 'content-type': 'application/json' },
+      body: JSON.stringify({ reason: 'Over HTTP' }),
+    });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    await heard();
+    const before = b.app.services.readCaches.sizes().verify ?? 0;
+    await verifyOn(b.app, issued.credentialId);
+    expect(b.app.services.readCaches.sizes().verify ?? 0).toBe(cacheOn ? before + 1 : 0);
+  });
+
   it('keeps each cache within READ_CACHE_ENTRIES', async () => {
     const small = await replicaOf(t, { READ_CACHE_ENTRIES: '2' });
     try {

@@ -179,6 +179,7 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     };
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => fail(new Error('the change feed fence did not come back'), reject), heartbeatMs);
+      timer.unref();
       fences.set(token, () => {
         clearTimeout(timer);
         fences.delete(token);
