@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
@@ -512,5 +513,20 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('the change feed losing its conn
     await t.database.db.updateTable('issuers').set({ name: 'Changed' }).where('id', '=', issuer.id).execute();
     await feed.fence();
     expect(events.at(-1)).toBe('issuer');
+  });
+
+  it('names up to 100 credentials in a notification, and sends "all" past that', async () => {
+    const heardNow: FeedEvent[] = [];
+    feed.subscribe((event) => heardNow.push(event));
+    const notify = (count: number) =>
+      sql`select accolade_read_cache_credential_ids(current_schema(),
+        array(select 'id-' || n from generate_series(1, ${count}::int) n))`.execute(t.database.db);
+    await notify(100);
+    await notify(101);
+    await feed.fence();
+    expect(heardNow.map((event) => (event.kind === 'credentials' ? event.ids.length : event.kind))).toEqual([
+      100,
+      'all',
+    ]);
   });
 });
