@@ -85,6 +85,9 @@ export interface AppDeps {
 
 export const API_VERSION = '1.1.0';
 const JSON_BODY_LIMIT = 1024 * 1024;
+/** POST routes that write nothing a cached public read shows (verification events, premium usage). */
+const CACHE_NEUTRAL_POSTS = new Set(['/api/v1/verify', '/api/v1/verify/bulk', '/api/v1/verify/premium']);
+
 /** Longer request URLs answer 414 before anything else looks at them (and are not logged). */
 export const MAX_URL_LENGTH = 8 * 1024;
 /** How often Node looks for connections past their request or headers timeout (its default is 30 s). */
@@ -246,6 +249,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', (request, _reply, done) => {
     if (request.url.length <= MAX_URL_LENGTH) return done();
     done(new AppError('uri_too_long', `The request URL is longer than ${MAX_URL_LENGTH} characters.`));
+  });
+  // A write keeps this replica's read caches out of use until its changes are known heard
+  // (src/db/read-cache.ts); the verify POSTs write only events and usage, which no cached read shows.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (
+      request.method !== 'GET' &&
+      request.method !== 'HEAD' &&
+      request.method !== 'OPTIONS' &&
+      !CACHE_NEUTRAL_POSTS.has(request.routeOptions.url ?? '')
+    ) {
+      reply.raw.once('close', services.readCaches.localWrite());
+    }
+    done();
   });
   app.addHook('onResponse', (request, reply, done) => {
     const labels = {

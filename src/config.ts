@@ -46,6 +46,8 @@ const EnvSchema = Type.Object({
   WALLET_GOOGLE_PASS_URL: Type.Optional(WalletPassUrl),
   CONSOLE_SESSION_IDLE_MINUTES: Type.Optional(PositiveInt),
   CONSOLE_SESSION_MAX_HOURS: Type.Optional(PositiveInt),
+  READ_CACHE: Type.Optional(Bool),
+  READ_CACHE_ENTRIES: Type.Optional(PositiveInt),
 });
 
 export type Env = Static<typeof EnvSchema>;
@@ -93,6 +95,11 @@ export interface Config {
   walletPassUrls: { wallet_apple: string | null; wallet_google: string | null };
   /** Console sessions end after this long unused (idle) or since sign-in (max), whichever is first. */
   consoleSession: { idleMinutes: number; maxHours: number };
+  /**
+   * PostgreSQL only: verify, the page and the hosted assertion answered from per-replica caches of at
+   * most `maxEntries` rows each, invalidated by the database's notifications (src/db/read-cache.ts).
+   */
+  readCache: { enabled: boolean; maxEntries: number };
 }
 
 export class ConfigError extends Error {
@@ -141,14 +148,15 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (problems.length > 0) throw new ConfigError(problems);
 
   const e = env as Env;
+  const database = parseDatabaseUrl(e.DATABASE_URL ?? 'sqlite:./data/accolade.db', {
+    synchronous: e.SQLITE_SYNCHRONOUS ?? 'FULL',
+    cacheMb: sqliteCacheMb,
+  });
   return Object.freeze({
     port,
     host: e.HOST ?? '127.0.0.1',
     publicBaseUrl: e.PUBLIC_BASE_URL ?? `http://localhost:${port}`,
-    database: parseDatabaseUrl(e.DATABASE_URL ?? 'sqlite:./data/accolade.db', {
-      synchronous: e.SQLITE_SYNCHRONOUS ?? 'FULL',
-      cacheMb: sqliteCacheMb,
-    }),
+    database,
     redisUrl: e.REDIS_URL ?? null,
     logLevel: e.LOG_LEVEL ?? 'info',
     bootstrapIssuer: (e.BOOTSTRAP_ISSUER ?? 'true') === 'true',
@@ -179,6 +187,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     consoleSession: {
       idleMinutes: Number(e.CONSOLE_SESSION_IDLE_MINUTES ?? '30'),
       maxHours: Number(e.CONSOLE_SESSION_MAX_HOURS ?? '12'),
+    },
+    readCache: {
+      enabled: database.dialect === 'postgres' && (e.READ_CACHE ?? 'true') === 'true',
+      maxEntries: Number(e.READ_CACHE_ENTRIES ?? '10000'),
     },
   });
 }

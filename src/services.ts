@@ -1,4 +1,6 @@
 import type { Core } from './core/context.js';
+import { createChangeFeed } from './db/change-feed.js';
+import { createReadCaches } from './db/read-cache.js';
 import { createAccountService } from './modules/accounts/accounts.service.js';
 import { createAlignmentService } from './modules/alignments/alignments.service.js';
 import { createAuditService } from './modules/audit/audit.service.js';
@@ -37,6 +39,13 @@ export interface Job {
  * passed here, never through its repository.
  */
 export function createServices(core: Core) {
+  const { database, readCache } = core.config;
+  // PostgreSQL's public reads are cached per replica, invalidated by the database (migration 0053).
+  const changeFeed =
+    readCache.enabled && database.dialect === 'postgres'
+      ? createChangeFeed({ url: database.url, log: core.log })
+      : null;
+  const readCaches = createReadCaches(changeFeed, readCache);
   const audit = createAuditService(core);
   const issuers = createIssuerService(core, { audit });
   const accounts = createAccountService(core, { audit, issuers });
@@ -52,7 +61,7 @@ export function createServices(core: Core) {
   const ingest = createIngestModule(core, { issuers, definitions, issuance, batchIssuance, notifications });
   const alignments = createAlignmentService(core, { definitions, audit });
   const endorsements = createEndorsementService(core, { definitions, credentials, audit });
-  const documents = createDocumentService(core, { issuers, definitions, endorsements });
+  const documents = createDocumentService(core, { issuers, definitions, endorsements, readCaches });
   const profiles = createProfileService(core, { issuance });
   const vc = createVcModule(core, { issuers, definitions, credentials, alignments, endorsements, audit, images });
   const verification = createVerificationModule(core, {
@@ -60,13 +69,14 @@ export function createServices(core: Core) {
     usage,
     presented: vc.presented,
     images,
+    readCaches,
   });
   const pathways = createPathwayService(core, { audit, definitions, issuance });
   const gdpr = createGdprService(core, { issuance, audit, outbox, profiles, notifications });
   const trust = createTrustService(core);
   const reports = createReportsModule(core);
   const webhooks = createWebhookModule(core, { outbox, audit });
-  const jobs: Job[] = [];
+  const jobs: Job[] = changeFeed ? [changeFeed] : [];
   if (core.config.webhookDispatch === 'inline') jobs.push(...webhooks.jobs);
   jobs.push(...verification.jobs, countCompaction, ...notifications.jobs);
   return {
@@ -94,6 +104,8 @@ export function createServices(core: Core) {
     trust,
     reports,
     vc,
+    changeFeed,
+    readCaches,
     jobs,
   };
 }

@@ -39,7 +39,8 @@ describe.each(dialects)('public reads on %s', (dialect) => {
 
   beforeAll(async () => {
     testDb = await freshDatabase(dialect);
-    const config = testConfig(testDb.url);
+    // The statements of a read that reaches the database: PostgreSQL's read cache (test/read-cache.test.ts) off.
+    const config = testConfig(testDb.url, { READ_CACHE: 'false' });
     database = createDatabase(config.database);
     await migrateToLatest(database);
     const counted = { ...database, db: database.db.withPlugin(counting), reader: database.reader.withPlugin(counting) };

@@ -34,6 +34,7 @@ import { pathwayRecipientsRollupMigration } from './migrations/0031_pathway_reci
 import { importReportsMigration } from './migrations/0050_import_reports.js';
 import { replacementOrderIndexMigration } from './migrations/0051_replacement_order_index.js';
 import { issueInOneStatementMigration } from './migrations/0052_issue_in_one_statement.js';
+import { readCacheNotifyMigration } from './migrations/0053_read_cache_notify.js';
 import type { DB } from './schema.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
 
@@ -156,6 +157,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0050_import_reports': importReportsMigration(),
     '0051_replacement_order_index': replacementOrderIndexMigration(),
     '0052_issue_in_one_statement': issueInOneStatementMigration(dialect),
+    '0053_read_cache_notify': readCacheNotifyMigration(dialect),
   };
 }
 

@@ -3,6 +3,7 @@ import { coalescedReads } from '../../db/coalesced-reads.js';
 import { CONCURRENT_READS, credentialsByIds } from '../../db/credential-reads.js';
 import type { Dialect, Executor } from '../../db/database.js';
 import { jsonRows, jsonValues, prepared } from '../../db/dialect.js';
+import type { ReadCaches } from '../../db/read-cache.js';
 import type { AlignmentRow } from '../alignments/alignments.repository.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 
@@ -46,7 +47,7 @@ export type AlignmentFields = Pick<
   'target_name' | 'target_url' | 'target_description' | 'target_framework' | 'target_code'
 >;
 
-export function createDocumentRepository(db: Executor, dialect: Dialect) {
+export function createDocumentRepository(db: Executor, dialect: Dialect, readCaches: ReadCaches) {
   const endorsementIds = jsonValues(
     dialect,
     sql`select endorsements.id from endorsements
@@ -125,7 +126,11 @@ export function createDocumentRepository(db: Executor, dialect: Dialect) {
       return rows[0];
     },
 
-    /** Assertions by credential id, whatever their issuer (the caller checks the slug); read together under load. */
-    findAssertion: coalescedReads(assertionsByIds, CONCURRENT_READS),
+    /**
+     * Assertions by credential id, whatever their issuer (the caller checks the slug); read together
+     * under load, and cached on PostgreSQL. The row names no issuer or definition id, so any issuer
+     * or definition edit drops every cached assertion.
+     */
+    findAssertion: readCaches.cached('assertion', coalescedReads(assertionsByIds, CONCURRENT_READS), () => null),
   };
 }

@@ -1,6 +1,7 @@
 import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
 import { publicUrls } from '../../core/urls.js';
+import type { ReadCaches } from '../../db/read-cache.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import type { EndorsementService } from '../endorsements/endorsements.service.js';
 import type { IssuerRow } from '../issuers/issuers.repository.js';
@@ -38,10 +39,11 @@ export function createDocumentService(
     issuers: Pick<IssuerService, 'findIssuerBySlug'>;
     definitions: Pick<DefinitionService, 'findRow'>;
     endorsements: Pick<EndorsementService, 'findRow'>;
+    readCaches: ReadCaches;
   },
 ) {
   const urls = publicUrls(core.config.publicBaseUrl);
-  const repo = createDocumentRepository(core.db, core.dialect);
+  const repo = createDocumentRepository(core.db, core.dialect, deps.readCaches);
 
   async function requireIssuer(slug: string, what: string): Promise<IssuerRow> {
     const issuer = await deps.issuers.findIssuerBySlug(slug);

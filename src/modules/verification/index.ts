@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Core } from '../../core/context.js';
+import type { ReadCaches } from '../../db/read-cache.js';
 import type { ImageService } from '../images/images.service.js';
 import type { UsageService } from '../usage/usage.service.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
@@ -18,14 +19,20 @@ export function createVerificationModule(
     usage: Pick<UsageService, 'meterPremiumVerification'>;
     presented: PresentedReader;
     images: Pick<ImageService, 'isHostedPng'>;
+    readCaches: ReadCaches;
   },
 ) {
   const events = createEventRecorder(core, { outbox: deps.outbox });
   const header = core.config.geoCountryHeader;
   return {
     events,
-    verify: createVerifyService(core, { events, usage: deps.usage, presented: deps.presented }),
-    page: createPageService(core, { events, images: deps.images }),
+    verify: createVerifyService(core, {
+      events,
+      usage: deps.usage,
+      presented: deps.presented,
+      readCaches: deps.readCaches,
+    }),
+    page: createPageService(core, { events, images: deps.images, readCaches: deps.readCaches }),
     /** The verifier's country from the trusted proxy header (GEO_COUNTRY_HEADER), else `ZZ`. */
     country: (headers: IncomingHttpHeaders) => countryFrom(header ? headers[header] : undefined),
     /** The verifier of a request: its country, and its client address (whose replays are coalesced). */

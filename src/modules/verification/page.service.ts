@@ -1,6 +1,7 @@
 import type { Core } from '../../core/context.js';
 import { publicUrls } from '../../core/urls.js';
 import { coalescedReads } from '../../db/coalesced-reads.js';
+import type { ReadCaches } from '../../db/read-cache.js';
 import { effectiveStatus } from '../credentials/credentials.views.js';
 import type { ImageService } from '../images/images.service.js';
 import type { EventRecorder, Verifier } from './events.js';
@@ -8,6 +9,7 @@ import { REPLACED_BY_NEWER } from './revocation-reason.js';
 import { isShareAction, pageShareButtons, shareTarget } from './share.js';
 import { CONCURRENT_READS, createVerificationRepository, type PageRow } from './verification.repository.js';
 import { type AuthenticResult, toResult } from './verification.views.js';
+import { rowScope } from './verify.service.js';
 
 /** Everything the human verification page shows: the API result plus the BadgeClass details. */
 export interface PageView {
@@ -59,11 +61,12 @@ export function createPageService(
   deps: {
     events: Pick<EventRecorder, 'recordVerifications' | 'recordEngagement'>;
     images: Pick<ImageService, 'isHostedPng'>;
+    readCaches: ReadCaches;
   },
 ) {
   const urls = publicUrls(core.config.publicBaseUrl);
   const repo = createVerificationRepository(core.db, core.dialect);
-  const findOne = coalescedReads(repo.findForPageByIds, CONCURRENT_READS);
+  const findOne = deps.readCaches.cached('page', coalescedReads(repo.findForPageByIds, CONCURRENT_READS), rowScope);
   const wallets = core.config.walletPassUrls;
   const shareButtons = pageShareButtons(wallets);
 

@@ -2,11 +2,15 @@ import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
 import { publicUrls } from '../../core/urls.js';
 import { coalescedReads } from '../../db/coalesced-reads.js';
+import type { ReadCaches } from '../../db/read-cache.js';
 import type { UsageService } from '../usage/usage.service.js';
 import type { EventRecorder, Verifier } from './events.js';
 import { CONCURRENT_READS, createVerificationRepository, type VerifiableRow } from './verification.repository.js';
 import { presentedCredentialIssue, type VerificationResult, type VerifyRequest } from './verification.schemas.js';
 import { type AssertionRef, assertionRefParser, rowMatches, toResult, unknownResult } from './verification.views.js';
+
+/** What a verify or page row shows of its issuer and definition (a cached row is dropped when either changes). */
+export const rowScope = (row: VerifiableRow) => ({ issuerId: row.issuer_id, definitionId: row.definition_id });
 
 /** Open Badges 3.0 credentials given to verification, checked by their signatures (src/modules/vc). */
 export interface PresentedReader {
@@ -27,13 +31,14 @@ export function createVerifyService(
     events: Pick<EventRecorder, 'recordVerifications'>;
     usage: Pick<UsageService, 'meterPremiumVerification'>;
     presented: PresentedReader;
+    readCaches: ReadCaches;
   },
 ) {
   const urls = publicUrls(core.config.publicBaseUrl);
   const parseUrl = assertionRefParser(core.config.publicBaseUrl);
   const parse = async (id: string) => parseUrl(id) ?? (await deps.presented.jwt(id));
   const repo = createVerificationRepository(core.db, core.dialect);
-  const findOne = coalescedReads(repo.findByIds, CONCURRENT_READS);
+  const findOne = deps.readCaches.cached('verify', coalescedReads(repo.findByIds, CONCURRENT_READS), rowScope);
 
   /** The answer for `id` given as `ref`, read together with the single verifies running beside it. */
   async function answer(id: string, ref: AssertionRef | null, verifier: Verifier): Promise<VerificationResult> {

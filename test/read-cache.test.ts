@@ -1,0 +1,532 @@
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import {
+  type Change,
+  type ChangeFeed,
+  createChangeFeed,
+  type FeedEvent,
+  parseNotification,
+} from '../src/db/change-feed.js';
+import { createDatabase, type Database } from '../src/db/database.js';
+import { CACHE_TEXT_BUDGET, createReadCaches, rowWeight } from '../src/db/read-cache.js';
+import { auth, createTestApp, dialects, type TestApp, type TestIssuer, testConfig } from './helpers.js';
+import { createDefinition, type Issued, issue, revoke } from './verification.support.js';
+
+/** A change feed driven by hand: its events are the test's. */
+function fakeFeed() {
+  const listeners: ((event: FeedEvent) => void)[] = [];
+  const feed = {
+    live: true,
+    backendPid: null,
+    name: 'fake',
+    subscribe: (listener: (event: FeedEvent) => void) => listeners.push(listener),
+    fence: async () => {},
+    whenLive: async () => {},
+    start() {},
+    async stop() {},
+    emit(event: FeedEvent) {
+      if (event.kind === 'down') feed.live = false;
+      if (event.kind === 'up') feed.live = true;
+      for (const listener of listeners) listener(event);
+    },
+  };
+  return feed;
+}
+
+/** A finder that counts its reads, answering rows of `table` (a missing id is not found). */
+function countingFinder(table: Map<string, { id: string; issuer: string; v: number }>) {
+  const finder = Object.assign(
+    async (id: string) => {
+      finder.reads++;
+      const row = table.get(id);
+      return row ? { ...row } : undefined;
+    },
+    { reads: 0 },
+  );
+  return finder;
+}
+
+const scopeOf = (row: { issuer: string }) => ({ issuerId: row.issuer, definitionId: 'd' });
+
+describe('read caches kept by a change feed', () => {
+  const table = new Map([
+    ['a', { id: 'a', issuer: 'i1', v: 1 }],
+    ['b', { id: 'b', issuer: 'i2', v: 1 }],
+    ['c', { id: 'c', issuer: 'i2', v: 1 }],
+  ]);
+
+  it('answers a second read from memory, never keeps a miss, and drops what a change names', async () => {
+    const feed = fakeFeed();
+    const find = countingFinder(table);
+    const cached = createReadCaches(feed, { maxEntries: 10 }).cached('t', find, scopeOf);
+    expect((await cached('a'))?.v).toBe(1);
+    expect((await cached('a'))?.v).toBe(1);
+    expect(find.reads).toBe(1);
+    expect(await cached('nope')).toBeUndefined();
+    expect(await cached('nope')).toBeUndefined();
+    expect(find.reads).toBe(3);
+    table.set('a', { id: 'a', issuer: 'i1', v: 2 });
+    feed.emit({ kind: 'credentials', ids: ['a'] });
+    expect((await cached('a'))?.v).toBe(2);
+    expect(find.reads).toBe(4);
+  });
+
+  it('drops the rows of a changed issuer or definition, and everything on "all"', async () => {
+    const feed = fakeFeed();
+    const caches = createReadCaches(feed, { maxEntries: 10 });
+    const cached = caches.cached('t', countingFinder(table), scopeOf);
+    const unscoped = caches.cached('u', countingFinder(table), () => null);
+    for (const id of ['a', 'b', 'c']) await Promise.all([cached(id), unscoped(id)]);
+    expect(caches.sizes()).toEqual({ t: 3, u: 3 });
+    feed.emit({ kind: 'issuer', id: 'i2' });
+    // A row that names no issuer or definition is dropped by any such change.
+    expect(caches.sizes()).toEqual({ t: 1, u: 0 });
+    feed.emit({ kind: 'definition', id: 'other' });
+    expect(caches.sizes()).toEqual({ t: 1, u: 0 });
+    feed.emit({ kind: 'all' });
+    expect(caches.sizes()).toEqual({ t: 0, u: 0 });
+  });
+
+  it('does not keep a read that a change overtook', async () => {
+    const feed = fakeFeed();
+    let release: () => void = () => {};
+    const slow = async (id: string) => {
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return table.get(id);
+    };
+    const caches = createReadCaches(feed, { maxEntries: 10 });
+    const cached = caches.cached('t', slow, scopeOf);
+    const pending = cached('b');
+    feed.emit({ kind: 'credentials', ids: ['zzz'] });
+    release();
+    expect((await pending)?.id).toBe('b');
+    expect(caches.sizes().t).toBe(0);
+  });
+
+  it('is emptied and bypassed while the feed is down, and fills again once it is up', async () => {
+    const feed = fakeFeed();
+    const find = countingFinder(table);
+    const caches = createReadCaches(feed, { maxEntries: 10 });
+    const cached = caches.cached('t', find, scopeOf);
+    await cached('a');
+    feed.emit({ kind: 'down' });
+    expect(caches.sizes().t).toBe(0);
+    await cached('a');
+    await cached('a');
+    expect(find.reads).toBe(3);
+    expect(caches.sizes().t).toBe(0);
+    feed.emit({ kind: 'up' });
+    await cached('a');
+    await cached('a');
+    expect(find.reads).toBe(4);
+  });
+
+  it('holds at most maxEntries rows, dropping the least recently used', async () => {
+    const feed = fakeFeed();
+    const find = countingFinder(table);
+    const caches = createReadCaches(feed, { maxEntries: 2 });
+    const cached = caches.cached('t', find, scopeOf);
+    await cached('a');
+    await cached('b');
+    await cached('a');
+    await cached('c');
+    expect(caches.sizes().t).toBe(2);
+    await cached('a');
+    expect(find.reads).toBe(3);
+    await cached('b');
+    expect(find.reads).toBe(4);
+  });
+
+  it('holds at most CACHE_TEXT_BUDGET characters of row text', async () => {
+    const text = 'x'.repeat(5 * 2 ** 20);
+    const big = async (id: string) => ({ id, issuer: 'i', text });
+    const caches = createReadCaches(fakeFeed(), { maxEntries: 100 });
+    const cached = caches.cached('t', big, scopeOf);
+    for (const id of ['a', 'b', 'c', 'd', 'e']) await cached(id);
+    expect(caches.sizes().t).toBe(Math.floor(CACHE_TEXT_BUDGET / rowWeight({ id: 'a', issuer: 'i', text })));
+    expect(caches.sizes().t).toBe(3);
+  });
+
+  it('is bypassed from the start of a local write until a fence after its end came back', async () => {
+    const feed = fakeFeed();
+    let fenced: () => void = () => {};
+    feed.fence = () =>
+      new Promise<void>((resolve) => {
+        fenced = resolve;
+      });
+    const find = countingFinder(table);
+    const caches = createReadCaches(feed, { maxEntries: 10 });
+    const cached = caches.cached('t', find, scopeOf);
+    await cached('a');
+    const end = caches.localWrite();
+    await cached('a');
+    expect(find.reads).toBe(2);
+    end();
+    await cached('a');
+    expect(find.reads).toBe(3);
+    fenced();
+    await new Promise((resolve) => setImmediate(resolve));
+    await cached('a');
+    await cached('a');
+    expect(find.reads).toBe(3);
+  });
+
+  it('is the finder itself without a feed', () => {
+    const find = countingFinder(table);
+    expect(createReadCaches(null, { maxEntries: 10 }).cached('t', find, scopeOf)).toBe(find);
+  });
+
+  it('reads the triggers’ payloads, ignoring other schemas and reading anything odd as "all"', () => {
+    const read = (payload: string) => parseNotification(payload, 's1');
+    expect(read('{"s":"s1","c":["x","y"]}')).toEqual<Change>({ kind: 'credentials', ids: ['x', 'y'] });
+    expect(read('{"s":"s1","i":"x"}')).toEqual<Change>({ kind: 'issuer', id: 'x' });
+    expect(read('{"s":"s1","d":"x"}')).toEqual<Change>({ kind: 'definition', id: 'x' });
+    expect(read('{"s":"s1","all":true}')).toEqual<Change>({ kind: 'all' });
+    expect(read('{"s":"s2","c":["x"]}')).toBeNull();
+    expect(read('{"f":"t"}')).toEqual({ kind: 'fence', token: 't' });
+    expect(read('not json')).toEqual<Change>({ kind: 'all' });
+    expect(read('{"s":"s1","c":[1]}')).toEqual<Change>({ kind: 'all' });
+  });
+});
+
+interface Replica {
+  app: FastifyInstance;
+  database: Database;
+  close(): Promise<void>;
+}
+
+/** Another app on the same database, as a second replica would be. */
+async function replicaOf(t: TestApp, env: Record<string, string> = {}): Promise<Replica> {
+  const config = testConfig(t.testDb.url, env);
+  const database = createDatabase(config.database);
+  const app = await buildApp({ config, database, logger: false, redis: null });
+  await app.ready();
+  await app.services.changeFeed?.whenLive();
+  return {
+    app,
+    database,
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
+}
+
+describe.each(dialects)('public reads on two replicas (%s)', (dialect) => {
+  let t: TestApp;
+  let a: FastifyInstance;
+  let b: Replica;
+  let issuer: TestIssuer;
+  let definition: { id: string; slug: string };
+  const cacheOn = dialect === 'postgres';
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    a = t.app;
+    await a.services.changeFeed?.whenLive();
+    b = await replicaOf(t);
+    issuer = await t.issuer();
+    definition = await createDefinition(t, issuer, { name: 'Cached Badge' });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await t?.close();
+  });
+
+  /**
+   * Waits until B has heard every change committed so far, as it does in production within the
+   * notification's delivery: B's own fence comes back after them. SQLite has no cache: nothing to wait for.
+   */
+  const heard = async () => {
+    await b.app.services.changeFeed?.fence();
+  };
+  const verifyOn = async (app: FastifyInstance, id: string) => {
+    const res = await app.inject({ method: 'POST', url: '/api/v1/verify', payload: { id } });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json();
+  };
+  const pageOn = (app: FastifyInstance, issued: Issued) =>
+    app.inject({ method: 'GET', url: new URL(issued.verifyUrl).pathname });
+  const assertionOn = (app: FastifyInstance, issued: Issued) =>
+    app.inject({ method: 'GET', url: new URL(issued.assertionUrl).pathname, headers: { accept: 'application/json' } });
+  /** Reads the credential on B by all three cached reads, twice (the second from memory on PostgreSQL). */
+  const warm = async (issued: Issued) => {
+    for (let i = 0; i < 2; i++) {
+      await verifyOn(b.app, issued.credentialId);
+      expect((await pageOn(b.app, issued)).statusCode).toBe(200);
+      await assertionOn(b.app, issued);
+    }
+    const sizes = b.app.services.readCaches.sizes();
+    if (cacheOn) {
+      expect(sizes.verify).toBeGreaterThan(0);
+      expect(sizes.page).toBeGreaterThan(0);
+      expect(sizes.assertion).toBeGreaterThan(0);
+    } else expect(sizes).toEqual({});
+  };
+
+  it('has a change feed on PostgreSQL only', () => {
+    expect(a.services.changeFeed === null).toBe(!cacheOn);
+    expect(b.app.services.changeFeed?.live ?? false).toBe(cacheOn);
+  });
+
+  it('shows a revocation on A at once on B: verify, page and hosted assertion', async () => {
+    const issued = await issue(t, issuer, definition.id, { email: 'rev@example.test', name: 'Rev Oked' });
+    await warm(issued);
+    expect((await verifyOn(b.app, issued.credentialId)).status).toBe('valid');
+    await revoke(t, issuer, issued.credentialId, 'Issued in error');
+    await heard();
+    const result = await verifyOn(b.app, issued.credentialId);
+    expect(result).toMatchObject({ status: 'revoked', revokedReason: 'Issued in error' });
+    expect((await pageOn(b.app, issued)).body).toContain('status-revoked');
+    expect((await assertionOn(b.app, issued)).statusCode).toBe(410);
+  });
+
+  it('shows a revocation on the replica that made it without waiting for anything', async () => {
+    const issued = await issue(t, issuer, definition.id, { email: 'self@example.test' });
+    for (let i = 0; i < 2; i++) await verifyOn(a, issued.credentialId);
+    await revoke(t, issuer, issued.credentialId, 'Withdrawn');
+    expect((await verifyOn(a, issued.credentialId)).status).toBe('revoked');
+  });
+
+  it('shows a reissue: the old credential revoked, its page linking the newest replacement', async () => {
+    const issued = await issue(t, issuer, definition.id, { email: 're@example.test' });
+    await warm(issued);
+    const res = await a.inject({
+      method: 'POST',
+      url: `/api/v1/credentials/${issued.credentialId}/reissue`,
+      headers: auth(issuer.key),
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const fresh = res.json().credentialId as string;
+    await heard();
+    expect((await verifyOn(b.app, issued.credentialId)).revokedReason).toBe('Replaced by a newer credential');
+    expect((await pageOn(b.app, issued)).body).toContain(fresh);
+    // A replacement written by SQL alone (no update of the old row) still reaches B's page.
+    await pageOn(b.app, issued);
+    const later = '2999-01-01T00:00:00.000Z';
+    await t.database.db
+      .insertInto('credentials')
+      .columns([
+        'id',
+        'issuer_id',
+        'definition_id',
+        'recipient_hash',
+        'completion_key',
+        'issued_on',
+        'reissued_from',
+        'source',
+        'created_at',
+      ])
+      .values({
+        id: 'sql-replacement-0001',
+        issuer_id: issuer.id,
+        definition_id: definition.id,
+        recipient_hash: 'sha256$00',
+        completion_key: 'by-sql',
+        issued_on: later,
+        reissued_from: issued.credentialId,
+        source: 'api',
+        created_at: later,
+      })
+      .execute();
+    await heard();
+    expect((await pageOn(b.app, issued)).body).toContain('sql-replacement-0001');
+  });
+
+  it('shows a GDPR erase on A at once on B', async () => {
+    const email = 'erase-me@example.test';
+    const issued = await issue(t, issuer, definition.id, { email, name: 'Ada Erasable' });
+    await warm(issued);
+    expect((await verifyOn(b.app, issued.credentialId)).recipientName).toBe('Ada E.');
+    const res = await a.inject({
+      method: 'POST',
+      url: '/api/v1/gdpr/erase',
+      headers: auth(issuer.key),
+      payload: { recipientEmail: email },
+    });
+    expect(res.statusCode, res.body).toBeLessThan(300);
+    await heard();
+    const result = await verifyOn(b.app, issued.credentialId);
+    expect(result.status).toBe('revoked');
+    expect(result.recipientName).toBeUndefined();
+    expect((await pageOn(b.app, issued)).body).not.toContain('Ada');
+  });
+
+  it('shows definition, alignment, endorsement and issuer edits on B', async () => {
+    const issued = await issue(t, issuer, definition.id, { email: 'edit@example.test' });
+    await warm(issued);
+    const patch = await a.inject({
+      method: 'PATCH',
+      url: `/api/v1/definitions/${definition.id}`,
+      headers: auth(issuer.key),
+      payload: { name: 'Renamed Badge' },
+    });
+    expect(patch.statusCode, patch.body).toBe(200);
+    await heard();
+    expect((await pageOn(b.app, issued)).body).toContain('Renamed Badge');
+    expect((await verifyOn(b.app, issued.credentialId)).credential.name).toBe('Renamed Badge');
+
+    await warm(issued);
+    const alignment = await a.inject({
+      method: 'POST',
+      url: `/api/v1/definitions/${definition.id}/alignments`,
+      headers: auth(issuer.key),
+      payload: { targetName: 'Framework Skill Nine', targetUrl: 'https://framework.example/nine' },
+    });
+    expect(alignment.statusCode, alignment.body).toBe(201);
+    await heard();
+    expect((await pageOn(b.app, issued)).body).toContain('Framework Skill Nine');
+
+    await warm(issued);
+    const endorsement = await a.inject({
+      method: 'POST',
+      url: `/api/v1/credentials/${issued.credentialId}/endorsements`,
+      headers: auth(issuer.key),
+      payload: { endorserName: 'Endorsing Lead', claim: 'Did the work.' },
+    });
+    expect(endorsement.statusCode, endorsement.body).toBe(201);
+    const endorsementId = endorsement.json().id as string;
+    await heard();
+    expect((await pageOn(b.app, issued)).body).toContain('Endorsing Lead');
+    expect(JSON.stringify((await assertionOn(b.app, issued)).json())).toContain(endorsementId);
+
+    await warm(issued);
+    const me = await a.inject({
+      method: 'PATCH',
+      url: '/api/v1/issuer/me',
+      headers: auth(issuer.key),
+      payload: { name: 'Renamed Issuer' },
+    });
+    expect(me.statusCode, me.body).toBe(200);
+    await heard();
+    expect((await verifyOn(b.app, issued.credentialId)).issuer.name).toBe('Renamed Issuer');
+    expect((await pageOn(b.app, issued)).body).toContain('Renamed Issuer');
+  });
+
+  it('shows a revocation made by SQL by hand on both replicas', async () => {
+    const issued = await issue(t, issuer, definition.id, { email: 'sql@example.test' });
+    await warm(issued);
+    await t.database.db
+      .updateTable('credentials')
+      .set({ revoked_at: new Date().toISOString(), revoked_reason: 'By hand' })
+      .where('id', '=', issued.credentialId)
+      .execute();
+    await heard();
+    await a.services.changeFeed?.fence();
+    expect((await verifyOn(b.app, issued.credentialId)).status).toBe('revoked');
+    expect((await verifyOn(a, issued.credentialId)).status).toBe('revoked');
+  });
+
+  it('uses the caches again once a write over HTTP has ended and its fence came back', async () => {
+    const issued = await issue(t, issuer, definition.id, { email: 'http@example.test' });
+    const address = await b.app.listen({ port: 0, host: '127.0.0.1' });
+    const res = await fetch(`${address}/api/v1/credentials/${issued.credentialId}/revoke`, {
+      method: 'POST',
+      headers: { ...auth(issuer.key), 'content-type': 'application/json' },
+      body: JSON.stringify({ reason: 'Over HTTP' }),
+    });
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+    await heard();
+    const before = b.app.services.readCaches.sizes().verify ?? 0;
+    await verifyOn(b.app, issued.credentialId);
+    expect(b.app.services.readCaches.sizes().verify ?? 0).toBe(cacheOn ? before + 1 : 0);
+  });
+
+  it('keeps each cache within READ_CACHE_ENTRIES', async () => {
+    const small = await replicaOf(t, { READ_CACHE_ENTRIES: '2' });
+    try {
+      const ids = [];
+      for (let i = 0; i < 4; i++) ids.push(await issue(t, issuer, definition.id, { email: `lru${i}@example.test` }));
+      for (const issued of ids) await verifyOn(small.app, issued.credentialId);
+      expect(small.app.services.readCaches.sizes().verify ?? 0).toBe(cacheOn ? 2 : 0);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('has no cache with READ_CACHE=false', async () => {
+    const off = await replicaOf(t, { READ_CACHE: 'false' });
+    try {
+      expect(off.app.services.changeFeed).toBeNull();
+      expect(off.app.services.readCaches.sizes()).toEqual({});
+    } finally {
+      await off.close();
+    }
+  });
+});
+
+describe.skipIf(!process.env.TEST_DATABASE_URL)('the change feed losing its connection (postgres)', () => {
+  let t: TestApp;
+  let feed: ChangeFeed;
+  const events: FeedEvent['kind'][] = [];
+
+  beforeAll(async () => {
+    t = await createTestApp('postgres');
+    const { database } = t.config;
+    if (database.dialect !== 'postgres') throw new Error('postgres expected');
+    feed = createChangeFeed({ url: database.url, log: { warn() {}, info() {} }, reconnectMs: 50 });
+    feed.subscribe((event) => events.push(event.kind));
+    feed.start();
+    await feed.whenLive();
+  });
+  afterAll(async () => {
+    await feed?.stop();
+    await t?.close();
+  });
+
+  it('empties and bypasses the cache while down, listens again, and hears changes after', async () => {
+    const table = new Map([['x', { id: 'x', issuer: 'i', v: 1 }]]);
+    const find = countingFinder(table);
+    const caches = createReadCaches(feed, { maxEntries: 10 });
+    const cached = caches.cached('t', find, scopeOf);
+    await cached('x');
+    await cached('x');
+    expect(find.reads).toBe(1);
+
+    const down = new Promise<void>((resolve) => feed.subscribe((event) => event.kind === 'down' && resolve()));
+    const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await admin.connect();
+    try {
+      await admin.query('select pg_terminate_backend($1)', [feed.backendPid]);
+    } finally {
+      await admin.end();
+    }
+    await down;
+    expect(feed.live).toBe(false);
+    expect(caches.sizes().t).toBe(0);
+    await cached('x');
+    expect(find.reads).toBe(2);
+
+    await feed.whenLive();
+    expect(events).toEqual(['up', 'down', 'up']);
+    await cached('x');
+    await cached('x');
+    expect(find.reads).toBe(3);
+    // Listening again: a change committed now still reaches the cache.
+    const issuer = await t.issuer();
+    await t.database.db.updateTable('issuers').set({ name: 'Changed' }).where('id', '=', issuer.id).execute();
+    await feed.fence();
+    expect(events.at(-1)).toBe('issuer');
+  });
+
+  it('names up to 100 credentials in a notification, and sends "all" past that', async () => {
+    const heardNow: FeedEvent[] = [];
+    feed.subscribe((event) => heardNow.push(event));
+    const notify = (count: number) =>
+      sql`select accolade_read_cache_credential_ids(current_schema(),
+        array(select 'id-' || n from generate_series(1, ${count}::int) n))`.execute(t.database.db);
+    await notify(100);
+    await notify(101);
+    await feed.fence();
+    expect(heardNow.map((event) => (event.kind === 'credentials' ? event.ids.length : event.kind))).toEqual([
+      100,
+      'all',
+    ]);
+  });
+});
