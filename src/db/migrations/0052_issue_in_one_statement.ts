@@ -1,9 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Dialect } from '../database.js';
-import { issueFunctionMigration } from './0029_issue_function.js';
 
-/** 0029's signature, dropped here and restored by `down`. */
-const OLD_SIGNATURE = 'accolade_issue_credential(jsonb, text, integer, jsonb, text, text, text, jsonb)';
 const NEW_SIGNATURE = 'accolade_issue_credential(jsonb, jsonb, text, integer, jsonb, text, text, text, jsonb)';
 
 /**
@@ -21,14 +18,15 @@ const NEW_SIGNATURE = 'accolade_issue_credential(jsonb, jsonb, text, integer, js
  * - otherwise 0029's writes, unchanged (credential, quota or SQLSTATE AQ402, audit record,
  *   deliveries), and NULL; a completion key taken meanwhile by a concurrent request answers that
  *   credential as `{"existing": row}`, so the race costs no third statement either.
- * The signature changes (the definition comes first), so 0029's function is dropped, not replaced;
- * `down` restores it. SQLite keeps the app's transaction.
+ * The signature changes (the definition comes first), so this is a second function beside 0029's,
+ * which stays: replicas of the previous release keep issuing through it while a rolling upgrade
+ * replaces them (both write the same rows). A later migration may drop it. SQLite keeps the app's
+ * transaction.
  */
 export function issueInOneStatementMigration(dialect: Dialect) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       if (dialect !== 'postgres') return;
-      await sql.raw(`drop function ${OLD_SIGNATURE}`).execute(db);
       await sql`
         create or replace function accolade_issue_credential(
           p_definition jsonb,
@@ -135,7 +133,6 @@ export function issueInOneStatementMigration(dialect: Dialect) {
     async down(db: Kysely<unknown>): Promise<void> {
       if (dialect !== 'postgres') return;
       await sql.raw(`drop function ${NEW_SIGNATURE}`).execute(db);
-      await issueFunctionMigration(dialect).up(db);
     },
   };
 }
