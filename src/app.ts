@@ -252,8 +252,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // A write keeps this replica's read caches out of use until its changes are known heard
   // (src/db/read-cache.ts); the verify POSTs write only events and usage, which no cached read shows.
-  app.addHook('onRequest', (request, reply, done) => {
+  // A handler hook: a request refused before its handler (unknown route, no key, invalid body)
+  // writes nothing, so a flood of them cannot keep the caches out of use.
+  app.addHook('preHandler', (request, reply, done) => {
     if (
+      request.routeOptions.url !== undefined &&
       request.method !== 'GET' &&
       request.method !== 'HEAD' &&
       request.method !== 'OPTIONS' &&
