@@ -63,7 +63,16 @@ export function createServices(core: Core) {
   const endorsements = createEndorsementService(core, { definitions, credentials, audit });
   const documents = createDocumentService(core, { issuers, definitions, endorsements, readCaches });
   const profiles = createProfileService(core, { issuance });
-  const vc = createVcModule(core, { issuers, definitions, credentials, alignments, endorsements, audit, images });
+  const vc = createVcModule(core, {
+    issuers,
+    definitions,
+    credentials,
+    alignments,
+    endorsements,
+    audit,
+    images,
+    readCaches,
+  });
   const verification = createVerificationModule(core, {
     outbox,
     usage,

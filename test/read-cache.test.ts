@@ -422,6 +422,32 @@ describe.each(dialects)('public reads on two replicas (%s)', (dialect) => {
     expect((await verifyOn(a, issued.credentialId)).status).toBe('revoked');
   });
 
+  it('answers the signed OB 3.0 credential as stored, and shows a signature changed by SQL by hand on B', async () => {
+    const issued = await issue(t, issuer, definition.id, { email: 'ob3@example.test' });
+    const url = `/v1/issuers/${issuer.slug}/credentials/${issued.credentialId}`;
+    const ob3On = (app: FastifyInstance, accept: string) => app.inject({ method: 'GET', url, headers: { accept } });
+    const first = await ob3On(b.app, 'application/ld+json');
+    expect(first.statusCode, first.body).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await ob3On(b.app, 'application/ld+json')).body).toBe(first.body);
+    const stored = await t.database.db
+      .selectFrom('vc_credentials')
+      .select(['data_integrity', 'jwt'])
+      .where('credential_id', '=', issued.credentialId)
+      .executeTakeFirstOrThrow();
+    expect(first.body).toBe(stored.data_integrity);
+    expect(b.app.services.readCaches.sizes().ob3 ?? 0).toBe(cacheOn ? 1 : 0);
+    expect((await ob3On(b.app, 'application/vc+jwt')).body).toBe(stored.jwt);
+    await t.database.db
+      .updateTable('vc_credentials')
+      .set({ jwt: 'changed.by.hand' })
+      .where('credential_id', '=', issued.credentialId)
+      .execute();
+    await heard();
+    expect((await ob3On(b.app, 'application/vc+jwt')).body).toBe('changed.by.hand');
+    const elsewhere = await b.app.inject({ method: 'GET', url: url.replace(issuer.slug, 'no-such-issuer') });
+    expect(elsewhere.statusCode).toBe(404);
+  });
+
   it('uses the caches again once a write over HTTP has ended and its fence came back', async () => {
     const issued = await issue(t, issuer, definition.id, { email: 'http@example.test' });
     const address = await b.app.listen({ port: 0, host: '127.0.0.1' });

@@ -35,6 +35,7 @@ import { importReportsMigration } from './migrations/0050_import_reports.js';
 import { replacementOrderIndexMigration } from './migrations/0051_replacement_order_index.js';
 import { issueInOneStatementMigration } from './migrations/0052_issue_in_one_statement.js';
 import { readCacheNotifyMigration } from './migrations/0053_read_cache_notify.js';
+import { signedCredentialNotifyMigration } from './migrations/0054_signed_credential_notify.js';
 import type { DB } from './schema.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
 
@@ -158,6 +159,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0051_replacement_order_index': replacementOrderIndexMigration(),
     '0052_issue_in_one_statement': issueInOneStatementMigration(dialect),
     '0053_read_cache_notify': readCacheNotifyMigration(dialect),
+    '0054_signed_credential_notify': signedCredentialNotifyMigration(dialect),
   };
 }
 

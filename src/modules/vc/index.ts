@@ -1,4 +1,5 @@
 import type { Core } from '../../core/context.js';
+import type { ReadCaches } from '../../db/read-cache.js';
 import type { AlignmentService } from '../alignments/alignments.service.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { CredentialService } from '../credentials/credentials.service.js';
@@ -21,6 +22,7 @@ export function createVcModule(
     endorsements: Pick<EndorsementService, 'listRows'>;
     audit: Pick<AuditService, 'append'>;
     images: Pick<ImageService, 'hostedPng'>;
+    readCaches: ReadCaches;
   },
 ) {
   const signingKeys = createSigningKeyService(core, { audit: deps.audit });

@@ -1,12 +1,53 @@
+import type { CompiledQuery } from 'kysely';
 import type { Executor } from '../../db/database.js';
+import { prepared } from '../../db/dialect.js';
 import type { VcCredentialsTable, VcEndorsementsTable, VcStatusListsTable } from '../../db/schema.js';
 
 export type VcCredentialRow = VcCredentialsTable;
 export type StatusListRow = VcStatusListsTable;
 export type SignedEndorsementRow = VcEndorsementsTable;
 
+/** A credential's stored signed forms with its issuer: what a warm fetch of the OB 3.0 credential answers. */
+export interface SignedRow {
+  id: string;
+  issuer_id: string;
+  issuer_slug: string;
+  definition_id: string;
+  data_integrity: string;
+  jwt: string;
+}
+
+/** One prepared statement (the fetch of a signed credential is public and frequent). */
+function signedLookup(db: Executor): CompiledQuery<SignedRow> {
+  return prepared(
+    db
+      .selectFrom('vc_credentials as v')
+      .innerJoin('issuers as i', 'i.id', 'v.issuer_id')
+      .innerJoin('credentials as c', 'c.id', 'v.credential_id')
+      .select([
+        'v.credential_id as id',
+        'i.id as issuer_id',
+        'i.slug as issuer_slug',
+        'c.definition_id as definition_id',
+        'v.data_integrity as data_integrity',
+        'v.jwt as jwt',
+      ])
+      .where('v.credential_id', '=', '')
+      .where('v.data_integrity', 'is not', null)
+      .where('v.jwt', 'is not', null)
+      .compile() as CompiledQuery<SignedRow>,
+  );
+}
+
 export function createVcRepository(db: Executor) {
+  let bySignedId: CompiledQuery<SignedRow> | undefined;
   return {
+    /** The credential's signed forms and its issuer; undefined until it is signed. */
+    async findSigned(credentialId: string): Promise<SignedRow | undefined> {
+      bySignedId ??= signedLookup(db);
+      const { rows } = await db.executeQuery<SignedRow>({ ...bySignedId, parameters: [credentialId] });
+      return rows[0];
+    },
     async find(issuerId: string, credentialId: string): Promise<VcCredentialRow | undefined> {
       return db
         .selectFrom('vc_credentials')

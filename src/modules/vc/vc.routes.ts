@@ -31,7 +31,12 @@ function wantsJwt(request: FastifyRequest, suffixed: boolean): boolean {
   return jwt > 0 && jwt >= json;
 }
 
-function sendJsonLd(request: FastifyRequest, reply: FastifyReply, document: object, cacheControl: string) {
+/**
+ * `document` as JSON-LD, or as plain JSON when the client prefers that; a string is sent as it is
+ * (a stored signed credential: its bytes are what was signed, and re-serialising a parsed copy
+ * only cost time).
+ */
+function sendJsonLd(request: FastifyRequest, reply: FastifyReply, document: object | string, cacheControl: string) {
   const ranges = parseAccept(request.headers.accept ?? '');
   const plain = qualityOf(ranges, 'application/json') > qualityOf(ranges, 'application/ld+json');
   return reply
@@ -101,7 +106,7 @@ export const vcRoutes: FastifyPluginAsyncTypebox = async (app) => {
           .header('vary', 'Accept')
           .send(signed.jwt);
       }
-      return sendJsonLd(request, reply, signed.credential, SIGNED_CACHE);
+      return sendJsonLd(request, reply, signed.dataIntegrity, SIGNED_CACHE);
     },
   );
 

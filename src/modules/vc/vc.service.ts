@@ -8,6 +8,7 @@ import type { Core } from '../../core/context.js';
 import { AppError, errors } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hashing.js';
 import { publicUrls } from '../../core/urls.js';
+import type { ReadCaches } from '../../db/read-cache.js';
 import type { AlignmentService } from '../alignments/alignments.service.js';
 import type { CredentialService } from '../credentials/credentials.service.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
@@ -31,8 +32,9 @@ import { createSigningKeyRepository } from './signing-keys.repository.js';
 import type { SigningKey, SigningKeyService } from './signing-keys.service.js';
 import { createVcRepository } from './vc.repository.js';
 
+/** Both stored forms of a signed credential, as stored: the Data Integrity JSON text and the VC-JWT. */
 export interface SignedCredential {
-  credential: Record<string, unknown>;
+  dataIntegrity: string;
   jwt: string;
 }
 
@@ -57,6 +59,7 @@ export function createVcService(
     endorsements: Pick<EndorsementService, 'listRows'>;
     signingKeys: SigningKeyService;
     images: Pick<ImageService, 'hostedPng'>;
+    readCaches: ReadCaches;
   },
 ) {
   const urls = publicUrls(core.config.publicBaseUrl);
@@ -170,6 +173,20 @@ export function createVcService(
     });
   }
 
+  /**
+   * A signed credential's stored forms by id, one statement: on PostgreSQL from the replica's read
+   * cache while its change feed is live (src/db/read-cache.ts; migration 0054 notifies changes of
+   * stored signatures, 0053 those of credentials and issuers).
+   */
+  const findSigned = deps.readCaches.cached(
+    'ob3',
+    (id: string) => createVcRepository(core.db).findSigned(id),
+    (row) => ({
+      issuerId: row.issuer_id,
+      definitionId: row.definition_id,
+    }),
+  );
+
   async function signedCredential(issuer: IssuerRow, credentialId: string): Promise<SignedCredential> {
     const repo = createVcRepository(core.db);
     let row = await repo.find(issuer.id, credentialId);
@@ -178,7 +195,7 @@ export function createVcService(
       row = await repo.find(issuer.id, credentialId);
     }
     if (!row?.data_integrity || !row.jwt) throw new Error('signed credential missing after signing');
-    return { credential: JSON.parse(row.data_integrity) as Record<string, unknown>, jwt: row.jwt };
+    return { dataIntegrity: row.data_integrity, jwt: row.jwt };
   }
 
   return {
@@ -190,8 +207,11 @@ export function createVcService(
     },
 
     /** The signed OpenBadgeCredential (both forms), signed and stored on the first fetch. */
-    credential: async (slug: string, credentialId: string) =>
-      signedCredential(await requireIssuer(slug, 'Credential'), credentialId),
+    async credential(slug: string, credentialId: string): Promise<SignedCredential> {
+      const stored = await findSigned(credentialId);
+      if (stored?.issuer_slug === slug) return { dataIntegrity: stored.data_integrity, jwt: stored.jwt };
+      return signedCredential(await requireIssuer(slug, 'Credential'), credentialId);
+    },
 
     /**
      * The badge image with the signed credential baked in (OB 3.0 SVG baking). The image is the
@@ -200,9 +220,10 @@ export function createVcService(
      */
     async bakedSvg(slug: string, credentialId: string): Promise<string> {
       const issuer = await requireIssuer(slug, 'Credential');
-      const { credential } = await signedCredential(issuer, credentialId);
-      const art = { name: String(credential.name), issuerName: issuer.name, brandColor: issuer.brand_primary_color };
-      return renderCredentialBadgeSvg(art, JSON.stringify(credential));
+      const { dataIntegrity } = await signedCredential(issuer, credentialId);
+      const { name } = JSON.parse(dataIntegrity) as { name?: unknown };
+      const art = { name: String(name), issuerName: issuer.name, brandColor: issuer.brand_primary_color };
+      return renderCredentialBadgeSvg(art, dataIntegrity);
     },
 
     /**
@@ -212,8 +233,10 @@ export function createVcService(
      */
     async bakedPng(slug: string, credentialId: string): Promise<Buffer> {
       const issuer = await requireIssuer(slug, 'Credential');
-      const { credential } = await signedCredential(issuer, credentialId);
-      const subject = credential.credentialSubject as { achievement?: { image?: { id?: string } } };
+      const { dataIntegrity } = await signedCredential(issuer, credentialId);
+      const { credentialSubject: subject } = JSON.parse(dataIntegrity) as {
+        credentialSubject: { achievement?: { image?: { id?: string } } };
+      };
       const png = await deps.images.hostedPng(subject.achievement?.image?.id);
       if (!png) {
         throw new AppError(
@@ -221,7 +244,7 @@ export function createVcService(
           "This badge's image is not a PNG hosted by this service; the SVG download (baked.svg) has the credential baked in.",
         );
       }
-      return bakePng(png, JSON.stringify(credential));
+      return bakePng(png, dataIntegrity);
     },
 
     /** The issuer's signed BitstringStatusListCredential number `list`, re-signed only when a bit changed. */
