@@ -82,6 +82,9 @@ function rssMb(pid: number): number {
  */
 export const SERVER_NODE_FLAGS = ['--max-old-space-size=1024', '--max-semi-space-size=8'] as const;
 
+/** Seconds of a phase's own load run, uncounted, before it is measured (caches filled, code compiled). */
+export const WARM_UP_SECONDS = 2;
+
 /**
  * How long a started server may take to answer ready (about 3 s on an idle machine). Generous for a
  * loaded 2-core machine, with the suite running two files at once.

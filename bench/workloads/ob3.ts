@@ -1,4 +1,4 @@
-import { type Engine, freshBenchDatabase, loadSpread, startServer } from '../lib/harness.js';
+import { type Engine, freshBenchDatabase, loadSpread, startServer, WARM_UP_SECONDS } from '../lib/harness.js';
 import { ratio, type WorkloadResult } from '../lib/results.js';
 import { type Seeded, seed } from '../lib/setup.js';
 import { CSV_ROWS, csvImport, median, RUNS } from './ingest.js';
@@ -67,18 +67,14 @@ async function credentialFetches(engine: Engine, postgresUrl: string | null, sec
     const first = await fetchEachOnce(server.url, ob3, FIRST_FETCH_CLIENTS);
     const gets = (paths: string[]) =>
       paths.map((path) => ({ method: 'GET', path, headers: { accept: 'application/ld+json' } }));
-    const warm = await loadSpread({
-      url: server.url,
-      connections: CONNECTIONS,
-      duration: seconds,
-      requests: gets(ob3),
-    });
-    const assertion = await loadSpread({
-      url: server.url,
-      connections: CONNECTIONS,
-      duration: seconds,
-      requests: gets(ob2),
-    });
+    // Each after WARM_UP_SECONDS of the same load, uncounted, as the verification phases are.
+    const warmedUp = async (paths: string[]) => {
+      const requests = gets(paths);
+      await loadSpread({ url: server.url, connections: CONNECTIONS, duration: WARM_UP_SECONDS, requests });
+      return loadSpread({ url: server.url, connections: CONNECTIONS, duration: seconds, requests });
+    };
+    const warm = await warmedUp(ob3);
+    const assertion = await warmedUp(ob2);
     return { first, warm, assertion, rssMb: server.peakRssMb() };
   } finally {
     await server.stop();

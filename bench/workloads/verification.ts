@@ -5,12 +5,12 @@ import {
   type LoadResult,
   loadSpread,
   startServer,
+  WARM_UP_SECONDS,
 } from '../lib/harness.js';
 import { percent, ratio, type WorkloadResult } from '../lib/results.js';
 import { type Seeded, seed } from '../lib/setup.js';
 
 const CONNECTIONS = 32;
-const WARM_UP_SECONDS = 2;
 const CREDENTIALS = 2_000;
 
 async function issueMany(seeded: Seeded, count: number): Promise<string[]> {

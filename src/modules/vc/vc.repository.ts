@@ -1,53 +1,53 @@
-import type { CompiledQuery } from 'kysely';
-import type { Executor } from '../../db/database.js';
-import { prepared } from '../../db/dialect.js';
+import { credentialsByIds } from '../../db/credential-reads.js';
+import type { Dialect, Executor } from '../../db/database.js';
 import type { VcCredentialsTable, VcEndorsementsTable, VcStatusListsTable } from '../../db/schema.js';
 
 export type VcCredentialRow = VcCredentialsTable;
 export type StatusListRow = VcStatusListsTable;
 export type SignedEndorsementRow = VcEndorsementsTable;
 
-/** A credential's stored signed forms with its issuer: what a warm fetch of the OB 3.0 credential answers. */
+/** A credential with its issuer and its stored signed forms (null until the first fetch signs it). */
 export interface SignedRow {
   id: string;
   issuer_id: string;
   issuer_slug: string;
   definition_id: string;
-  data_integrity: string;
-  jwt: string;
+  data_integrity: string | null;
+  jwt: string | null;
 }
 
-/** One prepared statement (the fetch of a signed credential is public and frequent). */
-function signedLookup(db: Executor): CompiledQuery<SignedRow> {
-  return prepared(
+/**
+ * Credentials with their issuer and stored signed forms (null until signed) by credential id,
+ * set-based as the other public reads by id are (`credentialsByIds`: prepared, and concurrent
+ * fetches go together).
+ */
+export function signedByIds(db: Executor, dialect: Dialect) {
+  return credentialsByIds<SignedRow>(db, dialect, () =>
     db
-      .selectFrom('vc_credentials as v')
-      .innerJoin('issuers as i', 'i.id', 'v.issuer_id')
-      .innerJoin('credentials as c', 'c.id', 'v.credential_id')
-      .select([
-        'v.credential_id as id',
-        'i.id as issuer_id',
-        'i.slug as issuer_slug',
-        'c.definition_id as definition_id',
-        'v.data_integrity as data_integrity',
-        'v.jwt as jwt',
-      ])
-      .where('v.credential_id', '=', '')
-      .where('v.data_integrity', 'is not', null)
-      .where('v.jwt', 'is not', null)
-      .compile() as CompiledQuery<SignedRow>,
+      .selectFrom('credentials')
+      .innerJoin('issuers', 'issuers.id', 'credentials.issuer_id')
+      .innerJoin('definitions', 'definitions.id', 'credentials.definition_id')
+      .select((eb) => [
+        'credentials.id as id',
+        'issuers.id as issuer_id',
+        'issuers.slug as issuer_slug',
+        'credentials.definition_id as definition_id',
+        eb
+          .selectFrom('vc_credentials')
+          .select('vc_credentials.data_integrity')
+          .whereRef('vc_credentials.credential_id', '=', 'credentials.id')
+          .as('data_integrity'),
+        eb
+          .selectFrom('vc_credentials')
+          .select('vc_credentials.jwt')
+          .whereRef('vc_credentials.credential_id', '=', 'credentials.id')
+          .as('jwt'),
+      ]),
   );
 }
 
 export function createVcRepository(db: Executor) {
-  let bySignedId: CompiledQuery<SignedRow> | undefined;
   return {
-    /** The credential's signed forms and its issuer; undefined until it is signed. */
-    async findSigned(credentialId: string): Promise<SignedRow | undefined> {
-      bySignedId ??= signedLookup(db);
-      const { rows } = await db.executeQuery<SignedRow>({ ...bySignedId, parameters: [credentialId] });
-      return rows[0];
-    },
     async find(issuerId: string, credentialId: string): Promise<VcCredentialRow | undefined> {
       return db
         .selectFrom('vc_credentials')

@@ -8,6 +8,8 @@ import type { Core } from '../../core/context.js';
 import { AppError, errors } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hashing.js';
 import { publicUrls } from '../../core/urls.js';
+import { coalescedReads } from '../../db/coalesced-reads.js';
+import { CONCURRENT_READS } from '../../db/credential-reads.js';
 import type { ReadCaches } from '../../db/read-cache.js';
 import type { AlignmentService } from '../alignments/alignments.service.js';
 import type { CredentialService } from '../credentials/credentials.service.js';
@@ -30,7 +32,7 @@ import { didDocument, issuerDid, verificationMethodId } from './did.js';
 import { bakePng } from './png-baking.js';
 import { createSigningKeyRepository } from './signing-keys.repository.js';
 import type { SigningKey, SigningKeyService } from './signing-keys.service.js';
-import { createVcRepository } from './vc.repository.js';
+import { createVcRepository, signedByIds } from './vc.repository.js';
 
 /** Both stored forms of a signed credential, as stored: the Data Integrity JSON text and the VC-JWT. */
 export interface SignedCredential {
@@ -174,13 +176,14 @@ export function createVcService(
   }
 
   /**
-   * A signed credential's stored forms by id, one statement: on PostgreSQL from the replica's read
-   * cache while its change feed is live (src/db/read-cache.ts; migration 0054 notifies changes of
-   * stored signatures, 0053 those of credentials and issuers).
+   * A credential's stored signed forms by id, with its issuer's slug, in one statement that
+   * concurrent fetches share; on PostgreSQL from the replica's read cache while its change feed is
+   * live (src/db/read-cache.ts; migration 0054 notifies changes of stored signatures, 0053 those of
+   * credentials and issuers). A row not yet signed is answered by the signing path below.
    */
   const findSigned = deps.readCaches.cached(
     'ob3',
-    (id: string) => createVcRepository(core.db).findSigned(id),
+    coalescedReads(signedByIds(core.db, core.dialect), CONCURRENT_READS),
     (row) => ({
       issuerId: row.issuer_id,
       definitionId: row.definition_id,
@@ -209,7 +212,9 @@ export function createVcService(
     /** The signed OpenBadgeCredential (both forms), signed and stored on the first fetch. */
     async credential(slug: string, credentialId: string): Promise<SignedCredential> {
       const stored = await findSigned(credentialId);
-      if (stored?.issuer_slug === slug) return { dataIntegrity: stored.data_integrity, jwt: stored.jwt };
+      if (stored?.issuer_slug === slug && stored.data_integrity && stored.jwt) {
+        return { dataIntegrity: stored.data_integrity, jwt: stored.jwt };
+      }
       return signedCredential(await requireIssuer(slug, 'Credential'), credentialId);
     },
 
