@@ -27,6 +27,18 @@ export function issueInOneStatementMigration(dialect: Dialect) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
       if (dialect !== 'postgres') return;
+      // The credential stored under a completion key, with its slugs (a replay is answered from it).
+      await sql`
+        create function accolade_credential_by_key(p_issuer text, p_key text) returns jsonb
+        language sql as $$
+          select to_jsonb(c) from (
+            select credentials.*, issuers.slug as issuer_slug, definitions.slug as definition_slug
+            from credentials
+            join issuers on issuers.id = credentials.issuer_id
+            join definitions on definitions.id = credentials.definition_id
+            where credentials.issuer_id = p_issuer and credentials.completion_key = p_key) c
+        $$
+      `.execute(db);
       await sql`
         create or replace function accolade_issue_credential(
           p_definition jsonb,
@@ -53,12 +65,7 @@ export function issueInOneStatementMigration(dialect: Dialect) {
           v_prev text;
           v_hash text;
         begin
-          select to_jsonb(c) into v_existing from (
-            select credentials.*, issuers.slug as issuer_slug, definitions.slug as definition_slug
-            from credentials
-            join issuers on issuers.id = credentials.issuer_id
-            join definitions on definitions.id = credentials.definition_id
-            where credentials.issuer_id = v_issuer and credentials.completion_key = v_key) c;
+          v_existing := accolade_credential_by_key(v_issuer, v_key);
           if v_existing is not null then
             return jsonb_build_object('existing', v_existing);
           end if;
@@ -78,12 +85,7 @@ export function issueInOneStatementMigration(dialect: Dialect) {
             on conflict (issuer_id, completion_key) do nothing
             returning id into v_id;
           if v_id is null then
-            select to_jsonb(c) into v_existing from (
-              select credentials.*, issuers.slug as issuer_slug, definitions.slug as definition_slug
-              from credentials
-              join issuers on issuers.id = credentials.issuer_id
-              join definitions on definitions.id = credentials.definition_id
-              where credentials.issuer_id = v_issuer and credentials.completion_key = v_key) c;
+            v_existing := accolade_credential_by_key(v_issuer, v_key);
             return jsonb_build_object('existing', v_existing);
           end if;
 
@@ -133,6 +135,7 @@ export function issueInOneStatementMigration(dialect: Dialect) {
     async down(db: Kysely<unknown>): Promise<void> {
       if (dialect !== 'postgres') return;
       await sql.raw(`drop function ${NEW_SIGNATURE}`).execute(db);
+      await sql`drop function accolade_credential_by_key(text, text)`.execute(db);
     },
   };
 }
