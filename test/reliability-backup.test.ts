@@ -49,11 +49,18 @@ describe('accolade backup <file>', () => {
   });
 
   it.runIf(process.env.TEST_DATABASE_URL)('on PostgreSQL prints the pg_dump way and exits 2', async () => {
-    const result = await cli(['backup', join(dir, 'pg.db')], process.env.TEST_DATABASE_URL as string);
-    expect(result.code).toBe(2);
-    expect(result.text).toMatch(/pg_dump --format=custom/);
-    expect(result.text).toMatch(/pg_restore/);
-    expect(existsSync(join(dir, 'pg.db'))).toBe(false);
+    // A schema of its own: the CLI migrates the database it is given, and the shared one's public
+    // schema may hold another checkout's migrations.
+    const target = await freshDatabase('postgres');
+    try {
+      const result = await cli(['backup', join(dir, 'pg.db')], target.url);
+      expect(result.code).toBe(2);
+      expect(result.text).toMatch(/pg_dump --format=custom/);
+      expect(result.text).toMatch(/pg_restore/);
+      expect(existsSync(join(dir, 'pg.db'))).toBe(false);
+    } finally {
+      await target.drop();
+    }
   });
 });
 
