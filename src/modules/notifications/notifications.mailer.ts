@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 
 export interface MailMessage {
   from: { name: string; address: string };
@@ -37,23 +37,30 @@ export function classifySendError(error: unknown): { temporary: boolean; detail:
 /**
  * SMTP through nodemailer from `SMTP_URL` (smtp:// upgrades with STARTTLS when offered, smtps:// is
  * TLS), over a pool of connections each reused for many messages, not one connection per message.
+ * nodemailer is imported at the first send: a service that sends nothing never holds it
+ * (docs/decisions.md, memory).
  */
 export function createSmtpMailer(smtpUrl: string): Mailer {
-  const transport = nodemailer.createTransport({
-    url: smtpUrl,
-    pool: true,
-    maxConnections: 4,
-    maxMessages: 100,
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
-    logger: false,
-    debug: false,
-  });
+  let transport: Promise<Transporter> | undefined;
+  const connect = async () => {
+    const { default: nodemailer } = await import('nodemailer');
+    return nodemailer.createTransport({
+      url: smtpUrl,
+      pool: true,
+      maxConnections: 4,
+      maxMessages: 100,
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 30_000,
+      logger: false,
+      debug: false,
+    });
+  };
   return {
     async send(message) {
       try {
-        await transport.sendMail({
+        transport ??= connect();
+        await (await transport).sendMail({
           from: message.from,
           to: message.to,
           ...(message.replyTo ? { replyTo: message.replyTo } : {}),
@@ -69,6 +76,6 @@ export function createSmtpMailer(smtpUrl: string): Mailer {
         return { ok: false, ...classifySendError(error) };
       }
     },
-    close: () => transport.close(),
+    close: () => void transport?.then((pool) => pool.close()),
   };
 }

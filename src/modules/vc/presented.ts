@@ -1,7 +1,3 @@
-import { DataIntegrityProof } from '@digitalbazaar/data-integrity';
-import { from as multikeyFrom, toJwk } from '@digitalbazaar/ed25519-multikey';
-import { cryptosuite } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
-import { verifyCredential } from '@digitalbazaar/vc';
 import { compactVerify, decodeProtectedHeader, importJWK } from 'jose';
 import type { Core } from '../../core/context.js';
 import { publicUrls } from '../../core/urls.js';
@@ -9,6 +5,7 @@ import type { IssuerService } from '../issuers/issuers.service.js';
 import { documentLoader, MULTIKEY_V1_CONTEXT } from './contexts.js';
 import { vcUrls } from './credential.builder.js';
 import { didDocument, issuerDid, verificationMethod, verificationMethodId } from './did.js';
+import { vcLibraries } from './libraries.js';
 import type { SigningKeyService } from './signing-keys.service.js';
 
 /** Three base64url segments: the shape of a compact JWS. */
@@ -56,8 +53,9 @@ export function createPresentedCredentialReader(
     const issuer = await localIssuer(match[1]);
     const key = issuer?.keys.find((k) => k.version === Number(match[2]));
     if (!issuer || !key) return null;
+    const { multikeyFrom, multikeyToJwk } = await vcLibraries();
     const multikey = await multikeyFrom(verificationMethod(match[1], key));
-    return { slug: issuer.slug, key: await importJWK(await toJwk({ keyPair: multikey }), 'EdDSA') };
+    return { slug: issuer.slug, key: await importJWK(await multikeyToJwk({ keyPair: multikey }), 'EdDSA') };
   }
 
   /** The credential id of `url` when it is a credential URL of the issuer `slug`. */
@@ -77,7 +75,6 @@ export function createPresentedCredentialReader(
     const key = issuer.keys.find((k) => verificationMethodId(did, k.version) === url);
     return key ? { '@context': MULTIKEY_V1_CONTEXT, ...verificationMethod(did, key) } : undefined;
   });
-  const suite = new DataIntegrityProof({ cryptosuite });
 
   /**
    * When the proof is checked: now, or the credential's `validUntil` once that has passed, so an
@@ -114,9 +111,10 @@ export function createPresentedCredentialReader(
         const issuer = typeof issuerId === 'string' ? await localIssuer(issuerId) : null;
         const credentialId = issuer ? credentialIdIn(issuer.slug, credential.id) : null;
         if (!issuer || !credentialId) return null;
+        const { DataIntegrityProof, cryptosuite, verifyCredential } = await vcLibraries();
         const result = await verifyCredential({
           credential: structuredClone(credential),
-          suite,
+          suite: new DataIntegrityProof({ cryptosuite }),
           documentLoader: loader,
           now: proofTime(credential),
           // The record answers for revocation below; the proof alone decides authenticity here.

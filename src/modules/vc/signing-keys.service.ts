@@ -1,9 +1,10 @@
 import { createPrivateKey, generateKeyPairSync, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { fromJwk, type KeyPair } from '@digitalbazaar/ed25519-multikey';
+import type { KeyPair } from '@digitalbazaar/ed25519-multikey';
 import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import type { AuditService } from '../audit/audit.service.js';
 import { keyEncryptionKey, open, seal } from './kek.js';
+import { vcLibraries } from './libraries.js';
 import { createSigningKeyRepository, type SigningKeyRow } from './signing-keys.repository.js';
 
 /** A usable signing key: the Multikey pair (Data Integrity) and the same key as a KeyObject (JOSE). */
@@ -34,16 +35,18 @@ export function createSigningKeyService(
   };
   const unsealed = new Map<string, Promise<SigningKey>>();
 
-  function newRow(issuerId: string, version: number): Promise<SigningKeyRow> {
+  async function newRow(issuerId: string, version: number): Promise<SigningKeyRow> {
     const { privateKey } = generateKeyPairSync('ed25519');
     const jwk = privateKey.export({ format: 'jwk' }) as PrivateJwk;
-    return fromJwk({ jwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x } }).then((multikey) => ({
+    const { multikeyFromJwk } = await vcLibraries();
+    const multikey = await multikeyFromJwk({ jwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x } });
+    return {
       issuer_id: issuerId,
       version,
       public_key_multibase: multikey.publicKeyMultibase,
       private_key_sealed: seal(kekOnce(), JSON.stringify(jwk), sealContext(issuerId, version)),
       created_at: isoNow(core.clock),
-    }));
+    };
   }
 
   async function ensureFirst(issuerId: string): Promise<void> {
@@ -56,7 +59,8 @@ export function createSigningKeyService(
     const jwk = JSON.parse(
       open(kekOnce(), row.private_key_sealed, sealContext(row.issuer_id, row.version)),
     ) as PrivateJwk;
-    const multikey = await fromJwk({ jwk, secretKey: true, id: verificationMethodId, controller });
+    const { multikeyFromJwk } = await vcLibraries();
+    const multikey = await multikeyFromJwk({ jwk, secretKey: true, id: verificationMethodId, controller });
     return { version: row.version, multikey, keyObject: createPrivateKey({ key: jwk, format: 'jwk' }) };
   }
 

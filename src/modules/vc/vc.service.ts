@@ -1,7 +1,3 @@
-import { DataIntegrityProof } from '@digitalbazaar/data-integrity';
-import { cryptosuite } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
-import { issue } from '@digitalbazaar/vc';
-import { createCredential, createList } from '@digitalbazaar/vc-bitstring-status-list';
 import { SignJWT } from 'jose';
 import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
@@ -29,6 +25,7 @@ import {
   vcUrls,
 } from './credential.builder.js';
 import { didDocument, issuerDid, verificationMethodId } from './did.js';
+import { vcLibraries } from './libraries.js';
 import { bakePng } from './png-baking.js';
 import { createSigningKeyRepository } from './signing-keys.repository.js';
 import type { SigningKey, SigningKeyService } from './signing-keys.service.js';
@@ -81,6 +78,7 @@ export function createVcService(
   }
 
   async function signDataIntegrity(document: object, key: SigningKey): Promise<Record<string, unknown>> {
+    const { DataIntegrityProof, cryptosuite, issue } = await vcLibraries();
     const suite = new DataIntegrityProof({ signer: key.multikey.signer(), cryptosuite, date: core.clock.now() });
     return issue({ credential: structuredClone(document), suite, documentLoader: loader, now: core.clock.now() });
   }
@@ -272,10 +270,11 @@ export function createVcService(
         listCache.set(cacheKey, { digest, credential });
         return credential;
       }
-      const bits = await createList({ length: STATUS_LIST_LENGTH });
+      const { createStatusList, createStatusListCredential } = await vcLibraries();
+      const bits = await createStatusList({ length: STATUS_LIST_LENGTH });
       for (const position of revoked) bits.setStatus(position - from, true);
       const id = vc.statusList(issuer.slug, list);
-      const unsigned = await createCredential({ id, list: bits, statusPurpose: 'revocation' });
+      const unsigned = await createStatusListCredential({ id, list: bits, statusPurpose: 'revocation' });
       const did = issuerDid(core.config.publicBaseUrl, issuer.slug);
       const credential = await signDataIntegrity(
         { ...unsigned, issuer: did, validFrom: isoNow(core.clock) },

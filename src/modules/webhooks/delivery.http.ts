@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { LookupFunction } from 'node:net';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import { type LookupFn, parseTargetUrl, type ResolvedAddress, resolveTarget, UnsafeTargetError } from './ssrf.js';
 import {
   DELIVERY_HEADER,
@@ -109,7 +109,8 @@ async function readCapped(body: AsyncIterable<Buffer>): Promise<void> {
 /**
  * One attempt: check the URL again, resolve and check every address, connect to the checked address
  * only, POST the raw payload, and read at most RESPONSE_BODY_CAP_BYTES of the answer. Redirects are
- * not followed (a 3xx is a failed attempt). Never throws.
+ * not followed (a 3xx is a failed attempt). Never throws. undici is imported at the first delivery:
+ * a service without webhook subscriptions never holds it (docs/decisions.md, memory).
  */
 export async function sendDelivery(delivery: OutgoingDelivery, options: SendOptions): Promise<AttemptResult> {
   const signal = AbortSignal.timeout(options.timeoutMs);
@@ -117,6 +118,7 @@ export async function sendDelivery(delivery: OutgoingDelivery, options: SendOpti
   try {
     const url = parseTargetUrl(delivery.url, options.allowPrivate);
     const target = await beforeDeadline(resolveTarget(url, options.allowPrivate, options.lookup), signal);
+    const { Agent, request } = await import('undici');
     agent = new Agent({
       connections: 1,
       pipelining: 0,
