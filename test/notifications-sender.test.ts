@@ -3,10 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomIds, systemClock } from '../src/core/clock.js';
 import { sha256Hex } from '../src/core/hashing.js';
 import type { Mailer, MailMessage } from '../src/modules/notifications/notifications.mailer.js';
-import {
-  createNotificationRepository,
-  sqliteChunkSizes,
-} from '../src/modules/notifications/notifications.repository.js';
+import { createNotificationRepository } from '../src/modules/notifications/notifications.repository.js';
 import { createNotificationSender } from '../src/modules/notifications/notifications.sender.js';
 import { createTestApp, dialects, type TestApp } from './helpers.js';
 
@@ -146,17 +143,5 @@ describe.each(dialects)('the notification sender on %s', (dialect) => {
     expect(stored.filter((row) => row.status === 'sent')).toHaveLength(538);
     // A later status never replaces the stored token's hash: the unsubscribe link keeps working.
     expect(stored.every((row) => row.unsubscribe_token_hash !== null)).toBe(true);
-  });
-});
-
-describe('SQLite status statement sizes', () => {
-  it('split any count into statements of 500 rows or a power of two, ten sizes in all', () => {
-    const used = new Set<number>();
-    for (let total = 0; total <= 2_000; total++) {
-      const sizes = sqliteChunkSizes(total);
-      expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(total);
-      for (const size of sizes) used.add(size);
-    }
-    expect([...used].sort((a, b) => a - b)).toEqual([1, 2, 4, 8, 16, 32, 64, 128, 256, 500]);
   });
 });

@@ -136,36 +136,74 @@ export function unnestVaryingRows<R, K extends keyof R & string>(
   )}) as u(${sql.join(varying.map((key) => sql.id(key)))})`;
 }
 
-/** Row counts whose statement text is kept: the usual chunk sizes stay, odd ones cannot pile up. */
-const VALUES_TEXTS_KEPT = 32;
+/**
+ * SQLite: the row counts of the statements that write `total` rows, each `most` or a power of two
+ * below it (with 500, a remainder of 37 is 32 + 4 + 1). The driver keeps up to 500 prepared
+ * statements, and a prepared VALUES statement holds about 90 bytes of C memory per value (0.9 KB a
+ * row of ten columns): statements of every count up to 500 would hold about 110 MB (measured by
+ * preparing them). These sizes hold about twice `most` rows' worth.
+ */
+export function sqliteChunkSizes(total: number, most: number): number[] {
+  const sizes: number[] = [];
+  let left = total;
+  while (left >= most) {
+    sizes.push(most);
+    left -= most;
+  }
+  for (let size = 2 ** Math.floor(Math.log2(Math.max(1, left))); size >= 1; size /= 2) {
+    if (left >= size) {
+      sizes.push(size);
+      left -= size;
+    }
+  }
+  return sizes;
+}
 
 /**
- * SQLite: multi-row VALUES statements of `columns` whose SQL text is compiled once per row count
- * and then only given parameters. Building a Kysely query from every value of a 500-row chunk and
- * compiling it took about 0.2 s per table of a 50,000-row import. `statement` builds the insert for
- * its template rows (every column null, in `columns` order); the text does not depend on the
- * database, so one set of texts serves every SQLite connection.
+ * SQLite: multi-row VALUES statements of `columns`, at most `most` rows each, whose SQL text is
+ * compiled once per row count and then only given parameters. Building a Kysely query from every
+ * value of a 500-row chunk and compiling it took about 0.2 s per table of a 50,000-row import.
+ * `statement` builds the insert for its template rows (every column null, in `columns` order); the
+ * text does not depend on the database, so one set of texts serves every SQLite connection. Rows are
+ * split by `sqliteChunkSizes`, so the prepared statements of a table stay few whatever the counts
+ * written; run the answered statements in order.
  */
 export function valuesStatements<R>(
   columns: readonly (keyof R & string)[],
+  most: number,
   statement: (executor: Executor, template: R[]) => Compilable,
 ) {
   const template = Object.fromEntries(columns.map((column) => [column, null])) as R;
   const texts = new Map<number, string>();
-  return (executor: Executor, rows: readonly R[]): CompiledQuery => {
+  const compiled = (executor: Executor, rows: readonly R[]): CompiledQuery => {
     let text = texts.get(rows.length);
     if (text === undefined) {
       text = statement(
         executor,
         Array.from({ length: rows.length }, () => template),
       ).compile().sql;
-      if (texts.size >= VALUES_TEXTS_KEPT) texts.delete(texts.keys().next().value as number);
       texts.set(rows.length, text);
     }
     const parameters: unknown[] = [];
     for (const row of rows) for (const column of columns) parameters.push(row[column]);
     return CompiledQuery.raw(text, parameters);
   };
+  return (executor: Executor, rows: readonly R[]): CompiledQuery[] => {
+    const queries: CompiledQuery[] = [];
+    let start = 0;
+    for (const size of sqliteChunkSizes(rows.length, most)) {
+      queries.push(compiled(executor, rows.slice(start, start + size)));
+      start += size;
+    }
+    return queries;
+  };
+}
+
+/** Runs `queries` one after another (as `valuesStatements` answers them); answers the rows they return. */
+export async function executeAll<O>(executor: Executor, queries: readonly CompiledQuery[]): Promise<O[]> {
+  const rows: O[] = [];
+  for (const query of queries) rows.push(...(await executor.executeQuery<O>(query)).rows);
+  return rows;
 }
 
 /** True when the error is a unique-constraint violation on either engine. */

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
-import { unnestVaryingRows, valuesStatements } from '../../db/dialect.js';
+import { executeAll, unnestVaryingRows, valuesStatements } from '../../db/dialect.js';
 import type { AuditLogTable } from '../../db/schema.js';
 
 export type AuditRow = Selectable<AuditLogTable>;
@@ -26,7 +26,7 @@ const AUDIT_COLUMNS = [
 ] as const satisfies readonly (keyof AuditRow)[];
 
 const SQLITE_ROWS_PER_INSERT = 500;
-const auditValues = valuesStatements<AuditRow>(AUDIT_COLUMNS, (executor, template) =>
+const auditValues = valuesStatements<AuditRow>(AUDIT_COLUMNS, SQLITE_ROWS_PER_INSERT, (executor, template) =>
   executor.insertInto('audit_log').values(template),
 );
 
@@ -75,9 +75,7 @@ export function createAuditRepository(db: Executor, dialect: Dialect) {
           .execute();
         return;
       }
-      for (let i = 0; i < rows.length; i += SQLITE_ROWS_PER_INSERT) {
-        await db.executeQuery(auditValues(db, rows.slice(i, i + SQLITE_ROWS_PER_INSERT)));
-      }
+      await executeAll(db, auditValues(db, rows));
     },
     /** Newest first; `target` narrows to one target type and/or id (index audit_log_issuer_target). */
     async list(

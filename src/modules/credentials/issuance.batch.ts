@@ -4,7 +4,7 @@ import type { Core } from '../../core/context.js';
 import { AppError } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hashing.js';
 import type { Dialect, Executor } from '../../db/database.js';
-import { unnestVaryingRows, valuesStatements } from '../../db/dialect.js';
+import { executeAll, unnestVaryingRows, valuesStatements } from '../../db/dialect.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { IssuerIdentity, IssuerService } from '../issuers/issuers.service.js';
@@ -36,8 +36,8 @@ const TRANSACTION_MS = 100;
  * Sizes chunks by how long the last one kept the event loop busy. On SQLite a chunk's statements
  * run on the loop, so chunks settle near the budget; on PostgreSQL the loop mostly waits for the
  * server, so chunks grow and a batch needs fewer round trips. Growth is at most twofold per chunk
- * so one quick chunk cannot overshoot. Sizes are multiples of CHUNK_STEP, so the few distinct
- * statement texts stay in SQLite's prepared-statement cache instead of being prepared per chunk.
+ * so one quick chunk cannot overshoot. Sizes are multiples of CHUNK_STEP, so a chunk's SQLite insert
+ * is a few statements (`valuesStatements`).
  */
 function chunkSizer() {
   let size = FIRST_CHUNK;
@@ -216,8 +216,8 @@ async function existingIds(
   return new Map(rows.map((r) => [r.completion_key, r.id]));
 }
 
-/** SQLite: the chunk's insert, compiled once per row count (chunk sizes come in steps of CHUNK_STEP). */
-const credentialValues = valuesStatements<CredentialRow>(CREDENTIAL_COLUMNS, (executor, template) =>
+/** SQLite: the chunk's insert, in statements of MAX_CHUNK rows or a power of two. */
+const credentialValues = valuesStatements<CredentialRow>(CREDENTIAL_COLUMNS, MAX_CHUNK, (executor, template) =>
   executor
     .insertInto('credentials')
     .values(template)
@@ -241,7 +241,7 @@ async function insertNew(db: Executor, dialect: Dialect, rows: CredentialRow[]):
       .execute();
     return new Set(inserted.map((r) => r.id));
   }
-  const { rows: inserted } = await db.executeQuery<{ id: string }>(credentialValues(db, rows));
+  const inserted = await executeAll<{ id: string }>(db, credentialValues(db, rows));
   return new Set(inserted.map((r) => r.id));
 }
 

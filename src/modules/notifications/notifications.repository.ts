@@ -1,6 +1,6 @@
 import type { InsertQueryBuilder, InsertResult, Selectable } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
-import { unnestRows, valuesStatements } from '../../db/dialect.js';
+import { executeAll, unnestRows, valuesStatements } from '../../db/dialect.js';
 import type { CredentialNotificationsTable, DB, NotificationSettingsTable } from '../../db/schema.js';
 
 export type NotificationSettingsRow = Selectable<NotificationSettingsTable>;
@@ -20,28 +20,6 @@ const STATUS_COLUMNS = [
 ] as const satisfies readonly (keyof CredentialNotificationRow)[];
 const STATUS_ROWS_PER_STATEMENT = 500;
 
-/**
- * SQLite: the row counts of the statements that write `total` rows, each 500 or a power of two
- * (a remainder of 37 is 32 + 4 + 1). The driver keeps up to 500 prepared texts, and a prepared
- * VALUES statement of this table holds about 0.9 KB per row in C memory: the sender's passes write
- * whatever count came due, and statements of every count from 1 to 500 would hold about 110 MB
- * (measured by preparing them). Ten texts hold about 0.9 MB.
- */
-export function sqliteChunkSizes(total: number): number[] {
-  const sizes: number[] = [];
-  let left = total;
-  while (left >= STATUS_ROWS_PER_STATEMENT) {
-    sizes.push(STATUS_ROWS_PER_STATEMENT);
-    left -= STATUS_ROWS_PER_STATEMENT;
-  }
-  for (let size = 256; size >= 1; size /= 2) {
-    if (left >= size) {
-      sizes.push(size);
-      left -= size;
-    }
-  }
-  return sizes;
-}
 /** A credential's row is inserted once; later statuses replace its outcome fields. */
 const newestStatus = (insert: InsertQueryBuilder<DB, 'credential_notifications', InsertResult>) =>
   insert.onConflict((oc) =>
@@ -52,9 +30,11 @@ const newestStatus = (insert: InsertQueryBuilder<DB, 'credential_notifications',
       updated_at: eb.ref('excluded.updated_at'),
     })),
   );
-/** SQLite: the VALUES statement, compiled once per batch size. */
-const statusValues = valuesStatements<CredentialNotificationRow>(STATUS_COLUMNS, (executor, template) =>
-  newestStatus(executor.insertInto('credential_notifications').values(template)),
+/** SQLite: VALUES statements of 500 rows or a power of two (`sqliteChunkSizes`). */
+const statusValues = valuesStatements<CredentialNotificationRow>(
+  STATUS_COLUMNS,
+  STATUS_ROWS_PER_STATEMENT,
+  (executor, template) => newestStatus(executor.insertInto('credential_notifications').values(template)),
 );
 
 /** Notification state: settings per issuer, one status row per credential, the suppression list. */
@@ -94,7 +74,7 @@ export function createNotificationRepository(db: Executor) {
     /**
      * Records statuses, up to 500 rows a statement: a new credential's row, or the latest status of one
      * already recorded (one row per credential). PostgreSQL takes the rows as column arrays, SQLite
-     * a VALUES list whose text is compiled once per batch size.
+     * VALUES lists of 500 rows or a power of two.
      */
     async saveStatuses(dialect: Dialect, rows: readonly CredentialNotificationRow[]): Promise<void> {
       if (dialect === 'postgres') {
@@ -109,11 +89,7 @@ export function createNotificationRepository(db: Executor) {
         }
         return;
       }
-      let start = 0;
-      for (const size of sqliteChunkSizes(rows.length)) {
-        await db.executeQuery(statusValues(db, rows.slice(start, start + size)));
-        start += size;
-      }
+      await executeAll(db, statusValues(db, rows));
     },
 
     async status(issuerId: string, credentialId: string): Promise<CredentialNotificationRow | undefined> {
