@@ -62,8 +62,8 @@ export function createAuditRepository(db: Executor, dialect: Dialect) {
     },
     /**
      * Inserts records as multi-row statements; on PostgreSQL as one statement over `unnest` arrays,
-     * which the server parses and plans once whatever the number of rows; on SQLite 500 rows to a
-     * statement compiled once per row count.
+     * which the server parses and plans once whatever the number of rows; on SQLite in statements of
+     * 500 rows or a power of two (`valuesStatements`).
      */
     async insertMany(rows: AuditRow[]): Promise<void> {
       if (rows.length === 0) return;

@@ -36,8 +36,8 @@ const TRANSACTION_MS = 100;
  * Sizes chunks by how long the last one kept the event loop busy. On SQLite a chunk's statements
  * run on the loop, so chunks settle near the budget; on PostgreSQL the loop mostly waits for the
  * server, so chunks grow and a batch needs fewer round trips. Growth is at most twofold per chunk
- * so one quick chunk cannot overshoot. Sizes are multiples of CHUNK_STEP, so a chunk's SQLite insert
- * is a few statements (`valuesStatements`).
+ * so one quick chunk cannot overshoot. Sizes are multiples of CHUNK_STEP, so on SQLite a chunk's
+ * insert is at most seven statements of few distinct sizes (`valuesStatements`).
  */
 function chunkSizer() {
   let size = FIRST_CHUNK;
@@ -228,7 +228,7 @@ const credentialValues = valuesStatements<CredentialRow>(CREDENTIAL_COLUMNS, MAX
 /**
  * Ids of the rows actually inserted: a row whose completion key exists is skipped. On PostgreSQL the
  * rows travel as one `unnest` of column arrays (15 parameters, whatever the count); on SQLite as a
- * multi-row VALUES list compiled once per row count.
+ * multi-row VALUES lists split by `sqliteChunkSizes` (`valuesStatements`).
  */
 async function insertNew(db: Executor, dialect: Dialect, rows: CredentialRow[]): Promise<Set<string>> {
   if (dialect === 'postgres') {

@@ -59,7 +59,11 @@ export function createSmtpMailer(smtpUrl: string): Mailer {
   return {
     async send(message) {
       try {
-        transport ??= connect();
+        // A failed start is tried again at the next send instead of failing every send after it.
+        transport ??= connect().catch((error: unknown) => {
+          transport = undefined;
+          throw error;
+        });
         await (await transport).sendMail({
           from: message.from,
           to: message.to,
@@ -76,6 +80,10 @@ export function createSmtpMailer(smtpUrl: string): Mailer {
         return { ok: false, ...classifySendError(error) };
       }
     },
-    close: () => void transport?.then((pool) => pool.close()),
+    close: () =>
+      void transport?.then(
+        (pool) => pool.close(),
+        () => undefined,
+      ),
   };
 }

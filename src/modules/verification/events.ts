@@ -30,8 +30,9 @@ const BATCH = 250;
 
 /**
  * SQLite: each batch's insert, in statements of BATCH rows or a power of two, each text compiled
- * once. Building the Kysely query from every value of a 250-event batch and compiling it took about a fifth of what an event cost to record and
- * write (in process: 7.1–8.2 µs an event before, 5.6–6.7 µs after).
+ * once. Building the Kysely query from every value of a 250-event batch and compiling it took about
+ * a fifth of what an event cost to record and write (in process: 7.1–8.2 µs an event before,
+ * 5.6–6.7 µs after).
  */
 const verificationValues = valuesStatements<VerificationEventRow>(VERIFICATION_COLUMNS, BATCH, (executor, template) =>
   executor.insertInto('verification_events').values(template),
@@ -112,7 +113,8 @@ export function createEventRecorder(
   const pending = () => verifications.length + engagements.length;
 
   async function write(trx: Executor, v: PendingVerification[], e: PendingEngagement[]): Promise<void> {
-    // One statement per batch; on PostgreSQL over `unnest` arrays, planned once for any batch size.
+    // PostgreSQL: one statement per batch over `unnest` arrays, planned once for any batch size.
+    // SQLite: the batch's VALUES statements (`valuesStatements`).
     const postgres = core.dialect === 'postgres';
     if (v.length > 0) {
       const rows = v.map(

@@ -113,12 +113,13 @@ async function readCapped(body: AsyncIterable<Buffer>): Promise<void> {
  * a service without webhook subscriptions never holds it (docs/decisions.md, memory).
  */
 export async function sendDelivery(delivery: OutgoingDelivery, options: SendOptions): Promise<AttemptResult> {
-  const signal = AbortSignal.timeout(options.timeoutMs);
   let agent: Agent | null = null;
   try {
+    // Before the clock starts: loading the module is not the receiver's time.
+    const { Agent, request } = await import('undici');
+    const signal = AbortSignal.timeout(options.timeoutMs);
     const url = parseTargetUrl(delivery.url, options.allowPrivate);
     const target = await beforeDeadline(resolveTarget(url, options.allowPrivate, options.lookup), signal);
-    const { Agent, request } = await import('undici');
     agent = new Agent({
       connections: 1,
       pipelining: 0,
