@@ -53,10 +53,11 @@ const EnvSchema = Type.Object({
 export type Env = Static<typeof EnvSchema>;
 
 /**
- * SQLite's page cache for the main connection, in MiB. It fills as the database grows and counts in
- * the process's resident memory; 16 MiB kept bulk imports at their rate (docs/decisions.md).
+ * SQLite's page cache of the main connection, and of the report reader thread's, each in MiB. It
+ * fills as the database grows and counts in the process's resident memory; 8 MiB kept bulk imports
+ * at their rate (docs/decisions.md).
  */
-export const SQLITE_CACHE_MB_DEFAULT = 16;
+export const SQLITE_CACHE_MB_DEFAULT = 8;
 const SQLITE_CACHE_MB_MAX = 4096;
 
 export type DatabaseConfig =

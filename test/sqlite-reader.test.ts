@@ -97,6 +97,28 @@ describe('the SQLite reader thread', () => {
     expect(statSync(file).size).toBeGreaterThan(before + 1_000_000);
   });
 
+  it('sizes its page cache from SQLITE_CACHE_MB, as the main connection', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'accolade-reader-'));
+    try {
+      const database = createDatabase({
+        dialect: 'sqlite',
+        path: join(dir, 'cache.db'),
+        synchronous: 'FULL',
+        cacheMb: 3,
+      });
+      try {
+        await migrateToLatest(database);
+        const size = sql<{ cache_size: number }>`pragma cache_size`;
+        expect((await size.execute(database.reader)).rows[0]?.cache_size).toBe(-3 * 1024);
+        expect((await size.execute(database.db)).rows[0]?.cache_size).toBe(-3 * 1024);
+      } finally {
+        await database.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('closes its connections with the database, so the files are free (a volume can be unmounted)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'accolade-reader-'));
     try {

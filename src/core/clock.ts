@@ -21,11 +21,19 @@ export interface IdSource {
   hex(bytes: number): string;
 }
 
+/**
+ * `text` as one flat string. `randomUUID()` is built by concatenation and `slice` keeps the whole
+ * string it cut from, so V8 holds an id as a tree of pieces: about 480 bytes of heap for a UUID, 120
+ * for an ordered id and 90 for a 32-character token, against 58, 58 and 49 flat (measured; an
+ * import with notify on keeps 50,000 ids and tokens until its messages are sent).
+ */
+const flat = (text: string): string => Buffer.from(text, 'latin1').toString('latin1');
+
 /** The time part of `ordered` ids, formatted once per millisecond. */
 const orderedPrefix = { ms: -1, text: '' };
 
 export const randomIds: IdSource = {
-  uuid: () => randomUUID(),
+  uuid: () => flat(randomUUID()),
   ordered: () => {
     // A version 4 UUID carries random bits in the same layout; its first 48 become the time.
     const now = Date.now();
@@ -34,12 +42,14 @@ export const randomIds: IdSource = {
       orderedPrefix.ms = now;
       orderedPrefix.text = `${time.slice(0, 8)}-${time.slice(8)}-7`;
     }
-    return orderedPrefix.text + randomUUID().slice(15);
+    return flat(orderedPrefix.text + randomUUID().slice(15));
   },
   token: (length) =>
-    randomBytes(Math.ceil((length * 3) / 4) + 3)
-      .toString('base64url')
-      .slice(0, length),
+    flat(
+      randomBytes(Math.ceil((length * 3) / 4) + 3)
+        .toString('base64url')
+        .slice(0, length),
+    ),
   hex: (bytes) => randomBytes(bytes).toString('hex'),
 };
 

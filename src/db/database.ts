@@ -89,7 +89,8 @@ export function createDatabase(config: DatabaseConfig, log?: Logger): Database {
     handle.pragma(`cache_size = -${config.cacheMb * 1024}`);
     const db = new Kysely<DB>({ dialect: new SqliteDialectKeepingErrors(handle) });
     // A private in-memory database has no file another connection could open.
-    const readerDialect = config.path === ':memory:' ? null : new SqliteReaderDialect(config.path, config.synchronous);
+    const readerDialect =
+      config.path === ':memory:' ? null : new SqliteReaderDialect(config.path, config.synchronous, config.cacheMb);
     const reader = readerDialect ? new Kysely<DB>({ dialect: readerDialect }) : db;
     return {
       db,

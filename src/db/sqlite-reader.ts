@@ -33,7 +33,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 5000');
-db.pragma('cache_size = -16384');
+db.pragma('cache_size = -' + workerData.cacheMb * 1024);
 const checkpointer = new Database(workerData.path, { fileMustExist: true });
 checkpointer.pragma('synchronous = ' + workerData.synchronous);
 const checkpoints = setInterval(() => {
@@ -92,6 +92,7 @@ class ReaderThread {
   constructor(
     private readonly path: string,
     private readonly synchronous: 'FULL' | 'NORMAL',
+    private readonly cacheMb: number,
   ) {
     this.start();
   }
@@ -123,7 +124,13 @@ class ReaderThread {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { driver, path: this.path, synchronous: this.synchronous, checkpointMs: CHECKPOINT_MS },
+      workerData: {
+        driver,
+        path: this.path,
+        synchronous: this.synchronous,
+        cacheMb: this.cacheMb,
+        checkpointMs: CHECKPOINT_MS,
+      },
     });
     // Idle, it must not keep the process alive (see query).
     worker.unref();
@@ -191,8 +198,9 @@ class ReaderDriver implements Driver {
 export class SqliteReaderDialect implements Dialect {
   private readonly thread: ReaderThread;
 
-  constructor(path: string, synchronous: 'FULL' | 'NORMAL') {
-    this.thread = new ReaderThread(path, synchronous);
+  /** `cacheMb`: the read-only connection's page cache, as the main connection's (SQLITE_CACHE_MB). */
+  constructor(path: string, synchronous: 'FULL' | 'NORMAL', cacheMb: number) {
+    this.thread = new ReaderThread(path, synchronous, cacheMb);
   }
 
   /**
