@@ -78,9 +78,16 @@ function rssMb(pid: number): number {
  * The V8 heap bounds `npm start`, the README and docs/deployment.md run the server with
  * (test/server-flags.test.ts keeps them equal to this list). Unbounded, V8 let the heap grow to about
  * four times its live data before a major collection: 398 MB of RSS in the verification workloads
- * on SQLite, 205 MB with these flags (docs/decisions.md).
+ * on SQLite, 205 MB with the first two flags. The last two hold the heap to 1.25 times its live data
+ * and stop V8 from allocating short-lived stream objects straight into the old generation (docs/decisions.md,
+ * "Server memory: V8's heap growth and pretenuring").
  */
-export const SERVER_NODE_FLAGS = ['--max-old-space-size=1024', '--max-semi-space-size=8'] as const;
+export const SERVER_NODE_FLAGS = [
+  '--max-old-space-size=1024',
+  '--max-semi-space-size=8',
+  '--heap-growing-percent=25',
+  '--no-allocation-site-pretenuring',
+] as const;
 
 /** Seconds of a phase's own load run, uncounted, before it is measured (caches filled, code compiled). */
 export const WARM_UP_SECONDS = 2;
