@@ -150,6 +150,22 @@ describe.each(dialects)('the front door on %s', (dialect) => {
     expect(logs).not.toContain(issuer.key.slice(4, 30));
   });
 
+  it('logs one line per request once it is answered, with the request, the status and the time taken', async () => {
+    const url = `/api/v1/no-such-route-${randomUUID()}`;
+    const res = await t.app.inject({ method: 'GET', url, remoteAddress: randomAddress() });
+    expect(res.statusCode).toBe(404);
+    const lines = logLines.filter((line) => line.includes(url)).map((line) => JSON.parse(line));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      msg: 'request completed',
+      reqId: res.headers['x-request-id'],
+      req: { method: 'GET', url },
+      res: { statusCode: 404 },
+    });
+    expect(lines[0].responseTime).toBeGreaterThan(0);
+    expect(logLines.join('\n')).not.toContain('incoming request');
+  });
+
   it('counts the address the trusted proxy saw, whatever the client wrote left of it', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) {
