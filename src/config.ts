@@ -190,7 +190,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       maxHours: Number(e.CONSOLE_SESSION_MAX_HOURS ?? '12'),
     },
     readCache: {
-      enabled: database.dialect === 'postgres' && (e.READ_CACHE ?? 'true') === 'true',
+      enabled: (e.READ_CACHE ?? 'true') === 'true',
       maxEntries: Number(e.READ_CACHE_ENTRIES ?? '10000'),
     },
   });

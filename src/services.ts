@@ -1,5 +1,4 @@
 import type { Core } from './core/context.js';
-import { createChangeFeed } from './db/change-feed.js';
 import { createReadCaches } from './db/read-cache.js';
 import { createAccountService } from './modules/accounts/accounts.service.js';
 import { createAlignmentService } from './modules/alignments/alignments.service.js';
@@ -39,12 +38,9 @@ export interface Job {
  * passed here, never through its repository.
  */
 export function createServices(core: Core) {
-  const { database, readCache } = core.config;
-  // PostgreSQL's public reads are cached per replica, invalidated by the database (migration 0053).
-  const changeFeed =
-    readCache.enabled && database.dialect === 'postgres'
-      ? createChangeFeed({ url: database.url, log: core.log })
-      : null;
+  const { readCache } = core.config;
+  // Public reads are cached per process, kept exact by the database's change feed.
+  const changeFeed = readCache.enabled ? core.database.changeFeed(core.log) : null;
   const readCaches = createReadCaches(changeFeed, readCache);
   const audit = createAuditService(core);
   const issuers = createIssuerService(core, { audit });

@@ -27,6 +27,11 @@ function fakeFeed() {
     whenLive: async () => {},
     start() {},
     async stop() {},
+    /** Changes the feed hears only when it asks (SQLite: other processes' commits). */
+    elsewhere: [] as FeedEvent[],
+    catchUp() {
+      for (const event of feed.elsewhere.splice(0)) feed.emit(event);
+    },
     emit(event: FeedEvent) {
       if (event.kind === 'down') feed.live = false;
       if (event.kind === 'up') feed.live = true;
@@ -72,6 +77,19 @@ describe('read caches kept by a change feed', () => {
     feed.emit({ kind: 'credentials', ids: ['a'] });
     expect((await cached('a'))?.v).toBe(2);
     expect(find.reads).toBe(4);
+  });
+
+  it('asks the feed to catch up before every read, so a change it hears only then is never served stale', async () => {
+    const feed = fakeFeed();
+    const find = countingFinder(table);
+    const cached = createReadCaches(feed, { maxEntries: 10 }).cached('t', find, scopeOf);
+    await cached('b');
+    expect(find.reads).toBe(1);
+    feed.elsewhere.push({ kind: 'all' });
+    await cached('b');
+    expect(find.reads).toBe(2);
+    await cached('b');
+    expect(find.reads).toBe(2);
   });
 
   it('drops the rows of a changed issuer or definition, and everything on "all"', async () => {
@@ -223,7 +241,6 @@ describe.each(dialects)('public reads on two replicas (%s)', (dialect) => {
   let b: Replica;
   let issuer: TestIssuer;
   let definition: { id: string; slug: string };
-  const cacheOn = dialect === 'postgres';
 
   beforeAll(async () => {
     t = await createTestApp(dialect);
@@ -240,7 +257,9 @@ describe.each(dialects)('public reads on two replicas (%s)', (dialect) => {
 
   /**
    * Waits until B has heard every change committed so far, as it does in production within the
-   * notification's delivery: B's own fence comes back after them. SQLite has no cache: nothing to wait for.
+   * notification's delivery: B's own fence comes back after them. On SQLite B is another connection
+   * to the file, as another process would be: its fence resolves at once, and its next read finds
+   * the file's data_version moved by A's commits.
    */
   const heard = async () => {
     await b.app.services.changeFeed?.fence();
@@ -254,24 +273,22 @@ describe.each(dialects)('public reads on two replicas (%s)', (dialect) => {
     app.inject({ method: 'GET', url: new URL(issued.verifyUrl).pathname });
   const assertionOn = (app: FastifyInstance, issued: Issued) =>
     app.inject({ method: 'GET', url: new URL(issued.assertionUrl).pathname, headers: { accept: 'application/json' } });
-  /** Reads the credential on B by all three cached reads, twice (the second from memory on PostgreSQL). */
-  const warm = async (issued: Issued) => {
+  /** Reads the credential on `reader` (B unless said) by all three cached reads, twice (the second from memory). */
+  const warm = async (issued: Issued, reader = b.app) => {
     for (let i = 0; i < 2; i++) {
-      await verifyOn(b.app, issued.credentialId);
-      expect((await pageOn(b.app, issued)).statusCode).toBe(200);
-      await assertionOn(b.app, issued);
+      await verifyOn(reader, issued.credentialId);
+      expect((await pageOn(reader, issued)).statusCode).toBe(200);
+      await assertionOn(reader, issued);
     }
-    const sizes = b.app.services.readCaches.sizes();
-    if (cacheOn) {
-      expect(sizes.verify).toBeGreaterThan(0);
-      expect(sizes.page).toBeGreaterThan(0);
-      expect(sizes.assertion).toBeGreaterThan(0);
-    } else expect(sizes).toEqual({});
+    const sizes = reader.services.readCaches.sizes();
+    expect(sizes.verify).toBeGreaterThan(0);
+    expect(sizes.page).toBeGreaterThan(0);
+    expect(sizes.assertion).toBeGreaterThan(0);
   };
 
-  it('has a change feed on PostgreSQL only', () => {
-    expect(a.services.changeFeed === null).toBe(!cacheOn);
-    expect(b.app.services.changeFeed?.live ?? false).toBe(cacheOn);
+  it('has a live change feed on both replicas', () => {
+    expect(a.services.changeFeed?.live).toBe(true);
+    expect(b.app.services.changeFeed?.live).toBe(true);
   });
 
   it('shows a revocation on A at once on B: verify, page and hosted assertion', async () => {
@@ -293,50 +310,61 @@ describe.each(dialects)('public reads on two replicas (%s)', (dialect) => {
     expect((await verifyOn(a, issued.credentialId)).status).toBe('revoked');
   });
 
-  it('shows a reissue: the old credential revoked, its page linking the newest replacement', async () => {
-    const issued = await issue(t, issuer, definition.id, { email: 're@example.test' });
-    await warm(issued);
-    const res = await a.inject({
-      method: 'POST',
-      url: `/api/v1/credentials/${issued.credentialId}/reissue`,
-      headers: auth(issuer.key),
-    });
-    expect(res.statusCode, res.body).toBe(201);
-    const fresh = res.json().credentialId as string;
-    await heard();
-    expect((await verifyOn(b.app, issued.credentialId)).revokedReason).toBe('Replaced by a newer credential');
-    expect((await pageOn(b.app, issued)).body).toContain(fresh);
-    // A replacement written by SQL alone (no update of the old row) still reaches B's page.
-    await pageOn(b.app, issued);
-    const later = '2999-01-01T00:00:00.000Z';
-    await t.database.db
-      .insertInto('credentials')
-      .columns([
-        'id',
-        'issuer_id',
-        'definition_id',
-        'recipient_hash',
-        'completion_key',
-        'issued_on',
-        'reissued_from',
-        'source',
-        'created_at',
-      ])
-      .values({
-        id: 'sql-replacement-0001',
-        issuer_id: issuer.id,
-        definition_id: definition.id,
-        recipient_hash: 'sha256$00',
-        completion_key: 'by-sql',
-        issued_on: later,
-        reissued_from: issued.credentialId,
-        source: 'api',
-        created_at: later,
-      })
-      .execute();
-    await heard();
-    expect((await pageOn(b.app, issued)).body).toContain('sql-replacement-0001');
-  });
+  // On SQLite, B hears A's writes through the file's data_version and A through its own triggers.
+  const readers = [
+    ['B', () => b.app],
+    ['the replica that made it', () => a],
+  ] as const;
+
+  it.each(readers)(
+    'shows a reissue on %s: the old credential revoked, its page linking the newest replacement',
+    async (where, readerOf) => {
+      const reader = readerOf();
+      const issued = await issue(t, issuer, definition.id, { email: `re-${where.length}@example.test` });
+      await warm(issued, reader);
+      const res = await a.inject({
+        method: 'POST',
+        url: `/api/v1/credentials/${issued.credentialId}/reissue`,
+        headers: auth(issuer.key),
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      const fresh = res.json().credentialId as string;
+      await heard();
+      expect((await verifyOn(reader, issued.credentialId)).revokedReason).toBe('Replaced by a newer credential');
+      expect((await pageOn(reader, issued)).body).toContain(fresh);
+      // A replacement written by SQL alone (no update of the old row) still reaches the page.
+      await pageOn(reader, issued);
+      const replacement = `sql-replacement-${where.length}`;
+      const later = '2999-01-01T00:00:00.000Z';
+      await t.database.db
+        .insertInto('credentials')
+        .columns([
+          'id',
+          'issuer_id',
+          'definition_id',
+          'recipient_hash',
+          'completion_key',
+          'issued_on',
+          'reissued_from',
+          'source',
+          'created_at',
+        ])
+        .values({
+          id: replacement,
+          issuer_id: issuer.id,
+          definition_id: definition.id,
+          recipient_hash: 'sha256$00',
+          completion_key: `by-sql-${where.length}`,
+          issued_on: later,
+          reissued_from: issued.credentialId,
+          source: 'api',
+          created_at: later,
+        })
+        .execute();
+      await heard();
+      expect((await pageOn(reader, issued)).body).toContain(replacement);
+    },
+  );
 
   it('shows a GDPR erase on A at once on B', async () => {
     const email = 'erase-me@example.test';
@@ -357,55 +385,56 @@ describe.each(dialects)('public reads on two replicas (%s)', (dialect) => {
     expect((await pageOn(b.app, issued)).body).not.toContain('Ada');
   });
 
-  it('shows definition, alignment, endorsement and issuer edits on B', async () => {
-    const issued = await issue(t, issuer, definition.id, { email: 'edit@example.test' });
-    await warm(issued);
+  it.each(readers)('shows definition, alignment, endorsement and issuer edits on %s', async (where, readerOf) => {
+    const reader = readerOf();
+    const issued = await issue(t, issuer, definition.id, { email: `edit-${where.length}@example.test` });
+    await warm(issued, reader);
     const patch = await a.inject({
       method: 'PATCH',
       url: `/api/v1/definitions/${definition.id}`,
       headers: auth(issuer.key),
-      payload: { name: 'Renamed Badge' },
+      payload: { name: `Renamed Badge ${where}` },
     });
     expect(patch.statusCode, patch.body).toBe(200);
     await heard();
-    expect((await pageOn(b.app, issued)).body).toContain('Renamed Badge');
-    expect((await verifyOn(b.app, issued.credentialId)).credential.name).toBe('Renamed Badge');
+    expect((await pageOn(reader, issued)).body).toContain(`Renamed Badge ${where}`);
+    expect((await verifyOn(reader, issued.credentialId)).credential.name).toBe(`Renamed Badge ${where}`);
 
-    await warm(issued);
+    await warm(issued, reader);
     const alignment = await a.inject({
       method: 'POST',
       url: `/api/v1/definitions/${definition.id}/alignments`,
       headers: auth(issuer.key),
-      payload: { targetName: 'Framework Skill Nine', targetUrl: 'https://framework.example/nine' },
+      payload: { targetName: `Framework Skill ${where}`, targetUrl: 'https://framework.example/nine' },
     });
     expect(alignment.statusCode, alignment.body).toBe(201);
     await heard();
-    expect((await pageOn(b.app, issued)).body).toContain('Framework Skill Nine');
+    expect((await pageOn(reader, issued)).body).toContain(`Framework Skill ${where}`);
 
-    await warm(issued);
+    await warm(issued, reader);
     const endorsement = await a.inject({
       method: 'POST',
       url: `/api/v1/credentials/${issued.credentialId}/endorsements`,
       headers: auth(issuer.key),
-      payload: { endorserName: 'Endorsing Lead', claim: 'Did the work.' },
+      payload: { endorserName: `Endorsing Lead ${where}`, claim: 'Did the work.' },
     });
     expect(endorsement.statusCode, endorsement.body).toBe(201);
     const endorsementId = endorsement.json().id as string;
     await heard();
-    expect((await pageOn(b.app, issued)).body).toContain('Endorsing Lead');
-    expect(JSON.stringify((await assertionOn(b.app, issued)).json())).toContain(endorsementId);
+    expect((await pageOn(reader, issued)).body).toContain(`Endorsing Lead ${where}`);
+    expect(JSON.stringify((await assertionOn(reader, issued)).json())).toContain(endorsementId);
 
-    await warm(issued);
+    await warm(issued, reader);
     const me = await a.inject({
       method: 'PATCH',
       url: '/api/v1/issuer/me',
       headers: auth(issuer.key),
-      payload: { name: 'Renamed Issuer' },
+      payload: { name: `Renamed Issuer ${where}` },
     });
     expect(me.statusCode, me.body).toBe(200);
     await heard();
-    expect((await verifyOn(b.app, issued.credentialId)).issuer.name).toBe('Renamed Issuer');
-    expect((await pageOn(b.app, issued)).body).toContain('Renamed Issuer');
+    expect((await verifyOn(reader, issued.credentialId)).issuer.name).toBe(`Renamed Issuer ${where}`);
+    expect((await pageOn(reader, issued)).body).toContain(`Renamed Issuer ${where}`);
   });
 
   it('shows a revocation made by SQL by hand on both replicas', async () => {
@@ -422,7 +451,7 @@ describe.each(dialects)('public reads on two replicas (%s)', (dialect) => {
     expect((await verifyOn(a, issued.credentialId)).status).toBe('revoked');
   });
 
-  it('answers the signed OB 3.0 credential as stored, and shows a signature changed by SQL by hand on B', async () => {
+  it('answers the signed OB 3.0 credential as stored, and shows a signature changed by SQL by hand on both replicas', async () => {
     const issued = await issue(t, issuer, definition.id, { email: 'ob3@example.test' });
     const url = `/v1/issuers/${issuer.slug}/credentials/${issued.credentialId}`;
     const ob3On = (app: FastifyInstance, accept: string) => app.inject({ method: 'GET', url, headers: { accept } });
@@ -435,8 +464,9 @@ describe.each(dialects)('public reads on two replicas (%s)', (dialect) => {
       .where('credential_id', '=', issued.credentialId)
       .executeTakeFirstOrThrow();
     expect(first.body).toBe(stored.data_integrity);
-    expect(b.app.services.readCaches.sizes().ob3 ?? 0).toBe(cacheOn ? 1 : 0);
+    expect(b.app.services.readCaches.sizes().ob3 ?? 0).toBe(1);
     expect((await ob3On(b.app, 'application/vc+jwt')).body).toBe(stored.jwt);
+    for (let i = 0; i < 2; i++) expect((await ob3On(a, 'application/vc+jwt')).body).toBe(stored.jwt);
     await t.database.db
       .updateTable('vc_credentials')
       .set({ jwt: 'changed.by.hand' })
@@ -444,6 +474,8 @@ describe.each(dialects)('public reads on two replicas (%s)', (dialect) => {
       .execute();
     await heard();
     expect((await ob3On(b.app, 'application/vc+jwt')).body).toBe('changed.by.hand');
+    await a.services.changeFeed?.fence();
+    expect((await ob3On(a, 'application/vc+jwt')).body).toBe('changed.by.hand');
     const elsewhere = await b.app.inject({ method: 'GET', url: url.replace(issuer.slug, 'no-such-issuer') });
     expect(elsewhere.statusCode).toBe(404);
   });
@@ -461,7 +493,7 @@ describe.each(dialects)('public reads on two replicas (%s)', (dialect) => {
     await heard();
     const before = b.app.services.readCaches.sizes().verify ?? 0;
     await verifyOn(b.app, issued.credentialId);
-    expect(b.app.services.readCaches.sizes().verify ?? 0).toBe(cacheOn ? before + 1 : 0);
+    expect(b.app.services.readCaches.sizes().verify ?? 0).toBe(before + 1);
   });
 
   it('keeps each cache within READ_CACHE_ENTRIES', async () => {
@@ -470,7 +502,7 @@ describe.each(dialects)('public reads on two replicas (%s)', (dialect) => {
       const ids = [];
       for (let i = 0; i < 4; i++) ids.push(await issue(t, issuer, definition.id, { email: `lru${i}@example.test` }));
       for (const issued of ids) await verifyOn(small.app, issued.credentialId);
-      expect(small.app.services.readCaches.sizes().verify ?? 0).toBe(cacheOn ? 2 : 0);
+      expect(small.app.services.readCaches.sizes().verify ?? 0).toBe(2);
     } finally {
       await small.close();
     }

@@ -20,6 +20,11 @@ export interface ChangeFeed {
   readonly live: boolean;
   subscribe(listener: (event: FeedEvent) => void): void;
   /**
+   * Hears, before a cached read, the changes that reach this feed only when it asks (on SQLite, the
+   * commits of other processes). PostgreSQL's notifications arrive by themselves: nothing to do.
+   */
+  catchUp(): void;
+  /**
    * Resolves once every change committed before the call has reached this feed: a notification sent
    * on the listening connection comes back after every earlier commit's. Rejects if the feed is not
    * live or the notification does not come back within the heartbeat interval.
@@ -34,14 +39,14 @@ export interface ChangeFeed {
   stop(): Promise<void>;
 }
 
-interface Logger {
+export interface ChangeFeedLogger {
   warn(obj: unknown, msg?: string): void;
   info(obj: unknown, msg?: string): void;
 }
 
 export interface ChangeFeedOptions {
   url: string;
-  log: Logger;
+  log: ChangeFeedLogger;
   /** How often the connection is checked with a fence; a fence not back within it drops the connection. */
   heartbeatMs?: number;
   /** First wait before reconnecting; doubles to 30 s while connecting fails. */
@@ -205,6 +210,7 @@ export function createChangeFeed(options: ChangeFeedOptions): ChangeFeed {
     subscribe(listener) {
       listeners.push(listener);
     },
+    catchUp() {},
     fence,
     whenLive() {
       return live ? Promise.resolve() : new Promise<void>((resolve) => liveWaiters.push(resolve));

@@ -12,6 +12,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
+import { type ChangeFeed, type ChangeFeedLogger, createChangeFeed } from './change-feed.js';
 import { poolRetiringTimedOutClients, SqliteDialectKeepingErrors } from './dialect.js';
 import { initialMigration } from './migrations/0001_initial.js';
 import { webhooksMigration } from './migrations/0006_webhooks.js';
@@ -37,6 +38,7 @@ import { issueInOneStatementMigration } from './migrations/0052_issue_in_one_sta
 import { readCacheNotifyMigration } from './migrations/0053_read_cache_notify.js';
 import { signedCredentialNotifyMigration } from './migrations/0054_signed_credential_notify.js';
 import type { DB } from './schema.js';
+import { createSqliteChangeFeed } from './sqlite-change-feed.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -54,6 +56,8 @@ export interface Database {
    */
   reader: Db;
   dialect: Dialect;
+  /** The feed that keeps this process's read caches exact (src/db/read-cache.ts); not started. */
+  changeFeed(log: ChangeFeedLogger): ChangeFeed;
   /** Cheap round trip used by readiness. */
   ping(): Promise<void>;
   /**
@@ -96,6 +100,7 @@ export function createDatabase(config: DatabaseConfig, log?: Logger): Database {
       db,
       reader,
       dialect: 'sqlite',
+      changeFeed: () => createSqliteChangeFeed(handle),
       async ping() {
         handle.prepare('select 1').get();
       },
@@ -126,6 +131,7 @@ export function createDatabase(config: DatabaseConfig, log?: Logger): Database {
     db,
     reader: db,
     dialect: 'postgres',
+    changeFeed: (log) => createChangeFeed({ url: config.url, log }),
     async ping() {
       await sql`select 1`.execute(db);
     },

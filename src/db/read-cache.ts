@@ -26,7 +26,7 @@ export interface ReadCaches {
   /**
    * `find` answered from memory while the change feed is live: a found row is kept (a miss never
    * is) unless a change arrived, or the feed went down or up, while it was being read. Without a
-   * feed (SQLite, or READ_CACHE=false) this is `find` itself.
+   * feed (READ_CACHE=false) this is `find` itself.
    */
   cached<R extends { id: string }>(name: string, find: FindOne<R>, scope: (row: R) => RowScope): FindOne<R>;
   /**
@@ -41,10 +41,10 @@ export interface ReadCaches {
 }
 
 /**
- * Caches of public reads by credential id, kept exact by the database's change feed (migration
- * 0053, src/db/change-feed.ts). Each holds the raw rows as read: what depends on the clock (expiry)
- * is computed from them by the caller at every answer. Each is an LRU of at most `maxEntries` rows
- * and CACHE_TEXT_BUDGET of text.
+ * Caches of public reads by credential id, kept exact by the database's change feed (PostgreSQL:
+ * migration 0053 and src/db/change-feed.ts; SQLite: src/db/sqlite-change-feed.ts). Each holds the
+ * raw rows as read: what depends on the clock (expiry) is computed from them by the caller at every
+ * answer. Each is an LRU of at most `maxEntries` rows and CACHE_TEXT_BUDGET of text.
  *
  * A read that was asked before a change (or before the feed went down or came back) may have seen
  * the row before that change committed, so its result is answered but not kept: every cache counts
@@ -103,6 +103,7 @@ export function createReadCaches(feed: ChangeFeed | null, options: { maxEntries:
         }
       });
       return async (id) => {
+        feed.catchUp();
         if (!feed.live || openWrites > 0) return find(id);
         const hit = rows.get(id);
         if (hit) return hit;
