@@ -16,7 +16,10 @@ export type Change =
 export type FeedEvent = Change | { kind: 'down' } | { kind: 'up' };
 
 export interface ChangeFeed {
-  /** True while the listening connection is up and has answered its last heartbeat. */
+  /**
+   * True while every change can reach the feed: on PostgreSQL while the listening connection is up
+   * and has answered its last heartbeat; on SQLite from its start to its stop.
+   */
   readonly live: boolean;
   subscribe(listener: (event: FeedEvent) => void): void;
   /**
