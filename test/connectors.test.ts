@@ -348,7 +348,7 @@ describe.each(dialects)('connectors on %s', (dialect) => {
       expect(JSON.stringify(report)).not.toContain('@map.example');
     });
 
-    it('makes a record holding U+0000 an error record alone; U+0000 in the settings is a 400', async () => {
+    it('makes a record holding U+0000 or an unpaired surrogate an error record alone; U+0000 in the settings is a 400', async () => {
       const report = await send('generic', {
         records: [
           { email: 'nul1@nul.example', name: 'Nul\u0000Name', courseCode: 'generic-course' },
@@ -357,6 +357,11 @@ describe.each(dialects)('connectors on %s', (dialect) => {
       });
       expect(report).toMatchObject({ total: 2, issued: 1, errored: 1 });
       expect(report.records[0]?.message).toBe('/name contains the NUL character (U+0000)');
+      const lone = await send('generic', {
+        records: [{ email: 'lone@nul.example', name: 'Lone\ud800Name', courseCode: 'generic-course' }],
+      });
+      expect(lone).toMatchObject({ total: 1, issued: 0, errored: 1 });
+      expect(lone.records[0]?.message).toBe('/name contains an unpaired surrogate (U+D800-U+DFFF)');
       const res = await postJson(t, a.key, url('generic'), {
         records: [{ email: 'nul3@nul.example', courseCode: 'x' }],
         definitionMap: { x: 'generic\u0000course' },

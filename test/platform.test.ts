@@ -106,6 +106,30 @@ describe.each(dialects)('platform on %s', (dialect) => {
     expect((bad.json() as { issues: unknown[] }).issues.length).toBeGreaterThan(0);
   });
 
+  it('refuses an unpaired surrogate in a body with 400 (PostgreSQL refuses its JSON escape)', async () => {
+    // The fuzzer's case (seed 178110698): a lone high surrogate in a completion's name was a 500 on PostgreSQL.
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/ingest/completions',
+      headers: { ...auth(issuer.key), 'content-type': 'application/json' },
+      payload: '{"recipientEmail":"lone@example.test","definitionRef":"x","recipientName":"\u007f\\t\\ud800.\u007f"}',
+    });
+    expect(expectErrorBody(res, 400, 'validation_failed').issues).toEqual([
+      {
+        path: '/recipientName',
+        message: 'body/recipientName must not contain an unpaired surrogate (U+D800-U+DFFF)',
+        code: 'surrogate',
+      },
+    ]);
+    const paired = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: auth(issuer.key),
+      payload: { name: 'Paired \ud83d\ude00 Badge', description: 'd' },
+    });
+    expect(paired.statusCode, paired.body).toBe(201);
+  });
+
   it('refuses the NUL character in a body, a query or a path with 400 (PostgreSQL text cannot hold it)', async () => {
     const body = await t.app.inject({
       method: 'POST',

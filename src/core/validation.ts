@@ -1,4 +1,4 @@
-import { Ajv, type AnySchema, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type AnySchema, type ValidateFunction } from 'ajv';
 import formats from 'ajv-formats';
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 
@@ -11,11 +11,11 @@ type JsonObject = Record<string, unknown>;
 
 /** Marker of a body that may be left out: the document says `required: false` instead (src/core/openapi.ts). */
 export const OPTIONAL_BODY = 'x-optional-body';
-/** Marker of a body whose handler refuses U+0000 per item; internal, left out of the document. */
+/** Marker of a body whose handler refuses U+0000 and unpaired surrogates per item; internal, left out of the document. */
 export const NUL_CHECKED_BY_HANDLER = 'x-nul-checked-by-handler';
 
 /**
- * Marks a body whose handler looks for U+0000 itself, per item: connector calls must turn a bad
+ * Marks a body whose handler looks for U+0000 and unpaired surrogates itself, per item: connector calls must turn a bad
  * record into a record error instead of failing the whole batch.
  */
 export function nulCheckedByHandler<T extends object>(schema: T): T {
@@ -53,16 +53,32 @@ function mapValues(value: unknown, fn: (v: unknown) => unknown): unknown {
 
 type Validator = ((data: unknown) => boolean) & { errors?: ValidateFunction['errors'] };
 
-/** JSON pointer of the first string (or key) holding U+0000, or null when there is none. */
-export function nulCharacterAt(data: unknown): string | null {
+/** A surrogate code unit that is not half of a pair (with the u flag a pair is one code point). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** What in `value` no text column of either engine can hold, or null when it can be stored. */
+function unstorable(value: string): { character: string; code: string } | null {
+  if (value.includes('\u0000')) return { character: 'the NUL character (U+0000)', code: 'nul' };
+  // A lone surrogate: PostgreSQL refuses its JSON escape, and UTF-8 cannot encode it.
+  if (LONE_SURROGATE.test(value)) return { character: 'an unpaired surrogate (U+D800-U+DFFF)', code: 'surrogate' };
+  return null;
+}
+
+/**
+ * The first string (or key) holding U+0000 or an unpaired surrogate: its JSON pointer, what it
+ * holds and the issue code; null when there is none.
+ */
+export function unstorableTextAt(data: unknown): { path: string; character: string; code: string } | null {
   const pending: [unknown, string][] = [[data, '']];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [value, path] = next;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return path;
+      const found = unstorable(value);
+      if (found) return { path, ...found };
     } else if (value !== null && typeof value === 'object') {
       for (const [key, child] of Object.entries(value)) {
-        if (key.includes('\u0000')) return `${path}/${key}`;
+        const found = unstorable(key);
+        if (found) return { path: `${path}/${key}`, ...found };
         pending.push([child, `${path}/${key}`]);
       }
     }
@@ -71,8 +87,9 @@ export function nulCharacterAt(data: unknown): string | null {
 }
 
 /**
- * Refuses U+0000 in any string after the schema's own checks: no id, name or email contains it, and
- * PostgreSQL text cannot hold it (the query would fail with a 500 instead of this 400).
+ * Refuses U+0000 and unpaired surrogates in any string after the schema's own checks: no id, name or
+ * email contains them, and PostgreSQL cannot hold them (the query would fail with a 500 instead of
+ * this 400).
  */
 function refusingNul(inner: Validator): Validator {
   const validate: Validator = (data) => {
@@ -80,15 +97,19 @@ function refusingNul(inner: Validator): Validator {
       validate.errors = inner.errors;
       return false;
     }
-    const at = nulCharacterAt(data);
-    const issue: ErrorObject = {
-      instancePath: at ?? '',
-      schemaPath: '#',
-      keyword: 'nul',
-      params: {},
-      message: 'must not contain the NUL character (U+0000)',
-    };
-    validate.errors = at === null ? null : [issue];
+    const at = unstorableTextAt(data);
+    validate.errors =
+      at === null
+        ? null
+        : [
+            {
+              instancePath: at.path,
+              schemaPath: '#',
+              keyword: at.code,
+              params: {},
+              message: `must not contain ${at.character}`,
+            },
+          ];
     return at === null;
   };
   validate.errors = null;

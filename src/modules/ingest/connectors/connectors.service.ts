@@ -1,6 +1,6 @@
 import type { Core } from '../../../core/context.js';
 import { errors } from '../../../core/errors.js';
-import { nulCharacterAt } from '../../../core/validation.js';
+import { unstorableTextAt } from '../../../core/validation.js';
 import {
   type IngestContext,
   type IngestContextDeps,
@@ -97,11 +97,11 @@ function prepareRecord(
   raw: unknown,
 ): PreparedEntry {
   if (!isObject(raw)) return { kind: 'error', message: 'the record is not a JSON object', completionKey: null };
-  const nul = nulCharacterAt(raw);
-  if (nul !== null) {
+  const unstorable = unstorableTextAt(raw);
+  if (unstorable !== null) {
     return {
       kind: 'error',
-      message: `${nul || 'the record'} contains the NUL character (U+0000)`,
+      message: `${unstorable.path || 'the record'} contains ${unstorable.character}`,
       completionKey: null,
     };
   }
@@ -139,12 +139,16 @@ export function createConnectorService(
     async receive(issuerId: string, actor: string, provider: string, body: ConnectorBody): Promise<ConnectorRunReport> {
       const preset = PRESETS.get(provider);
       if (!preset) throw errors.unknownProvider(provider.slice(0, 50));
-      // The body schema leaves U+0000 to this handler, so one bad record fails alone; the settings
-      // reach queries and paths, so a NUL there fails the call.
-      const nul = nulCharacterAt({ mapping: body.mapping, definitionMap: body.definitionMap, options: body.options });
-      if (nul !== null) {
-        const message = `${nul} must not contain the NUL character (U+0000)`;
-        throw errors.validation(message, [{ path: nul, message, code: 'nul' }]);
+      // The body schema leaves U+0000 and unpaired surrogates to this handler, so one bad record
+      // fails alone; the settings reach queries and paths, so one there fails the call.
+      const unstorable = unstorableTextAt({
+        mapping: body.mapping,
+        definitionMap: body.definitionMap,
+        options: body.options,
+      });
+      if (unstorable !== null) {
+        const message = `${unstorable.path} must not contain ${unstorable.character}`;
+        throw errors.validation(message, [{ path: unstorable.path, message, code: unstorable.code }]);
       }
       const settings = settingsFor(preset, body, await deps.notifications.wanted(issuerId, body.options?.notify));
       const ctx = await loadIngestContext(core, deps, issuerId);
