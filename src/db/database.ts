@@ -76,6 +76,10 @@ interface Logger {
 // pg returns bigint (int8) and numeric as strings; counts here are far below 2^53.
 pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
 
+/** How long, and how far apart, an erasure's truncating checkpoint is tried again while SQLite answers busy. */
+const TRUNCATE_RETRY_FOR_MS = 1_000;
+const TRUNCATE_RETRY_MS = 25;
+
 export function createDatabase(config: DatabaseConfig, log?: Logger): Database {
   if (config.dialect === 'sqlite') {
     if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
@@ -105,7 +109,15 @@ export function createDatabase(config: DatabaseConfig, log?: Logger): Database {
         handle.prepare('select 1').get();
       },
       async reclaimErased() {
-        handle.pragma('wal_checkpoint(TRUNCATE)');
+        // SQLite answers busy at once, without waiting, while another connection checkpoints (the
+        // reader thread's PASSIVE checkpoint every 250 ms), leaving the erased bytes in the WAL.
+        // A reader holding an old snapshot makes it wait busy_timeout first; then it is not tried again.
+        const deadline = performance.now() + TRUNCATE_RETRY_FOR_MS;
+        for (;;) {
+          const [result] = handle.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+          if (result?.busy === 0 || performance.now() >= deadline) return;
+          await new Promise((resolve) => setTimeout(resolve, TRUNCATE_RETRY_MS));
+        }
       },
       async close() {
         await readerDialect?.close();
