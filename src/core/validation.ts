@@ -11,12 +11,15 @@ type JsonObject = Record<string, unknown>;
 
 /** Marker of a body that may be left out: the document says `required: false` instead (src/core/openapi.ts). */
 export const OPTIONAL_BODY = 'x-optional-body';
-/** Marker of a body whose handler refuses U+0000 and unpaired surrogates per item; internal, left out of the document. */
+/**
+ * Marker of a body whose handler refuses U+0000 and unpaired surrogates per item; internal, left out
+ * of the document.
+ */
 export const NUL_CHECKED_BY_HANDLER = 'x-nul-checked-by-handler';
 
 /**
- * Marks a body whose handler looks for U+0000 and unpaired surrogates itself, per item: connector calls must turn a bad
- * record into a record error instead of failing the whole batch.
+ * Marks a body whose handler looks for U+0000 and unpaired surrogates itself, per item: connector
+ * calls must turn a bad record into a record error instead of failing the whole batch.
  */
 export function nulCheckedByHandler<T extends object>(schema: T): T {
   return { ...schema, [NUL_CHECKED_BY_HANDLER]: true };
@@ -91,7 +94,7 @@ export function unstorableTextAt(data: unknown): { path: string; character: stri
  * email contains them, and PostgreSQL cannot hold them (the query would fail with a 500 instead of
  * this 400).
  */
-function refusingNul(inner: Validator): Validator {
+function refusingUnstorableText(inner: Validator): Validator {
   const validate: Validator = (data) => {
     if (!inner(data)) {
       validate.errors = inner.errors;
@@ -157,10 +160,10 @@ export function createValidatorCompiler(
   return ({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? strict : coercing;
     ensureShared(ajv);
-    if (httpPart !== 'body') return refusingNul(ajv.compile(schema as AnySchema));
+    if (httpPart !== 'body') return refusingUnstorableText(ajv.compile(schema as AnySchema));
     const compiled: ValidateFunction = ajv.compile(closeObjects(schema) as AnySchema);
     if ((schema as JsonObject)[NUL_CHECKED_BY_HANDLER] === true) return compiled;
-    if ((schema as JsonObject)[OPTIONAL_BODY] !== true) return refusingNul(compiled);
+    if ((schema as JsonObject)[OPTIONAL_BODY] !== true) return refusingUnstorableText(compiled);
     const validate = (data: unknown) => {
       if (data === undefined || data === null) return true;
       const ok = compiled(data);
@@ -168,6 +171,6 @@ export function createValidatorCompiler(
       return ok;
     };
     validate.errors = null as ValidateFunction['errors'];
-    return refusingNul(validate);
+    return refusingUnstorableText(validate);
   };
 }

@@ -56,7 +56,7 @@ function changeOf(kind: unknown, ids: unknown[]): Change | null {
  * - Its own writes: temporary triggers (they exist for this connection alone, so the CLI or another
  *   process opening the file neither fires nor needs them) call a function of this process inside
  *   the writing statement. A change is heard before that statement returns, so before its
- *   transaction commits and before any read that could see it: `fence` has nothing to wait for.
+ *   transaction commits and before any read that could see it: no fence waits for them.
  *   A write that is rolled back has dropped rows for nothing, which costs a read, never a stale row.
  * - Everyone else's (the CLI, a second process on the same file, SQL by hand): SQLite's
  *   `data_version`, which changes once another connection has committed. A cached read asks for it
