@@ -256,13 +256,14 @@ describe.each(dialects)('public reads on two replicas (%s)', (dialect) => {
   });
 
   /**
-   * Waits until B has heard every change committed so far, as it does in production within the
-   * notification's delivery: B's own fence comes back after them. On SQLite B is another connection
-   * to the file, as another process would be: its fence resolves at once, and its next read finds
-   * the file's data_version moved by A's commits.
+   * Waits until both replicas have heard every change committed so far, as they do in production
+   * within the notification's delivery: each one's own fence comes back after them. A write the
+   * test makes by SQL is another process's to A as well as to B, so A is fenced too. On SQLite B is
+   * another connection to the file, as another process would be: its fence resolves at once, and its
+   * next read finds the file's data_version moved by A's commits.
    */
   const heard = async () => {
-    await b.app.services.changeFeed?.fence();
+    await Promise.all([a.services.changeFeed?.fence(), b.app.services.changeFeed?.fence()]);
   };
   const verifyOn = async (app: FastifyInstance, id: string) => {
     const res = await app.inject({ method: 'POST', url: '/api/v1/verify', payload: { id } });
