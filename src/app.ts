@@ -17,7 +17,7 @@ import type { Core } from './core/context.js';
 import { registerCors } from './core/cors.js';
 import { registerErrorHandling } from './core/error-handler.js';
 import { AppError } from './core/errors.js';
-import { REDACTED, redactUrl } from './core/log-redaction.js';
+import { REDACTED, redactUrl, scrubLogLine } from './core/log-redaction.js';
 import { createMetrics, type Metrics } from './core/metrics.js';
 import { documentDecorations } from './core/openapi.js';
 import { createRateLimits } from './core/rate-limit.js';
@@ -97,18 +97,6 @@ const CONNECTIONS_CHECK_INTERVAL_MS = 1_000;
 /** Paths every origin may call without credentials (public verification, documents, embed). */
 const OPEN_CORS = [/^\/api\/v1\/verify(\/bulk)?(\?|$)/, /^\/v1\//, /^\/embed\/v1\.js/];
 
-/** Log redaction: keys and every email-bearing field, wherever pino meets them. */
-const REDACT_PATHS = [
-  'req.headers.authorization',
-  'req.headers["x-api-key"]',
-  'recipientEmail',
-  'email',
-  '*.recipientEmail',
-  '*.email',
-  '*.*.recipientEmail',
-  '*.*.email',
-];
-
 /**
  * The request as each log line shows it (Fastify's default fields, less the API version header,
  * which this service does not use), its URL without email addresses, keys or tokens
@@ -143,12 +131,19 @@ class OneLinePerRequest extends LogController {
   }
 }
 
-/** The service's logger: JSON lines at `level`, with keys and email addresses redacted. */
+/**
+ * The service's logger: JSON lines at `level`. A request is logged by `requestForLog` alone (no
+ * headers, its URL redacted), and every finished line is scrubbed of email addresses and API keys
+ * (`scrubLogLine`), so neither reaches log storage whichever field or message carries it. pino's
+ * own redaction by field path did this job until 2026-11-27: its wildcard paths (`*.email`) ran
+ * over every key of every line and every request's child logger, about two thirds of the cost of
+ * a request's log line (docs/decisions.md, "Logs scrubbed line by line").
+ */
 export function logOptions(level: string) {
   return {
     level,
-    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: { req: requestForLog },
+    hooks: { streamWrite: scrubLogLine },
   };
 }
 

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import vm from 'node:vm';
 import type { Redis } from 'ioredis';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { logOptions, MAX_URL_LENGTH } from '../src/app.js';
-import { REDACTED, redactUrl } from '../src/core/log-redaction.js';
+import { REDACTED, redactUrl, scrubLogLine } from '../src/core/log-redaction.js';
 import {
   auth,
   createTestApp,
@@ -93,6 +94,72 @@ describe('log redaction of request URLs', () => {
     expect(finishesWithin(3_000, () => (PATHOLOGICAL_URLS[1] as string).replace(OLD_EMAIL_IN_URL, REDACTED))).toBe(
       false,
     );
+  }, 30_000);
+});
+
+describe('log lines scrubbed as they are written', () => {
+  /** A line as pino writes it, through the service's logger options, with the scrub applied. */
+  function logged(write: (log: pino.Logger) => void): string {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const log = pino(logOptions('info'), stream);
+    write(log);
+    return lines.join('');
+  }
+
+  it('hides an email address and an API key in any field, message or error, at any depth', () => {
+    const line = logged((log) =>
+      log.child({ reqId: 'r1' }).warn(
+        {
+          email: 'jane@corp.example',
+          deep: { deeper: { deepest: { note: "write to o'brien+tag@mail.corp.example today" } } },
+          list: ['<Ann.Lee@uni.example>', 'plain'],
+          err: new Error(`no such recipient: bob@example.org, key ${KEY_SHAPED}`),
+        },
+        'sent to ada@example.org (müller@example.de)',
+      ),
+    );
+    for (const secret of [
+      'jane',
+      'corp.example',
+      'brien',
+      'Ann.Lee',
+      'uni.example',
+      'bob@',
+      'ada@',
+      'müller',
+      KEY_SHAPED,
+    ]) {
+      expect(line).not.toContain(secret);
+    }
+    const parsed = JSON.parse(line);
+    expect(parsed.email).toBe(REDACTED);
+    expect(parsed.deep.deeper.deepest.note).toBe(`write to ${REDACTED} today`);
+    expect(parsed.list).toEqual([`<${REDACTED}>`, 'plain']);
+    expect(parsed.msg).toBe(`sent to ${REDACTED} (${REDACTED})`);
+    expect(parsed.err.message).toBe(`no such recipient: ${REDACTED}, key ${REDACTED}`);
+  });
+
+  it('keeps a line without an address as it was, and a lone @ or a JSON quote next to one', () => {
+    const line = logged((log) => log.info({ handle: '@', at: 'a @ b', id: 'x-1' }, 'no "address" here'));
+    expect(JSON.parse(line)).toMatchObject({ handle: '@', at: 'a @ b', id: 'x-1', msg: 'no "address" here' });
+  });
+
+  it('takes time linear in the line: a 1 MiB line of @s and address characters finishes', () => {
+    for (const text of ['a@'.repeat(MIB / 2), `${'a'.repeat(MIB)}@`, `@${'b'.repeat(MIB)}`, 'acc_'.repeat(MIB / 4)]) {
+      let out = '';
+      expect(
+        finishesWithin(3_000, () => {
+          out = scrubLogLine(text);
+        }),
+      ).toBe(true);
+      expect(out).not.toMatch(/\w@\w/);
+    }
   }, 30_000);
 });
 

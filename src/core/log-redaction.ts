@@ -89,3 +89,67 @@ export function redactUrl(url: string): string {
   const query = url.slice(question + 1);
   return `${redactedPath}?${query.split('&').map(redactParameter).join('&')}`;
 }
+
+/** An API key anywhere in a log line. */
+const API_KEY_ANYWHERE = /acc_[A-Za-z0-9_-]{40}/g;
+
+/**
+ * Whether a character can belong to an email address as a log line holds it: not whitespace or a
+ * control character, not JSON's quote or escape, not `@`, and not a separator of the text around an
+ * address (`,;:<>()[]`) or of a URL (`/?&=#`). Non-ASCII characters can (internationalised addresses).
+ */
+function addressCharacter(code: number): boolean {
+  if (code <= 0x20 || code === 0x7f) return false;
+  switch (code) {
+    case 0x22: // "
+    case 0x5c: // \
+    case 0x40: // @
+    case 0x2c: // ,
+    case 0x3b: // ;
+    case 0x3a: // :
+    case 0x3c: // <
+    case 0x3e: // >
+    case 0x28: // (
+    case 0x29: // )
+    case 0x5b: // [
+    case 0x5d: // ]
+    case 0x2f: // /
+    case 0x3f: // ?
+    case 0x26: // &
+    case 0x3d: // =
+    case 0x23: // #
+      return false;
+    default:
+      return true;
+  }
+}
+
+/**
+ * A finished log line with every email address and API key in it replaced by `[redacted]`, in
+ * whatever field, message or error it sits. Each `@` with address characters on both sides is taken
+ * with the run of them around it; a line without `@` or `acc_` is returned at once. Each character
+ * is looked at at most twice (a run ends at the next `@`), so the cost follows the line's length.
+ * The replaced run never holds a quote or backslash, so the line stays valid JSON.
+ */
+export function scrubLogLine(line: string): string {
+  const hasAt = line.includes('@');
+  if (!hasAt && !line.includes('acc_')) return line;
+  let scrubbed = line;
+  if (hasAt) {
+    const pieces: string[] = [];
+    let from = 0;
+    for (let at = line.indexOf('@'); at !== -1; at = line.indexOf('@', at + 1)) {
+      let start = at;
+      while (start > from && addressCharacter(line.charCodeAt(start - 1))) start--;
+      let end = at + 1;
+      while (end < line.length && addressCharacter(line.charCodeAt(end))) end++;
+      if (start === at || end === at + 1) continue;
+      pieces.push(line.slice(from, start), REDACTED);
+      from = end;
+      at = end - 1;
+    }
+    pieces.push(line.slice(from));
+    scrubbed = pieces.join('');
+  }
+  return scrubbed.replace(API_KEY_ANYWHERE, REDACTED);
+}

@@ -166,9 +166,9 @@ export const CONTROLS: readonly Control[] = [
     category: 'Secrets Management',
     title: 'Secrets redacted from logs',
     description:
-      'The JSON logs redact the Authorization and X-API-Key headers, every email field wherever it appears and any email address in a logged request URL, so neither keys nor recipient emails reach log storage.',
+      'Every JSON log line is scrubbed as it is written: any email address and any API key in it, in whatever field, message or error, is replaced by [redacted]. Request headers are never logged, and a logged request URL has emails, keys, tokens and secret parameters removed, so neither keys nor recipient emails reach log storage.',
     evidence:
-      'Code: src/app.ts (logOptions). Tests: test/gdpr.test.ts (captured logs hold neither the key nor the email).',
+      'Code: src/app.ts (logOptions), src/core/log-redaction.ts (scrubLogLine, redactUrl). Tests: test/front-door.test.ts (log lines scrubbed as they are written), test/gdpr.test.ts (captured logs hold neither the key nor the email).',
   },
   {
     id: 'SEC-3',
