@@ -145,13 +145,26 @@ describe('log lines scrubbed as they are written', () => {
     expect(parsed.err.message).toBe(`no such recipient: ${REDACTED}, key ${REDACTED}`);
   });
 
+  it('leaves JSON escapes whole: an address right after a newline, a control character or a backslash', () => {
+    const note = 'first line\nann@uni.example, then\u0001bob@uni.example, and C:\\temp\\cy@uni.example';
+    const line = logged((log) => log.info({ note }, 'escapes'));
+    expect(line).not.toContain('uni.example');
+    expect(JSON.parse(line).note).toBe(`first line\n${REDACTED}, then\u0001${REDACTED}, and C:\\temp\\${REDACTED}`);
+  });
+
   it('keeps a line without an address as it was, and a lone @ or a JSON quote next to one', () => {
     const line = logged((log) => log.info({ handle: '@', at: 'a @ b', id: 'x-1' }, 'no "address" here'));
     expect(JSON.parse(line)).toMatchObject({ handle: '@', at: 'a @ b', id: 'x-1', msg: 'no "address" here' });
   });
 
   it('takes time linear in the line: a 1 MiB line of @s and address characters finishes', () => {
-    for (const text of ['a@'.repeat(MIB / 2), `${'a'.repeat(MIB)}@`, `@${'b'.repeat(MIB)}`, 'acc_'.repeat(MIB / 4)]) {
+    for (const text of [
+      'a@'.repeat(MIB / 2),
+      `${'a'.repeat(MIB)}@`,
+      `@${'b'.repeat(MIB)}`,
+      `${'\\'.repeat(MIB)}a@b`,
+      'acc_'.repeat(MIB / 4),
+    ]) {
       let out = '';
       expect(
         finishesWithin(3_000, () => {

@@ -125,11 +125,25 @@ function addressCharacter(code: number): boolean {
 }
 
 /**
+ * Where a run of address characters starting at `start` really starts: past the rest of a JSON
+ * escape whose backslash stands just before it (`\n`, `\u0001`), so the run and its replacement
+ * never take the letters of an escape from its backslash. An even count of backslashes before
+ * `start` are escaped backslashes, and the run starts where it is.
+ */
+function afterEscape(line: string, start: number): number {
+  let backslashes = 0;
+  while (line.charCodeAt(start - 1 - backslashes) === 0x5c) backslashes++;
+  if (backslashes % 2 === 0) return start;
+  return line.charCodeAt(start) === 0x75 /* u */ ? start + 5 : start + 1;
+}
+
+/**
  * A finished log line with every email address and API key in it replaced by `[redacted]`, in
  * whatever field, message or error it sits. Each `@` with address characters on both sides is taken
  * with the run of them around it; a line without `@` or `acc_` is returned at once. Each character
  * is looked at at most twice (a run ends at the next `@`), so the cost follows the line's length.
- * The replaced run never holds a quote or backslash, so the line stays valid JSON.
+ * The replaced run never holds a quote, a backslash or the rest of an escape, so the line stays
+ * valid JSON.
  */
 export function scrubLogLine(line: string): string {
   const hasAt = line.includes('@');
@@ -141,6 +155,7 @@ export function scrubLogLine(line: string): string {
     for (let at = line.indexOf('@'); at !== -1; at = line.indexOf('@', at + 1)) {
       let start = at;
       while (start > from && addressCharacter(line.charCodeAt(start - 1))) start--;
+      start = Math.min(at, afterEscape(line, start));
       let end = at + 1;
       while (end < line.length && addressCharacter(line.charCodeAt(end))) end++;
       if (start === at || end === at + 1) continue;
