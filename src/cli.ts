@@ -10,6 +10,7 @@ import { webhooksCommand, workerCommand } from './cli/webhooks.commands.js';
 import { randomIds, systemClock } from './core/clock.js';
 import type { Core } from './core/context.js';
 import { AppError } from './core/errors.js';
+import { scrubLogLine } from './core/log-redaction.js';
 import { createMetrics } from './core/metrics.js';
 import { configOrExit, openDatabase } from './runtime.js';
 import { createServices } from './services.js';
@@ -64,7 +65,11 @@ export async function runCli(argv: string[], out: (line: string) => void = (l) =
     return name === undefined || name === 'help' || name === '--help' ? 0 : 64;
   }
   const config = configOrExit();
-  const log = pino({ level: config.logLevel === 'info' ? 'warn' : config.logLevel });
+  // Scrubbed as the server's lines are: a service's warning may quote an address or a key.
+  const log = pino({
+    level: config.logLevel === 'info' ? 'warn' : config.logLevel,
+    hooks: { streamWrite: scrubLogLine },
+  });
   const database = await openDatabase(config, log);
   const core: Core = {
     config,
