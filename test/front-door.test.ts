@@ -152,6 +152,32 @@ describe('log lines scrubbed as they are written', () => {
     expect(JSON.parse(line).note).toBe(`first line\n${REDACTED}, then\u0001${REDACTED}, and C:\\temp\\${REDACTED}`);
   });
 
+  it('hides a quoted local part, an address literal and a percent-encoded @', () => {
+    const addresses = [
+      '"john.doe"@uni.example',
+      'user@[192.168.0.1]',
+      'user@[IPv6:2001:db8::1]',
+      'alice%40uni.example',
+    ];
+    const line = logged((log) => log.info({ addresses }, 'odd addresses'));
+    for (const secret of ['john.doe', '192.168.0.1', '2001:db8', 'alice', 'uni.example'])
+      expect(line).not.toContain(secret);
+    expect(JSON.parse(line).addresses).toEqual([REDACTED, REDACTED, REDACTED, REDACTED]);
+  });
+
+  it('reads a JSON escape as one token when looking for keys: no key is found inside one, a key after one is', () => {
+    const lookalike = `\x1acc_${'A'.repeat(40)}`;
+    const afterEscape = `\x1a${KEY_SHAPED}`;
+    const line = logged((log) =>
+      log.error({ lookalike, afterEscape, err: new Error(`\udacc_${'A'.repeat(40)}`) }, 'k'),
+    );
+    const parsed = JSON.parse(line);
+    expect(parsed.lookalike).toBe(lookalike);
+    expect(parsed.afterEscape).toBe(`\x1a${REDACTED}`);
+    expect(parsed.err.message).toBe(`\udacc_${'A'.repeat(40)}`);
+    expect(line).not.toContain(KEY_SHAPED);
+  });
+
   it('keeps a line without an address as it was, and a lone @ or a JSON quote next to one', () => {
     const line = logged((log) => log.info({ handle: '@', at: 'a @ b', id: 'x-1' }, 'no "address" here'));
     expect(JSON.parse(line)).toMatchObject({ handle: '@', at: 'a @ b', id: 'x-1', msg: 'no "address" here' });
@@ -163,6 +189,8 @@ describe('log lines scrubbed as they are written', () => {
       `${'a'.repeat(MIB)}@`,
       `@${'b'.repeat(MIB)}`,
       `${'\\'.repeat(MIB)}a@b`,
+      '"a"@['.repeat(MIB / 5),
+      'a%40'.repeat(MIB / 4),
       'acc_'.repeat(MIB / 4),
     ]) {
       let out = '';

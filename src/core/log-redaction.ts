@@ -90,8 +90,18 @@ export function redactUrl(url: string): string {
   return `${redactedPath}?${query.split('&').map(redactParameter).join('&')}`;
 }
 
-/** An API key anywhere in a log line. */
-const API_KEY_ANYWHERE = /acc_[A-Za-z0-9_-]{40}/g;
+/**
+ * A JSON escape as one token (so a match never starts inside one), or an API key: the keys are
+ * replaced, the escapes written back as they were. Run over the text of a JSON line, a bare
+ * `acc_…` expression matched from the last hex digit of `\u001a` on and broke the escape.
+ */
+const ESCAPE_OR_API_KEY = /\\(?:u[0-9a-fA-F]{4}|[^])|acc_[A-Za-z0-9_-]{40}/g;
+
+/** Where an address's `@` may stand in a line: as itself, or percent-encoded in a quoted URL. */
+const AT_SIGN = /@|%40/g;
+
+/** The longest local part (RFC 5321), and so how far back a quoted one is looked for. */
+const MAX_LOCAL_PART = 64;
 
 /**
  * Whether a character can belong to an email address as a log line holds it: not whitespace or a
@@ -124,47 +134,84 @@ function addressCharacter(code: number): boolean {
   }
 }
 
+/** Whether the character at `index` is escaped: an odd run of backslashes stands before it. */
+function escaped(line: string, index: number): boolean {
+  let backslashes = 0;
+  while (line.charCodeAt(index - 1 - backslashes) === 0x5c) backslashes++;
+  return backslashes % 2 === 1;
+}
+
 /**
  * Where a run of address characters starting at `start` really starts: past the rest of a JSON
  * escape whose backslash stands just before it (`\n`, `\u0001`), so the run and its replacement
- * never take the letters of an escape from its backslash. An even count of backslashes before
- * `start` are escaped backslashes, and the run starts where it is.
+ * never take the letters of an escape from its backslash.
  */
 function afterEscape(line: string, start: number): number {
-  let backslashes = 0;
-  while (line.charCodeAt(start - 1 - backslashes) === 0x5c) backslashes++;
-  if (backslashes % 2 === 0) return start;
+  if (!escaped(line, start)) return start;
   return line.charCodeAt(start) === 0x75 /* u */ ? start + 5 : start + 1;
 }
 
 /**
+ * Where a quoted local part ending just before the `@` at `at` starts (`"john doe"@…`, written
+ * `\"john doe\"@…` in a JSON line): at the backslash of its escaped opening quote, no further back
+ * than `from` or MAX_LOCAL_PART characters. `at` when there is none.
+ */
+function quotedLocalPartStart(line: string, at: number, from: number): number {
+  if (line.charCodeAt(at - 1) !== 0x22 || !escaped(line, at - 1)) return at;
+  const limit = Math.max(from + 1, at - 2 - MAX_LOCAL_PART);
+  for (let i = at - 3; i >= limit; i--) {
+    if (line.charCodeAt(i) !== 0x22) continue;
+    return escaped(line, i) ? i - 1 : at;
+  }
+  return at;
+}
+
+/** Where an address literal starting at `after` ends (`user@[192.0.2.1]`, `[IPv6:…]`); `after` when there is none. */
+function addressLiteralEnd(line: string, after: number): number {
+  if (line.charCodeAt(after) !== 0x5b /* [ */) return after;
+  const limit = Math.min(line.length, after + MAX_LOCAL_PART);
+  for (let i = after + 1; i < limit; i++) {
+    const code = line.charCodeAt(i);
+    if (code === 0x5d /* ] */) return i + 1;
+    if (code <= 0x20 || code === 0x22 || code === 0x5c || code === 0x40) return after;
+  }
+  return after;
+}
+
+/**
  * A finished log line with every email address and API key in it replaced by `[redacted]`, in
- * whatever field, message or error it sits. Each `@` with address characters on both sides is taken
- * with the run of them around it; a line without `@` or `acc_` is returned at once. Each character
- * is looked at at most twice (a run ends at the next `@`), so the cost follows the line's length.
- * The replaced run never holds a quote, a backslash or the rest of an escape, so the line stays
- * valid JSON.
+ * whatever field, message or error it sits. Each `@` (or `%40`) with an address on both sides is
+ * taken with the run of address characters around it, a quoted local part or an address literal
+ * included; a line holding none of `@`, `%40` and `acc_` is returned at once. Each character is
+ * looked at a bounded number of times (a run ends at the next `@`; quoted parts and literals are
+ * looked for at most MAX_LOCAL_PART characters away), so the cost follows the line's length. The
+ * replaced text never holds an unescaped quote nor part of an escape, so the line stays valid JSON.
  */
 export function scrubLogLine(line: string): string {
-  const hasAt = line.includes('@');
+  const hasAt = line.includes('@') || line.includes('%40');
   if (!hasAt && !line.includes('acc_')) return line;
   let scrubbed = line;
   if (hasAt) {
     const pieces: string[] = [];
     let from = 0;
-    for (let at = line.indexOf('@'); at !== -1; at = line.indexOf('@', at + 1)) {
+    AT_SIGN.lastIndex = 0;
+    for (let sign = AT_SIGN.exec(line); sign !== null; sign = AT_SIGN.exec(line)) {
+      const at = sign.index;
+      const after = at + sign[0].length;
       let start = at;
       while (start > from && addressCharacter(line.charCodeAt(start - 1))) start--;
       start = Math.min(at, afterEscape(line, start));
-      let end = at + 1;
+      if (start === at) start = quotedLocalPartStart(line, at, from);
+      let end = after;
       while (end < line.length && addressCharacter(line.charCodeAt(end))) end++;
-      if (start === at || end === at + 1) continue;
+      if (end === after) end = addressLiteralEnd(line, after);
+      if (start === at || end === after) continue;
       pieces.push(line.slice(from, start), REDACTED);
       from = end;
-      at = end - 1;
+      AT_SIGN.lastIndex = end;
     }
     pieces.push(line.slice(from));
     scrubbed = pieces.join('');
   }
-  return scrubbed.replace(API_KEY_ANYWHERE, REDACTED);
+  return scrubbed.replace(ESCAPE_OR_API_KEY, (token) => (token.charCodeAt(0) === 0x5c ? token : REDACTED));
 }
