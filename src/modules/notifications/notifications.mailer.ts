@@ -1,4 +1,5 @@
 import type { Transporter } from 'nodemailer';
+import { loadedOnce } from '../../core/loaded-once.js';
 
 export interface MailMessage {
   from: { name: string; address: string };
@@ -41,8 +42,8 @@ export function classifySendError(error: unknown): { temporary: boolean; detail:
  * (docs/decisions.md, memory).
  */
 export function createSmtpMailer(smtpUrl: string): Mailer {
-  let transport: Promise<Transporter> | undefined;
-  const connect = async () => {
+  // A failed start is tried again at the next send instead of failing every send after it.
+  const transport = loadedOnce(async (): Promise<Transporter> => {
     const { default: nodemailer } = await import('nodemailer');
     return nodemailer.createTransport({
       url: smtpUrl,
@@ -55,16 +56,11 @@ export function createSmtpMailer(smtpUrl: string): Mailer {
       logger: false,
       debug: false,
     });
-  };
+  });
   return {
     async send(message) {
       try {
-        // A failed start is tried again at the next send instead of failing every send after it.
-        transport ??= connect().catch((error: unknown) => {
-          transport = undefined;
-          throw error;
-        });
-        await (await transport).sendMail({
+        await (await transport()).sendMail({
           from: message.from,
           to: message.to,
           ...(message.replyTo ? { replyTo: message.replyTo } : {}),

@@ -1,3 +1,5 @@
+import { loadedOnce } from '../../core/loaded-once.js';
+
 /**
  * The Data Integrity signing and verifying libraries (jsonld and RDF canonicalisation under them),
  * imported at first use: a service that never signs or checks an OB 3.0 credential does not hold
@@ -26,13 +28,5 @@ async function load() {
 
 export type VcLibraries = Awaited<ReturnType<typeof load>>;
 
-let loading: Promise<VcLibraries> | undefined;
-
 /** The libraries, loaded once; a failed load is tried again at the next call. */
-export function vcLibraries(): Promise<VcLibraries> {
-  loading ??= load().catch((err: unknown) => {
-    loading = undefined;
-    throw err;
-  });
-  return loading;
-}
+export const vcLibraries: () => Promise<VcLibraries> = loadedOnce(load);
