@@ -95,7 +95,7 @@ export function redactUrl(url: string): string {
  * replaced, the escapes written back as they were. Run over the text of a JSON line, a bare
  * `acc_…` expression matched from the last hex digit of `\u001a` on and broke the escape.
  */
-const ESCAPE_OR_API_KEY = /\\(?:u[0-9a-fA-F]{4}|[^])|acc_[A-Za-z0-9_-]{40}/g;
+const ESCAPE_OR_API_KEY = /\\(?:u[0-9a-fA-F]{4}|.)|acc_[A-Za-z0-9_-]{40}/gs;
 
 /** Where an address's `@` may stand in a line: as itself, or percent-encoded in a quoted URL. */
 const AT_SIGN = /@|%40/g;
