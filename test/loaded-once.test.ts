@@ -12,6 +12,21 @@ describe('loadedOnce', () => {
     expect(loads).toBe(1);
   });
 
+  it('shows the load under way or done, and none before the first call or after a failure', async () => {
+    let fail = true;
+    const get = loadedOnce(async () => {
+      if (fail) throw new Error('no');
+      return 'loaded';
+    });
+    expect(get.current()).toBeUndefined();
+    await expect(get()).rejects.toThrow('no');
+    expect(get.current()).toBeUndefined();
+    fail = false;
+    const loading = get();
+    expect(get.current()).toBe(loading);
+    expect(await get.current()).toBe('loaded');
+  });
+
   it('does not keep a failed load: the next call loads again', async () => {
     let loads = 0;
     const get = loadedOnce(async () => {

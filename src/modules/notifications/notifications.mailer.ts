@@ -77,7 +77,7 @@ export function createSmtpMailer(smtpUrl: string): Mailer {
       }
     },
     close: () =>
-      void transport?.then(
+      void transport.current()?.then(
         (pool) => pool.close(),
         () => undefined,
       ),
