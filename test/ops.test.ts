@@ -35,6 +35,9 @@ describe('readiness without a database', () => {
     const database = createDatabase(config.database);
     const app = await buildApp({ config, database, logger: false });
     try {
+      // Started first: the first request would otherwise wait for the routes' serializers to be
+      // compiled, and the bound below is the readiness check's (2 s timeout), not the start's.
+      await app.ready();
       const started = Date.now();
       const ready = await app.inject({ method: 'GET', url: '/health/ready' });
       expect(ready.statusCode).toBe(503);
