@@ -189,7 +189,8 @@ function addressLiteralEnd(line: string, after: number): number {
  */
 export function scrubLogLine(line: string): string {
   const hasAt = line.includes('@') || line.includes('%40');
-  if (!hasAt && !line.includes('acc_')) return line;
+  const hasKey = line.includes('acc_');
+  if (!hasAt && !hasKey) return line;
   let scrubbed = line;
   if (hasAt) {
     const pieces: string[] = [];
@@ -213,5 +214,6 @@ export function scrubLogLine(line: string): string {
     pieces.push(line.slice(from));
     scrubbed = pieces.join('');
   }
+  if (!hasKey) return scrubbed;
   return scrubbed.replace(ESCAPE_OR_API_KEY, (token) => (token.charCodeAt(0) === 0x5c ? token : REDACTED));
 }
