@@ -279,7 +279,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       request.method !== 'OPTIONS' &&
       !CACHE_NEUTRAL_POSTS.has(request.routeOptions.url ?? '')
     ) {
-      reply.raw.once('close', services.readCaches.localWrite());
+      reply.raw.once('close', services.readCaches.localWrite('public'));
     }
     done();
   });

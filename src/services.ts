@@ -43,7 +43,7 @@ export function createServices(core: Core) {
   const changeFeed = readCache.enabled ? core.database.changeFeed(core.log) : null;
   const readCaches = createReadCaches(changeFeed, readCache);
   const audit = createAuditService(core);
-  const issuers = createIssuerService(core, { audit });
+  const issuers = createIssuerService(core, { audit, readCaches });
   const accounts = createAccountService(core, { audit, issuers });
   const images = createImageService(core, { audit });
   const outbox = createOutboxService(core);

@@ -41,8 +41,11 @@ describe.each(dialects)('console keys, plans and lists on %s', (dialect) => {
     return { slug, key: created.lines.join('\n').match(KEY)?.[0] ?? '' };
   }
 
-  const status = async (key: string) =>
-    (await app.inject({ method: 'GET', url: '/api/v1/issuer/me', headers: auth(key) })).statusCode;
+  /** The CLI is another process to the app: its key changes reach the app's key cache through the change feed. */
+  const status = async (key: string) => {
+    await app.services.changeFeed?.fence();
+    return (await app.inject({ method: 'GET', url: '/api/v1/issuer/me', headers: auth(key) })).statusCode;
+  };
 
   async function keyRows(slug: string): Promise<Record<string, string>[]> {
     const listed = await cli(['keys', 'list', '--issuer', slug]);
@@ -65,6 +68,8 @@ describe.each(dialects)('console keys, plans and lists on %s', (dialect) => {
     database = createDatabase(testConfig(db.url).database);
     await migrateToLatest(database);
     app = await buildApp({ config: testConfig(db.url), database, logger: false });
+    await app.ready();
+    await app.services.changeFeed?.whenLive();
   });
   afterAll(async () => {
     if (saved === undefined) delete process.env.DATABASE_URL;

@@ -53,6 +53,8 @@ describe.each(dialects)('console (CLI) on %s', (dialect) => {
     const config = testConfig(db.url);
     const app = await buildApp({ config, database, logger: false });
     try {
+      await app.ready();
+      await app.services.changeFeed?.whenLive();
       const me = await app.inject({ method: 'GET', url: '/api/v1/issuer/me', headers: auth(key ?? '') });
       expect(me.statusCode).toBe(200);
       expect(me.json()).toMatchObject({ slug: `acme-${dialect}`, name: 'Acme Training' });
@@ -62,6 +64,8 @@ describe.each(dialects)('console (CLI) on %s', (dialect) => {
 
       const rotated = await cli(['keys', 'rotate', '--issuer', `acme-${dialect}`]);
       const newKey = rotated.lines.join('\n').match(/acc_[A-Za-z0-9_-]{40}/)?.[0] ?? '';
+      // The CLI is another process to the app: its changes reach the app's key cache through the change feed.
+      await app.services.changeFeed?.fence();
       expect((await app.inject({ method: 'GET', url: '/api/v1/issuer/me', headers: auth(key ?? '') })).statusCode).toBe(
         401,
       );
@@ -73,6 +77,7 @@ describe.each(dialects)('console (CLI) on %s', (dialect) => {
       const active = keys.lines.find((l) => l.includes('\tactive\t'));
       const activeId = active?.split('\t')[0] ?? '';
       expect((await cli(['keys', 'revoke', '--issuer', `acme-${dialect}`, '--key', activeId])).code).toBe(0);
+      await app.services.changeFeed?.fence();
       expect((await app.inject({ method: 'GET', url: '/api/v1/issuer/me', headers: auth(newKey) })).statusCode).toBe(
         401,
       );

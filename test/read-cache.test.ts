@@ -181,7 +181,7 @@ describe('read caches kept by a change feed', () => {
     const caches = createReadCaches(feed, { maxEntries: 10 });
     const cached = caches.cached('t', find, scopeOf);
     await cached('a');
-    const end = caches.localWrite();
+    const end = caches.localWrite('public');
     await cached('a');
     expect(find.reads).toBe(2);
     end();
@@ -194,6 +194,67 @@ describe('read caches kept by a change feed', () => {
     expect(find.reads).toBe(3);
   });
 
+  it('keeps API key lookups apart: dropped by their issuer, keys or plan, out of use only during key writes', async () => {
+    const keyRows = new Map([
+      ['h1', { id: 'h1', issuerId: 'i1', planCode: 'free' }],
+      ['h2', { id: 'h2', issuerId: 'i2', planCode: 'growth' }],
+    ]);
+    const feed = fakeFeed();
+    const caches = createReadCaches(feed, { maxEntries: 10 });
+    let reads = 0;
+    const keys = caches.keys(async (hash: string) => {
+      reads++;
+      const row = keyRows.get(hash);
+      return row ? { ...row } : undefined;
+    });
+    const both = async () => [await keys('h1'), await keys('h2'), await keys('unknown')];
+    expect(await both()).toEqual([keyRows.get('h1'), keyRows.get('h2'), undefined]);
+    await both();
+    expect(reads).toBe(4);
+    feed.emit({ kind: 'credentials', ids: ['h1'] });
+    feed.emit({ kind: 'definition', id: 'i1' });
+    await both();
+    expect(reads).toBe(5);
+    for (const event of [
+      { kind: 'keys', id: 'i1' },
+      { kind: 'issuer', id: 'i2' },
+      { kind: 'plan', code: 'free' },
+    ] as const) {
+      feed.emit(event);
+      await both();
+    }
+    expect(reads).toBe(11);
+    feed.emit({ kind: 'all' });
+    await both();
+    expect(reads).toBe(14);
+
+    const publicWrite = caches.localWrite('public');
+    await both();
+    expect(reads).toBe(15);
+    publicWrite();
+    const keyWrite = caches.localWrite('keys');
+    await both();
+    expect(reads).toBe(18);
+    keyWrite();
+    await new Promise((resolve) => setImmediate(resolve));
+    await both();
+    expect(reads).toBe(19);
+  });
+
+  it('leaves public rows in use across key and plan changes and key writes', async () => {
+    const feed = fakeFeed();
+    const caches = createReadCaches(feed, { maxEntries: 10 });
+    const find = countingFinder(table);
+    const cached = caches.cached('t', find, scopeOf);
+    await cached('a');
+    feed.emit({ kind: 'keys', id: 'i1' });
+    feed.emit({ kind: 'plan', code: 'free' });
+    const end = caches.localWrite('keys');
+    await cached('a');
+    end();
+    expect(find.reads).toBe(1);
+  });
+
   it('is the finder itself without a feed', () => {
     const find = countingFinder(table);
     expect(createReadCaches(null, { maxEntries: 10 }).cached('t', find, scopeOf)).toBe(find);
@@ -204,6 +265,8 @@ describe('read caches kept by a change feed', () => {
     expect(read('{"s":"s1","c":["x","y"]}')).toEqual<Change>({ kind: 'credentials', ids: ['x', 'y'] });
     expect(read('{"s":"s1","i":"x"}')).toEqual<Change>({ kind: 'issuer', id: 'x' });
     expect(read('{"s":"s1","d":"x"}')).toEqual<Change>({ kind: 'definition', id: 'x' });
+    expect(read('{"s":"s1","k":"x"}')).toEqual<Change>({ kind: 'keys', id: 'x' });
+    expect(read('{"s":"s1","p":"free"}')).toEqual<Change>({ kind: 'plan', code: 'free' });
     expect(read('{"s":"s1","all":true}')).toEqual<Change>({ kind: 'all' });
     expect(read('{"s":"s2","c":["x"]}')).toBeNull();
     expect(read('{"f":"t"}')).toEqual({ kind: 'fence', token: 't' });
@@ -450,6 +513,49 @@ describe.each(dialects)('public reads on two replicas (%s)', (dialect) => {
     await a.services.changeFeed?.fence();
     expect((await verifyOn(b.app, issued.credentialId)).status).toBe('revoked');
     expect((await verifyOn(a, issued.credentialId)).status).toBe('revoked');
+  });
+
+  /** The status and rate limit `app` answers a key's request with. */
+  const keyOn = async (app: FastifyInstance, key: string) => {
+    const res = await app.inject({ method: 'GET', url: '/api/v1/issuer/me', headers: auth(key) });
+    return { status: res.statusCode, limit: res.headers['x-ratelimit-limit'] };
+  };
+
+  it('refuses a key revoked on A at once on A and on B once heard, and one revoked by SQL on both', async () => {
+    const created = await a.services.issuers.createKey(issuer.slug, 'cached');
+    for (const app of [a, b.app]) for (let i = 0; i < 2; i++) expect((await keyOn(app, created.key)).status).toBe(200);
+    expect(b.app.services.readCaches.sizes().keys).toBeGreaterThan(0);
+    await a.services.issuers.revokeKey(issuer.slug, created.id);
+    expect((await keyOn(a, created.key)).status).toBe(401);
+    await heard();
+    expect((await keyOn(b.app, created.key)).status).toBe(401);
+
+    const byHand = await a.services.issuers.createKey(issuer.slug, 'by hand');
+    for (const app of [a, b.app]) for (let i = 0; i < 2; i++) expect((await keyOn(app, byHand.key)).status).toBe(200);
+    await t.database.db
+      .updateTable('api_keys')
+      .set({ revoked_at: new Date().toISOString() })
+      .where('id', '=', byHand.id)
+      .execute();
+    await heard();
+    for (const app of [a, b.app]) expect((await keyOn(app, byHand.key)).status).toBe(401);
+  });
+
+  it("applies a plan's new limit, and an issuer's new plan, on both replicas", async () => {
+    const own = await t.issuer({ plan: 'starter' });
+    for (const app of [a, b.app]) for (let i = 0; i < 2; i++) await keyOn(app, own.key);
+    const before = (await keyOn(b.app, own.key)).limit;
+    await a.services.issuers.updatePlan('starter', { requestsPerMinute: 7_777 });
+    expect((await keyOn(a, own.key)).limit).toBe('7777');
+    await heard();
+    expect((await keyOn(b.app, own.key)).limit).toBe('7777');
+    expect(before).not.toBe('7777');
+
+    await a.services.issuers.setIssuerPlan(own.slug, 'enterprise');
+    const enterprise = String((await a.services.issuers.getPlan('enterprise')).requests_per_minute);
+    expect((await keyOn(a, own.key)).limit).toBe(enterprise);
+    await heard();
+    expect((await keyOn(b.app, own.key)).limit).toBe(enterprise);
   });
 
   it('answers the signed OB 3.0 credential as stored, and shows a signature changed by SQL by hand on both replicas', async () => {

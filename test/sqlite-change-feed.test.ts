@@ -84,6 +84,28 @@ describe('the SQLite change feed', () => {
     expect(endorsement).toContainEqual({ kind: 'credentials', ids: [issued.credentialId] });
   });
 
+  it("hears a key's change by its issuer and a plan's by its code, not a new key", async () => {
+    const created = await t.app.services.issuers.createKey(issuer.slug, 'fed');
+    expect(heard).toEqual([]);
+    expect(
+      await during(() => db().updateTable('api_keys').set({ label: 'fed 2' }).where('id', '=', created.id).execute()),
+    ).toEqual([
+      { kind: 'keys', id: issuer.id },
+      { kind: 'keys', id: issuer.id },
+    ]);
+    expect(await during(() => db().deleteFrom('api_keys').where('id', '=', created.id).execute())).toEqual([
+      { kind: 'keys', id: issuer.id },
+    ]);
+    expect(
+      await during(() =>
+        db().updateTable('plans').set({ requests_per_minute: 601 }).where('code', '=', 'growth').execute(),
+      ),
+    ).toEqual([
+      { kind: 'plan', code: 'growth' },
+      { kind: 'plan', code: 'growth' },
+    ]);
+  });
+
   it('hears a stored OB 3.0 signature changed', async () => {
     const fetched = await t.app.inject({
       method: 'GET',

@@ -2,11 +2,16 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { READ_CACHE_CHANNEL } from './migrations/0053_read_cache_notify.js';
 
-/** What a committed write changed, as the triggers of migration 0053 name it. */
+/**
+ * What a committed write changed, as the triggers of migrations 0053 and 0055 name it: credentials,
+ * an issuer, a definition, the API keys of an issuer (by its id), a plan (by its code), or anything.
+ */
 export type Change =
   | { kind: 'credentials'; ids: readonly string[] }
   | { kind: 'issuer'; id: string }
   | { kind: 'definition'; id: string }
+  | { kind: 'keys'; id: string }
+  | { kind: 'plan'; code: string }
   | { kind: 'all' };
 
 /**
@@ -74,6 +79,8 @@ export function parseNotification(payload: string, schema: string): Change | { k
   if (Array.isArray(b.c) && b.c.every((id) => typeof id === 'string')) return { kind: 'credentials', ids: b.c };
   if (typeof b.i === 'string') return { kind: 'issuer', id: b.i };
   if (typeof b.d === 'string') return { kind: 'definition', id: b.d };
+  if (typeof b.k === 'string') return { kind: 'keys', id: b.k };
+  if (typeof b.p === 'string') return { kind: 'plan', code: b.p };
   return { kind: 'all' };
 }
 

@@ -37,6 +37,7 @@ import { replacementOrderIndexMigration } from './migrations/0051_replacement_or
 import { issueInOneStatementMigration } from './migrations/0052_issue_in_one_statement.js';
 import { readCacheNotifyMigration } from './migrations/0053_read_cache_notify.js';
 import { signedCredentialNotifyMigration } from './migrations/0054_signed_credential_notify.js';
+import { keyCacheNotifyMigration } from './migrations/0055_key_cache_notify.js';
 import type { DB } from './schema.js';
 import { createSqliteChangeFeed } from './sqlite-change-feed.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
@@ -179,6 +180,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0052_issue_in_one_statement': issueInOneStatementMigration(dialect),
     '0053_read_cache_notify': readCacheNotifyMigration(dialect),
     '0054_signed_credential_notify': signedCredentialNotifyMigration(dialect),
+    '0055_key_cache_notify': keyCacheNotifyMigration(dialect),
   };
 }
 

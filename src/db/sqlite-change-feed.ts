@@ -6,8 +6,9 @@ const CHANGED = 'accolade_read_cache_changed';
 
 /**
  * What the triggers report: `c` and credential ids (null ones skipped), `i` an issuer id, `d` a
- * definition id. The same changes as PostgreSQL's triggers (migrations 0053 and 0054), row by row:
- * SQLite has no statement triggers over transition tables.
+ * definition id, `k` the issuer whose API keys changed, `p` a plan code. The same changes as
+ * PostgreSQL's triggers (migrations 0053 to 0055), row by row: SQLite has no statement triggers over
+ * transition tables.
  */
 const TRIGGERS = [
   `after update on main.credentials begin
@@ -31,6 +32,10 @@ const TRIGGERS = [
   }),
   `after update on main.vc_credentials begin select ${CHANGED}('c', OLD.credential_id, NEW.credential_id); end`,
   `after delete on main.vc_credentials begin select ${CHANGED}('c', OLD.credential_id); end`,
+  `after update on main.api_keys begin select ${CHANGED}('k', OLD.issuer_id), ${CHANGED}('k', NEW.issuer_id); end`,
+  `after delete on main.api_keys begin select ${CHANGED}('k', OLD.issuer_id); end`,
+  `after update on main.plans begin select ${CHANGED}('p', OLD.code), ${CHANGED}('p', NEW.code); end`,
+  `after delete on main.plans begin select ${CHANGED}('p', OLD.code); end`,
 ];
 
 /**
@@ -46,8 +51,19 @@ export const CATCH_UP_MS = 1;
 function changeOf(kind: unknown, ids: unknown[]): Change | null {
   const named = ids.filter((id): id is string => typeof id === 'string');
   if (named.length === 0) return null;
-  if (kind === 'c') return { kind: 'credentials', ids: named };
-  return { kind: kind === 'i' ? 'issuer' : 'definition', id: named[0] as string };
+  const [first] = named as [string];
+  switch (kind) {
+    case 'c':
+      return { kind: 'credentials', ids: named };
+    case 'i':
+      return { kind: 'issuer', id: first };
+    case 'k':
+      return { kind: 'keys', id: first };
+    case 'p':
+      return { kind: 'plan', code: first };
+    default:
+      return { kind: 'definition', id: first };
+  }
 }
 
 /**

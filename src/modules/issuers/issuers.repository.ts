@@ -8,6 +8,8 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type PlanRow = Selectable<PlansTable>;
 
 export interface KeyLookup {
+  /** The key's hash, which the lookup is by. */
+  id: string;
   keyId: string;
   revokedAt: string | null;
   issuerId: string;
@@ -17,9 +19,9 @@ export interface KeyLookup {
 }
 
 /**
- * The API key lookup, which every request with a key makes (revocation shows at once on every
- * replica): compiled once, and prepared once per PostgreSQL connection, which took the database's
- * CPU for it from about 100 to 20 µs (docs/decisions.md).
+ * The API key lookup, which every request with a key makes unless the key cache answers it
+ * (src/db/read-cache.ts): compiled once, and prepared once per PostgreSQL connection, which took the
+ * database's CPU for it from about 100 to 20 µs (docs/decisions.md).
  */
 function keyLookup(db: Executor): CompiledQuery<KeyLookup> {
   return prepared(
@@ -28,6 +30,7 @@ function keyLookup(db: Executor): CompiledQuery<KeyLookup> {
       .innerJoin('issuers as i', 'i.id', 'k.issuer_id')
       .innerJoin('plans as p', 'p.code', 'i.plan_code')
       .select([
+        'k.key_hash as id',
         'k.id as keyId',
         'k.revoked_at as revokedAt',
         'i.id as issuerId',

@@ -6,6 +6,7 @@ import { sha256Hex } from '../../core/hashing.js';
 import { WEB_URL_PATTERN } from '../../core/schemas.js';
 import { SLUG_PATTERN } from '../../core/slug.js';
 import type { Executor } from '../../db/database.js';
+import type { ReadCaches } from '../../db/read-cache.js';
 import type { AuditService } from '../audit/audit.service.js';
 import { createIssuerRepository, type IssuerRow, type PlanRow } from './issuers.repository.js';
 
@@ -77,10 +78,25 @@ export function hashApiKey(key: string): string {
 /** Issuers, their API keys and their plans: the tenancy root. */
 export function createIssuerService(
   core: Pick<Core, 'db' | 'clock' | 'ids' | 'config'>,
-  deps: { audit: Pick<AuditService, 'append' | 'appendMany'> },
+  deps: { audit: Pick<AuditService, 'append' | 'appendMany'>; readCaches: Pick<ReadCaches, 'keys' | 'localWrite'> },
 ) {
   const repo = createIssuerRepository(core.db);
+  // Every request with a key asks this; kept exact by the change feed, so a revocation shows at once.
+  const findKey = deps.readCaches.keys(repo.findByKeyHash);
   const identities = new Map<string, IssuerIdentity>();
+
+  /**
+   * A change of keys or plans, in one transaction: from its start until its notification is known
+   * heard, this replica's key cache is out of use, so a key revoked here is refused here at once.
+   */
+  async function keyChange<T>(work: (trx: Executor) => Promise<T>): Promise<T> {
+    const end = deps.readCaches.localWrite('keys');
+    try {
+      return await core.db.transaction().execute(work);
+    } finally {
+      end();
+    }
+  }
 
   function profileUrl(slug: string): string {
     return `${core.config.publicBaseUrl}/v1/issuers/${slug}`;
@@ -169,7 +185,7 @@ export function createIssuerService(
     /** Resolves a presented key to its issuer; revoked, unknown or malformed keys resolve to null. */
     async authenticate(presented: string): Promise<AuthContext | null> {
       if (!presented.startsWith(API_KEY_PREFIX) || presented.length > 200) return null;
-      const found = await repo.findByKeyHash(hashApiKey(presented));
+      const found = await findKey(hashApiKey(presented));
       if (!found) return null;
       if (found.revokedAt !== null && found.revokedAt <= isoNow(core.clock)) return null;
       return {
@@ -318,7 +334,7 @@ export function createIssuerService(
     async revokeKey(slug: string, keyIdOrPrefix: string, actor: Actor = SYSTEM): Promise<void> {
       const issuer = await requireIssuerBySlug(slug);
       const at = isoNow(core.clock);
-      await core.db.transaction().execute(async (trx) => {
+      await keyChange(async (trx) => {
         const revoked = await createIssuerRepository(trx).revokeKey(issuer.id, keyIdOrPrefix, at);
         if (revoked.length === 0) throw errors.notFound(`Active key "${keyIdOrPrefix}"`);
         await deps.audit.appendMany(
@@ -349,7 +365,7 @@ export function createIssuerService(
       const issuer = await requireIssuerBySlug(slug);
       const now = isoNow(core.clock);
       const until = new Date(core.clock.now().getTime() + graceSeconds * 1000).toISOString();
-      return core.db.transaction().execute(async (trx) => {
+      return keyChange(async (trx) => {
         const keys = createIssuerRepository(trx);
         const moved = await keys.endKeysBy(issuer.id, until);
         const key = await newKey(trx, issuer.id, 'rotated', actor, { graceSeconds });
@@ -381,7 +397,7 @@ export function createIssuerService(
       const issuer = await requireIssuerBySlug(slug);
       const plan = await requirePlan(planCode);
       if (issuer.plan_code === planCode) return;
-      await core.db.transaction().execute(async (trx) => {
+      await keyChange(async (trx) => {
         await createIssuerRepository(trx).setPlan(issuer.id, planCode, isoNow(core.clock));
         await deps.audit.append(trx, {
           issuerId: issuer.id,
@@ -409,7 +425,7 @@ export function createIssuerService(
         premiumVerification: changes.premiumVerification ?? before.premiumVerification,
         requestsPerMinute: changes.requestsPerMinute ?? before.requestsPerMinute,
       };
-      await core.db.transaction().execute(async (trx) => {
+      await keyChange(async (trx) => {
         const plans = createIssuerRepository(trx);
         await plans.updatePlan(code, {
           ...(changes.issuanceQuota !== undefined ? { issuance_quota: changes.issuanceQuota } : {}),
