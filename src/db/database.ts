@@ -38,6 +38,7 @@ import { issueInOneStatementMigration } from './migrations/0052_issue_in_one_sta
 import { readCacheNotifyMigration } from './migrations/0053_read_cache_notify.js';
 import { signedCredentialNotifyMigration } from './migrations/0054_signed_credential_notify.js';
 import { keyCacheNotifyMigration } from './migrations/0055_key_cache_notify.js';
+import { issueInsertFirstMigration } from './migrations/0056_issue_insert_first.js';
 import type { DB } from './schema.js';
 import { createSqliteChangeFeed } from './sqlite-change-feed.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
@@ -181,6 +182,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0053_read_cache_notify': readCacheNotifyMigration(dialect),
     '0054_signed_credential_notify': signedCredentialNotifyMigration(dialect),
     '0055_key_cache_notify': keyCacheNotifyMigration(dialect),
+    '0056_issue_insert_first': issueInsertFirstMigration(dialect),
   };
 }
 
