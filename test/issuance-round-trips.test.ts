@@ -250,6 +250,31 @@ describe.each(dialects)('issuance round trips and guarantees on %s', (dialect) =
     });
   });
 
+  it('issues exactly the room left under a quota to concurrent requests, and stores nothing for the others', async () => {
+    await app.services.issuers.updatePlan('starter', { issuanceQuota: 3, requestsPerMinute: 100_000 });
+    const tight = await issuerWith('starter');
+    const before = await stored(tight.id);
+    const results = await Promise.all(Array.from({ length: 8 }, (_, n) => issue(tight, `tight-${n}`)));
+    expect(results.map((r) => r.statusCode).sort()).toEqual([201, 201, 201, 402, 402, 402, 402, 402]);
+    const issued = results.filter((r) => r.statusCode === 201).map((r) => r.json().credentialId as string);
+    expect(new Set(issued).size).toBe(3);
+    expect(await stored(tight.id)).toEqual({
+      credentials: 3,
+      auditRecords: before.auditRecords + 3,
+      quotaUnits: 3,
+      deliveries: 6,
+    });
+    const credentials = await database.db
+      .selectFrom('credentials')
+      .select('id')
+      .where('issuer_id', '=', tight.id)
+      .execute();
+    expect(credentials.map((c) => c.id).sort()).toEqual([...issued].sort());
+    const audit = await app.inject({ method: 'GET', url: '/api/v1/audit/verify', headers: auth(tight.key) });
+    expect(audit.statusCode, audit.body).toBe(200);
+    expect(audit.json()).toMatchObject({ ok: true, records: before.auditRecords + 3 });
+  });
+
   it('stores nothing when the quota is used up: 402 with the plan, quota and usage', async () => {
     const before = await stored(limited.id);
     await database.db

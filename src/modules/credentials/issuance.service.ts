@@ -5,6 +5,7 @@ import { hashRecipientEmail } from '../../core/hashing.js';
 import { containsEmail, refuseEmailIn } from '../../core/personal-data.js';
 import { publicUrls } from '../../core/urls.js';
 import type { Executor } from '../../db/database.js';
+import { createGroupCommit } from '../../db/group-commit.js';
 import type { AuditEntry, AuditService } from '../audit/audit.service.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
@@ -266,7 +267,12 @@ export function createIssuanceService(
     }
   }
 
-  /** A single issuance on SQLite: the replay lookup, the definition, then the writes in one transaction. */
+  const sqliteCommits = createGroupCommit(core.db);
+
+  /**
+   * A single issuance on SQLite: the replay lookup, the definition, then the writes in a transaction
+   * shared with the issuances that arrive meanwhile (one fsync for all of them), each in a savepoint.
+   */
   async function issueInTransaction(issuerId: string, actor: string, input: IssueRequest): Promise<IssueOutcome> {
     const existing = await createCredentialRepository(core.db, core.dialect).getByCompletionKey(
       issuerId,
@@ -278,7 +284,7 @@ export function createIssuanceService(
     const recipientHash = hashRecipientEmail(input.recipientEmail, identity.salt);
     const row = buildRow(issuerId, definition, { ...input, recipientHash });
     const slugs = { issuer: identity.slug, definition: definition.slug };
-    return core.db.transaction().execute((trx) => insertInTransaction(trx, actor, row, slugs, issuedAudit(row)));
+    return sqliteCommits.run((trx) => insertInTransaction(trx, actor, row, slugs, issuedAudit(row)));
   }
 
   const held = createHeldCredentialRepository(core.db);
