@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDatabase, type Database, type Executor } from '../src/db/database.js';
@@ -65,6 +66,48 @@ describe('group commit on SQLite', () => {
     await Promise.all([...first, late]);
     expect(transactions).toHaveBeenCalledTimes(2);
     expect((await stored()).length).toBe(GROUP_COMMIT_MAX + 2);
+  });
+
+  it('gives what arrives while a transaction is open to the next one', async () => {
+    const transactions = vi.spyOn(database.db, 'transaction');
+    const group = createGroupCommit(database.db);
+    let late: Promise<number> | undefined;
+    await group.run(async (trx) => {
+      late = group.run(insert(2));
+      return insert(1)(trx);
+    });
+    expect(await late).toBe(2);
+    expect(transactions).toHaveBeenCalledTimes(2);
+    expect(await stored()).toEqual([1, 2]);
+  });
+
+  it('runs each piece in the async context of its own caller', async () => {
+    const requests = new AsyncLocalStorage<string>();
+    const group = createGroupCommit(database.db);
+    const seen = await Promise.all(
+      ['first', 'second', 'third'].map((name) => requests.run(name, () => group.run(async () => requests.getStore()))),
+    );
+    expect(seen).toEqual(['first', 'second', 'third']);
+  });
+
+  it('rejects every piece with the error after which SQLite rolled the whole transaction back', async () => {
+    const group = createGroupCommit(database.db);
+    const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    const results = await Promise.allSettled([
+      group.run(insert(1)),
+      group.run(async (trx) => {
+        await sql`rollback`.execute(trx);
+        throw full;
+      }),
+      group.run(insert(3)),
+    ]);
+    expect(results).toEqual([
+      { status: 'rejected', reason: full },
+      { status: 'rejected', reason: full },
+      { status: 'rejected', reason: full },
+    ]);
+    expect(await stored()).toEqual([]);
+    expect(await group.run(insert(4))).toBe(4);
   });
 
   it('rejects every piece when the shared transaction fails to commit, and answers none before', async () => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/app.js';
 import {
   type Change,
@@ -539,6 +539,29 @@ describe.each(dialects)('public reads on two replicas (%s)', (dialect) => {
       .execute();
     await heard();
     for (const app of [a, b.app]) expect((await keyOn(app, byHand.key)).status).toBe(401);
+  });
+
+  it("holds the key cache out of use through this replica's own key and plan changes", async () => {
+    const own = await t.issuer({ plan: 'growth' });
+    const extra = await a.services.issuers.createKey(own.slug, 'gated');
+    const gates = vi.spyOn(a.services.readCaches, 'localWrite');
+    try {
+      await a.services.issuers.revokeKey(own.slug, extra.id);
+      await a.services.issuers.rotateKeys(own.slug, 0);
+      await a.services.issuers.setIssuerPlan(own.slug, 'starter');
+      await a.services.issuers.updatePlan('growth', { requestsPerMinute: 6_000 });
+      expect(gates.mock.calls).toEqual([['keys'], ['keys'], ['keys'], ['keys']]);
+    } finally {
+      gates.mockRestore();
+    }
+  });
+
+  it('refuses a key deleted by SQL by hand on both replicas', async () => {
+    const doomed = await a.services.issuers.createKey(issuer.slug, 'deleted');
+    for (const app of [a, b.app]) for (let i = 0; i < 2; i++) expect((await keyOn(app, doomed.key)).status).toBe(200);
+    await t.database.db.deleteFrom('api_keys').where('id', '=', doomed.id).execute();
+    await heard();
+    for (const app of [a, b.app]) expect((await keyOn(app, doomed.key)).status).toBe(401);
   });
 
   it("applies a plan's new limit, and an issuer's new plan, on both replicas", async () => {

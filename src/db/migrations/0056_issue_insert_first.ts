@@ -10,7 +10,8 @@ import type { Dialect } from '../database.js';
  * so the function now inserts first and looks the key up only when the insert found it taken, or
  * when the definition no longer matches (a replay is answered whatever the definition now is, as
  * before). The answers are 0052's, for the same inputs; the function is replaced in place (same
- * signature), so replicas of the previous release call the new body unchanged.
+ * signature), so replicas of the previous release call the new body unchanged. The body is stated
+ * whole, as 0052's was, rather than built from 0052's text: a migration stays what it was when it ran.
  *
  * The lookup stays a SQL function: a PL/pgSQL one keeps a generic plan made when the tables were
  * empty, and in a measured run that plan scanned an issuer's whole index for each key (2.5 ms of
