@@ -70,9 +70,9 @@ export const CONTROLS: readonly Control[] = [
     category: 'Access Control',
     title: 'Revocable and rotatable keys',
     description:
-      '`accolade keys revoke` disables a key at once; `accolade keys rotate --grace <seconds>` issues a new key and keeps the old ones working only until the grace period ends. A revoked key answers 401.',
+      '`accolade keys revoke` disables a key at once; `accolade keys rotate --grace <seconds>` issues a new key and keeps the old ones working only until the grace period ends. A revoked key answers 401. Each server caches key lookups, and drops a key when the database announces its change (within milliseconds; a server that cannot hear those announcements does not use the cache).',
     evidence:
-      'Code: src/modules/issuers/issuers.service.ts (revokeKey, rotateKeys), src/cli/issuers.commands.ts. Tests: test/cli.test.ts (rotates and revokes keys), test/platform.test.ts (refuses a revoked key).',
+      'Code: src/modules/issuers/issuers.service.ts (revokeKey, rotateKeys), src/db/read-cache.ts (keys), src/cli/issuers.commands.ts. Tests: test/cli.test.ts (rotates and revokes keys), test/platform.test.ts (refuses a revoked key), test/read-cache.test.ts (a key revoked on one replica or by SQL, on both).',
   },
   {
     id: 'AC-3',
