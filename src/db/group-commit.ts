@@ -24,7 +24,7 @@ interface Pending {
  * `rollback to` that follows it, so a full disk still answers 503.
  */
 export function createGroupCommit(db: Executor) {
-  let queue: Pending[] = [];
+  const queue: Pending[] = [];
   let open = false;
 
   async function runPiece(trx: Executor, item: Pending, answers: (() => void)[]): Promise<void> {
@@ -47,8 +47,7 @@ export function createGroupCommit(db: Executor) {
   }
 
   async function commitNext(): Promise<void> {
-    const batch = queue.slice(0, GROUP_COMMIT_MAX);
-    queue = queue.slice(batch.length);
+    const batch = queue.splice(0, GROUP_COMMIT_MAX);
     const answers: (() => void)[] = [];
     try {
       await db.transaction().execute(async (trx) => {

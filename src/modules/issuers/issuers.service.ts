@@ -81,7 +81,8 @@ export function createIssuerService(
   deps: { audit: Pick<AuditService, 'append' | 'appendMany'>; readCaches: Pick<ReadCaches, 'keys' | 'localWrite'> },
 ) {
   const repo = createIssuerRepository(core.db);
-  // Every request with a key asks this; kept exact by the change feed, so a revocation shows at once.
+  // Every request with a key asks this. Kept exact by the change feed: a key revoked here is refused
+  // here at once (keyChange), on other replicas once the database's notification arrives.
   const findKey = deps.readCaches.keys(repo.findByKeyHash);
   const identities = new Map<string, IssuerIdentity>();
 
