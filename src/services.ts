@@ -1,4 +1,5 @@
 import type { Core } from './core/context.js';
+import type { Job } from './core/job.js';
 import { createReadCaches } from './db/read-cache.js';
 import { createAccountService } from './modules/accounts/accounts.service.js';
 import { createAlignmentService } from './modules/alignments/alignments.service.js';
@@ -24,14 +25,6 @@ import { createVerificationModule } from './modules/verification/index.js';
 import { createProfileService } from './modules/verification/profiles.service.js';
 import { createWebhookModule } from './modules/webhooks/index.js';
 import { createOutboxService } from './modules/webhooks/outbox.service.js';
-
-/** Background work a service runs while the app is up (dispatchers, sweepers, buffers). */
-export interface Job {
-  name: string;
-  start(): void;
-  /** Finishes or flushes in-flight work; called on shutdown. */
-  stop(): Promise<void>;
-}
 
 /**
  * Builds every service once, in dependency order. A module reaches another through the service

@@ -1,7 +1,7 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
-import type { Dialect, Executor } from './database.js';
 import { prepared } from './dialect.js';
 import type { DB } from './schema.js';
+import type { Dialect, Executor } from './types.js';
 
 /** Ids per `where id in (...)` on SQLite: well under its bound-parameter limit. */
 const CHUNK = 500;

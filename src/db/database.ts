@@ -1,53 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import {
-  Kysely,
-  type Migration,
-  type MigrationProvider,
-  Migrator,
-  PostgresDialect,
-  sql,
-  type Transaction,
-} from 'kysely';
+import { Kysely, type MigrationProvider, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { type ChangeFeed, type ChangeFeedLogger, createChangeFeed } from './change-feed.js';
 import { poolRetiringTimedOutClients, SqliteDialectKeepingErrors } from './dialect.js';
-import { initialMigration } from './migrations/0001_initial.js';
-import { webhooksMigration } from './migrations/0006_webhooks.js';
-import { reportsMigration } from './migrations/0008_reports.js';
-import { reportSummariesMigration } from './migrations/0009_report_summaries.js';
-import { credentialCountsMigration } from './migrations/0010_credential_counts.js';
-import { verifiedCredentialDaysMigration } from './migrations/0011_verified_credential_days.js';
-import { credentialCountDeltasMigration } from './migrations/0012_credential_count_deltas.js';
-import { namesWithoutEmailsMigration } from './migrations/0015_names_without_emails.js';
-import { signingKeysMigration } from './migrations/0020_signing_keys.js';
-import { notificationsMigration } from './migrations/0021_notifications.js';
-import { reissuedFromIndexMigration } from './migrations/0022_reissued_from_index.js';
-import { consoleAccountsMigration } from './migrations/0023_console_accounts.js';
-import { imagesMigration } from './migrations/0025_images.js';
-import { vcEndorsementsMigration } from './migrations/0026_vc_endorsements.js';
-import { auditTargetMigration } from './migrations/0028_audit_target.js';
-import { issueFunctionMigration } from './migrations/0029_issue_function.js';
-import { pathwayRecipientsIndexMigration } from './migrations/0030_pathway_recipients_index.js';
-import { pathwayRecipientsRollupMigration } from './migrations/0031_pathway_recipients_rollup.js';
-import { importReportsMigration } from './migrations/0050_import_reports.js';
-import { replacementOrderIndexMigration } from './migrations/0051_replacement_order_index.js';
-import { issueInOneStatementMigration } from './migrations/0052_issue_in_one_statement.js';
-import { readCacheNotifyMigration } from './migrations/0053_read_cache_notify.js';
-import { signedCredentialNotifyMigration } from './migrations/0054_signed_credential_notify.js';
-import { keyCacheNotifyMigration } from './migrations/0055_key_cache_notify.js';
-import { issueInsertFirstMigration } from './migrations/0056_issue_insert_first.js';
+import { migrationsFor } from './migrations/index.js';
 import type { DB } from './schema.js';
 import { createSqliteChangeFeed } from './sqlite-change-feed.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
+import type { Db, Dialect, Executor, Tx } from './types.js';
 
-export type Dialect = 'sqlite' | 'postgres';
-export type Db = Kysely<DB>;
-export type Tx = Transaction<DB>;
-/** Either the root handle or an open transaction: repositories accept both. */
-export type Executor = Kysely<DB>;
+export type { Db, Dialect, Executor, Tx };
 
 export interface Database {
   db: Db;
@@ -153,36 +118,6 @@ export function createDatabase(config: DatabaseConfig, log?: Logger): Database {
     async close() {
       await db.destroy();
     },
-  };
-}
-
-function migrationsFor(dialect: Dialect): Record<string, Migration> {
-  return {
-    '0001_initial': initialMigration(dialect),
-    '0006_webhooks': webhooksMigration(),
-    '0008_reports': reportsMigration(),
-    '0009_report_summaries': reportSummariesMigration(),
-    '0010_credential_counts': credentialCountsMigration(dialect),
-    '0011_verified_credential_days': verifiedCredentialDaysMigration(),
-    '0012_credential_count_deltas': credentialCountDeltasMigration(dialect),
-    '0015_names_without_emails': namesWithoutEmailsMigration(),
-    '0020_signing_keys': signingKeysMigration(),
-    '0021_notifications': notificationsMigration(),
-    '0022_reissued_from_index': reissuedFromIndexMigration(),
-    '0023_console_accounts': consoleAccountsMigration(),
-    '0025_images': imagesMigration(dialect),
-    '0026_vc_endorsements': vcEndorsementsMigration(),
-    '0028_audit_target': auditTargetMigration(),
-    '0029_issue_function': issueFunctionMigration(dialect),
-    '0030_pathway_recipients_index': pathwayRecipientsIndexMigration(),
-    '0031_pathway_recipients_rollup': pathwayRecipientsRollupMigration(),
-    '0050_import_reports': importReportsMigration(),
-    '0051_replacement_order_index': replacementOrderIndexMigration(),
-    '0052_issue_in_one_statement': issueInOneStatementMigration(dialect),
-    '0053_read_cache_notify': readCacheNotifyMigration(dialect),
-    '0054_signed_credential_notify': signedCredentialNotifyMigration(dialect),
-    '0055_key_cache_notify': keyCacheNotifyMigration(dialect),
-    '0056_issue_insert_first': issueInsertFirstMigration(dialect),
   };
 }
 

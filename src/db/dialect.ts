@@ -15,7 +15,7 @@ import {
 } from 'kysely';
 import type pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
-import type { Db, Dialect, Executor } from './database.js';
+import type { Db, Dialect, Executor } from './types.js';
 
 /*
  * The only place where SQLite and PostgreSQL differ for services and repositories.

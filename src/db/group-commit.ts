@@ -1,6 +1,6 @@
 import { AsyncResource } from 'node:async_hooks';
 import { sql } from 'kysely';
-import type { Executor } from './database.js';
+import type { Executor } from './types.js';
 
 /** The most pieces of work one shared transaction takes; the rest wait for the next. */
 export const GROUP_COMMIT_MAX = 64;

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../types.js';
 import { appendOnlyGuards } from './append-only.js';
 
 /** Every table of the service. Later issues only add columns and indexes in new migrations. */

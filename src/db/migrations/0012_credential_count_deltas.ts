@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../types.js';
 
 /**
  * PostgreSQL: the credentials list's `total` without a status filter stops counting credentials.

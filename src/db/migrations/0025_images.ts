@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../types.js';
 
 /**
  * Images uploaded for the console (badge images, logos), stored in the database so every replica

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../types.js';
 
 /**
  * PostgreSQL: one issuance's writes as one function, called as one autocommit statement

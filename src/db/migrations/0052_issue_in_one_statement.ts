@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../types.js';
 
 const NEW_SIGNATURE = 'accolade_issue_credential(jsonb, jsonb, text, integer, jsonb, text, text, text, jsonb)';
 

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../types.js';
 
 /** The channel the triggers below notify and every replica's change feed listens on (src/db/change-feed.ts). */
 export const READ_CACHE_CHANNEL = 'accolade_read_cache';

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../types.js';
 
 /**
  * PostgreSQL: the OB 3.0 credential's warm fetch is answered from the read cache too (issue 26), so

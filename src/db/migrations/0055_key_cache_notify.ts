@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../types.js';
 
 /**
  * PostgreSQL: the API key lookup is answered from a cache too (src/db/read-cache.ts, issue 26), so a

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../types.js';
 
 /**
  * PostgreSQL: `accolade_issue_credential` (0052) looked for a credential under the completion key

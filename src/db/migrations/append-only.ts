@@ -1,4 +1,4 @@
-import type { Dialect } from '../database.js';
+import type { Dialect } from '../types.js';
 
 /**
  * DDL that makes a table append-only in the database itself, so no code path (and no operator

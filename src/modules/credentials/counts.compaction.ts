@@ -1,5 +1,5 @@
 import type { Core } from '../../core/context.js';
-import type { Job } from '../../services.js';
+import type { Job } from '../../core/job.js';
 import { createCredentialRepository } from './credentials.repository.js';
 
 /**

@@ -1,8 +1,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Core } from '../../core/context.js';
 import { sha256Hex } from '../../core/hashing.js';
+import type { Job } from '../../core/job.js';
 import { relaxedTransaction } from '../../db/dialect.js';
-import type { Job } from '../../services.js';
 import type { Mailer, MailMessage } from './notifications.mailer.js';
 import {
   type CredentialNotificationRow,

@@ -1,8 +1,8 @@
 import type { Core } from '../../core/context.js';
+import type { Job } from '../../core/job.js';
 import { publicUrls } from '../../core/urls.js';
 import type { Executor } from '../../db/database.js';
 import { executeAll, relaxedTransaction, unnestRows, valuesStatements } from '../../db/dialect.js';
-import type { Job } from '../../services.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
 import { type VerificationChannel, verifiedEventData } from '../webhooks/webhooks.events.js';
 import { createRecentVerifiers } from './recent-verifiers.js';

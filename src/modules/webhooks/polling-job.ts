@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Job } from '../../services.js';
+import type { Job } from '../../core/job.js';
 
 export interface PollingJob extends Job {
   /** Runs a pass now instead of at the next tick (or right after the pass in progress). */

@@ -1,0 +1,58 @@
+import type { Migration } from 'kysely';
+import type { Dialect } from '../types.js';
+import { initialMigration } from './0001_initial.js';
+import { webhooksMigration } from './0006_webhooks.js';
+import { reportsMigration } from './0008_reports.js';
+import { reportSummariesMigration } from './0009_report_summaries.js';
+import { credentialCountsMigration } from './0010_credential_counts.js';
+import { verifiedCredentialDaysMigration } from './0011_verified_credential_days.js';
+import { credentialCountDeltasMigration } from './0012_credential_count_deltas.js';
+import { namesWithoutEmailsMigration } from './0015_names_without_emails.js';
+import { signingKeysMigration } from './0020_signing_keys.js';
+import { notificationsMigration } from './0021_notifications.js';
+import { reissuedFromIndexMigration } from './0022_reissued_from_index.js';
+import { consoleAccountsMigration } from './0023_console_accounts.js';
+import { imagesMigration } from './0025_images.js';
+import { vcEndorsementsMigration } from './0026_vc_endorsements.js';
+import { auditTargetMigration } from './0028_audit_target.js';
+import { issueFunctionMigration } from './0029_issue_function.js';
+import { pathwayRecipientsIndexMigration } from './0030_pathway_recipients_index.js';
+import { pathwayRecipientsRollupMigration } from './0031_pathway_recipients_rollup.js';
+import { importReportsMigration } from './0050_import_reports.js';
+import { replacementOrderIndexMigration } from './0051_replacement_order_index.js';
+import { issueInOneStatementMigration } from './0052_issue_in_one_statement.js';
+import { readCacheNotifyMigration } from './0053_read_cache_notify.js';
+import { signedCredentialNotifyMigration } from './0054_signed_credential_notify.js';
+import { keyCacheNotifyMigration } from './0055_key_cache_notify.js';
+import { issueInsertFirstMigration } from './0056_issue_insert_first.js';
+
+/** Every forward-only migration, by name, in the order they run. A new migration is added here. */
+export function migrationsFor(dialect: Dialect): Record<string, Migration> {
+  return {
+    '0001_initial': initialMigration(dialect),
+    '0006_webhooks': webhooksMigration(),
+    '0008_reports': reportsMigration(),
+    '0009_report_summaries': reportSummariesMigration(),
+    '0010_credential_counts': credentialCountsMigration(dialect),
+    '0011_verified_credential_days': verifiedCredentialDaysMigration(),
+    '0012_credential_count_deltas': credentialCountDeltasMigration(dialect),
+    '0015_names_without_emails': namesWithoutEmailsMigration(),
+    '0020_signing_keys': signingKeysMigration(),
+    '0021_notifications': notificationsMigration(),
+    '0022_reissued_from_index': reissuedFromIndexMigration(),
+    '0023_console_accounts': consoleAccountsMigration(),
+    '0025_images': imagesMigration(dialect),
+    '0026_vc_endorsements': vcEndorsementsMigration(),
+    '0028_audit_target': auditTargetMigration(),
+    '0029_issue_function': issueFunctionMigration(dialect),
+    '0030_pathway_recipients_index': pathwayRecipientsIndexMigration(),
+    '0031_pathway_recipients_rollup': pathwayRecipientsRollupMigration(),
+    '0050_import_reports': importReportsMigration(),
+    '0051_replacement_order_index': replacementOrderIndexMigration(),
+    '0052_issue_in_one_statement': issueInOneStatementMigration(dialect),
+    '0053_read_cache_notify': readCacheNotifyMigration(dialect),
+    '0054_signed_credential_notify': signedCredentialNotifyMigration(dialect),
+    '0055_key_cache_notify': keyCacheNotifyMigration(dialect),
+    '0056_issue_insert_first': issueInsertFirstMigration(dialect),
+  };
+}
