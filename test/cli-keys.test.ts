@@ -81,7 +81,7 @@ describe.each(dialects)('console keys, plans and lists on %s', (dialect) => {
 
   it('a rotation without grace ends a key still in the grace of an earlier rotation, and the list shows stop times', async () => {
     const { slug, key: first } = await createIssuer();
-    const graced = await cli(['keys', 'rotate', '--issuer', slug, '--grace', '3600']);
+    const graced = await cli(['keys', 'rotate', '--issuer', slug, '--all', '--grace', '3600']);
     const second = graced.lines.join('\n').match(KEY)?.[0] ?? '';
     expect(graced.lines.join('\n')).toMatch(/Previous key acc_.{4}… \(id [0-9a-f-]{36}\) stops working at \d{4}-/);
     expect([await status(first), await status(second)]).toEqual([200, 200]);
@@ -93,7 +93,7 @@ describe.each(dialects)('console keys, plans and lists on %s', (dialect) => {
     expect(Date.parse(during[0]?.STOPS ?? '')).toBeGreaterThan(Date.now() + 3000_000);
     expect(during[1]?.STOPS).toBe('-');
 
-    const rotated = await cli(['keys', 'rotate', '--issuer', slug]);
+    const rotated = await cli(['keys', 'rotate', '--issuer', slug, '--all']);
     const third = rotated.lines.join('\n').match(KEY)?.[0] ?? '';
     expect(rotated.lines.filter((l) => l.startsWith('Previous key'))).toHaveLength(2);
     expect(rotated.lines.filter((l) => l.endsWith('is revoked.'))).toHaveLength(2);
@@ -104,11 +104,55 @@ describe.each(dialects)('console keys, plans and lists on %s', (dialect) => {
     expect(after[0]?.STOPS).toBe(after[1]?.STOPS);
   });
 
+  it('rotating one key ends that key alone, keeps its label, and is audited with which key', async () => {
+    const { slug, key: initial } = await createIssuer();
+    const made = await cli(['keys', 'create', '--issuer', slug, '--label', 'LMS integration']);
+    const lms = made.lines.join('\n').match(KEY)?.[0] ?? '';
+    const lmsId = /\(id ([0-9a-f-]{36})\)/.exec(made.lines[0] ?? '')?.[1] ?? '';
+    const rotated = await cli(['keys', 'rotate', '--issuer', slug, '--key', lmsId, '--grace', '3600']);
+    expect(rotated.code, rotated.errors.join('')).toBe(0);
+    const next = rotated.lines.join('\n').match(KEY)?.[0] ?? '';
+    expect(rotated.lines[0]).toContain('label "LMS integration"');
+    expect(rotated.lines.filter((l) => l.startsWith('Previous key'))).toEqual([
+      expect.stringMatching(new RegExp(`^Previous key acc_.{4}… \\(id ${lmsId}\\) stops working at \\d{4}-`)),
+    ]);
+    const rows = await keyRows(slug);
+    expect(rows.map((k) => [k.LABEL, k.STATUS])).toEqual([
+      ['initial', 'active'],
+      ['LMS integration', 'grace'],
+      ['LMS integration', 'active'],
+    ]);
+    expect(rows[0]?.STOPS).toBe('-');
+    expect(Date.parse(rows[1]?.STOPS ?? '')).toBeGreaterThan(Date.now() + 3000_000);
+    expect([await status(initial), await status(lms), await status(next)]).toEqual([200, 200, 200]);
+
+    // Without grace the rotated key stops at once; the initial key still works.
+    const newId = rows[2]?.ID ?? '';
+    const again = await cli(['keys', 'rotate', '--issuer', slug, '--key', newId]);
+    expect(again.lines.some((l) => l.endsWith('is revoked.'))).toBe(true);
+    expect([await status(initial), await status(next)]).toEqual([200, 401]);
+    const records = (await auditOf(initial)).filter((r) => r.action === 'api_key.rotated');
+    expect(records.map((r) => [r.actor, r.targetId])).toEqual(
+      expect.arrayContaining([
+        ['cli', lmsId],
+        ['cli', newId],
+      ]),
+    );
+    expect(records).toHaveLength(2);
+    // A stopped key cannot be rotated, and neither --key nor --all is a usage error that changes nothing.
+    expect((await cli(['keys', 'rotate', '--issuer', slug, '--key', newId])).code).toBe(1);
+    const bare = await cli(['keys', 'rotate', '--issuer', slug]);
+    expect(bare.code).toBe(64);
+    expect(bare.errors.join('')).toContain('--key <id|prefix> (that key alone) or --all');
+    expect((await cli(['keys', 'rotate', '--issuer', slug, '--all', '--key', newId])).code).toBe(64);
+    expect((await keyRows(slug)).filter((k) => k.STATUS === 'active')).toHaveLength(2);
+  });
+
   it('a longer grace never extends a sooner stop time', async () => {
     const { slug } = await createIssuer();
-    await cli(['keys', 'rotate', '--issuer', slug, '--grace', '600']);
+    await cli(['keys', 'rotate', '--issuer', slug, '--all', '--grace', '600']);
     const firstStop = (await keyRows(slug))[0]?.STOPS;
-    await cli(['keys', 'rotate', '--issuer', slug, '--grace', '7200']);
+    await cli(['keys', 'rotate', '--issuer', slug, '--all', '--grace', '7200']);
     const rows = await keyRows(slug);
     expect(rows[0]?.STOPS).toBe(firstStop);
     expect(Date.parse(rows[1]?.STOPS ?? '')).toBeGreaterThan(Date.parse(firstStop ?? ''));
@@ -121,7 +165,7 @@ describe.each(dialects)('console keys, plans and lists on %s', (dialect) => {
     const extraId = /\(id ([0-9a-f-]{36})\)/.exec(extra.lines[0] ?? '')?.[1] ?? '';
     expect((await cli(['keys', 'revoke', '--issuer', slug, '--key', extraId])).code).toBe(0);
     expect((await cli(['keys', 'revoke', '--issuer', slug, '--key', extraId])).code).toBe(1);
-    const rotated = await cli(['keys', 'rotate', '--issuer', slug, '--grace', '60']);
+    const rotated = await cli(['keys', 'rotate', '--issuer', slug, '--all', '--grace', '60']);
     const current = rotated.lines.join('\n').match(KEY)?.[0] ?? '';
     expect((await cli(['plans', 'set', '--issuer', slug, '--plan', 'growth'])).code).toBe(0);
     expect((await cli(['plans', 'set', '--plan', 'growth', '--rpm', '2400'])).code).toBe(0);

@@ -62,7 +62,7 @@ describe.each(dialects)('console (CLI) on %s', (dialect) => {
       const listed = await cli(['issuers', 'list']);
       expect(listed.lines.some((l) => l.startsWith(`acme-${dialect}\t`))).toBe(true);
 
-      const rotated = await cli(['keys', 'rotate', '--issuer', `acme-${dialect}`]);
+      const rotated = await cli(['keys', 'rotate', '--issuer', `acme-${dialect}`, '--all']);
       const newKey = rotated.lines.join('\n').match(/acc_[A-Za-z0-9_-]{40}/)?.[0] ?? '';
       // The CLI is another process to the app: its changes reach the app's key cache through the change feed.
       await app.services.changeFeed?.fence();

@@ -61,15 +61,22 @@ describe.each(dialects)('console settings: keys and the issuer profile on %s', (
     expect(rotated.statusCode, rotated.body).toBe(201);
     const next = rotated.json();
     expect(Date.parse(next.previousKeyExpiresAt) - Date.parse(next.createdAt)).toBe(3_600_000);
-    // Within the grace period both work; every older key (the initial one too) stops then.
+    // Within the grace period both work; the rotated key alone stops then (issue 39 §6), and the new
+    // key keeps its label.
     expect([
       (await me(made.key)).statusCode,
       (await me(next.key)).statusCode,
       (await me(issuer.key)).statusCode,
     ]).toEqual([200, 200, 200]);
+    expect(next).toMatchObject({ name: 'LMS', rotatedFrom: made.id });
     const during = (await t.app.inject({ method: 'GET', url: '/api/v1/keys', headers: owner.headers })).json().items;
-    for (const k of during.filter((k: { id: string }) => k.id !== next.id))
-      expect(k.expiresAt).toBe(next.previousKeyExpiresAt);
+    expect(during.find((k: { id: string }) => k.id === made.id)?.expiresAt).toBe(next.previousKeyExpiresAt);
+    expect(during.find((k: { id: string }) => k.id === next.id)).toMatchObject({
+      name: 'LMS',
+      rotatedFrom: made.id,
+      expiresAt: null,
+    });
+    for (const k of during.filter((k: { id: string }) => k.id !== made.id)) expect(k.expiresAt).toBeNull();
 
     const revoked = await t.app.inject({
       method: 'POST',
@@ -95,7 +102,7 @@ describe.each(dialects)('console settings: keys and the issuer profile on %s', (
       .where('action', 'like', 'api_key.%')
       .execute();
     expect(records.map((r) => r.action).sort()).toEqual(
-      ['api_key.created', 'api_key.created', 'api_key.revoked', 'api_key.rotated', 'api_key.rotated'].sort(),
+      ['api_key.created', 'api_key.created', 'api_key.revoked', 'api_key.rotated'].sort(),
     );
   });
 

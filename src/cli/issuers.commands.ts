@@ -50,10 +50,24 @@ export const issuersCommand: CliCommand = async (args, ctx) => {
   throw new UsageError('issuers create --name --slug --email --url [--plan] | issuers list');
 };
 
-const KEYS_USAGE = 'keys create|list|revoke|rotate --issuer <slug> [--key <id|prefix>] [--grace <seconds>]';
+const KEYS_USAGE =
+  'keys create [--label <text>] | list | revoke --key <id|prefix> | rotate (--key <id|prefix> | --all) [--grace <seconds>], each with --issuer <slug>';
+
+/** Prints what became of a key a rotation replaced. */
+function printEnding(out: (line: string) => void, now: string, k: { id: string; prefix: string; stopsAt: string }) {
+  out(
+    k.stopsAt <= now
+      ? `Previous key ${k.prefix}… (id ${k.id}) is revoked.`
+      : `Previous key ${k.prefix}… (id ${k.id}) stops working at ${k.stopsAt}.`,
+  );
+}
 
 export const keysCommand: CliCommand = async (args, ctx) => {
-  const [action, ...rest] = args;
+  const [action, ...options] = args;
+  // `--all` takes no value; every other option does.
+  const all = options.includes('--all');
+  const rest = options.filter((arg) => arg !== '--all');
+  if (all && action !== 'rotate') throw new UsageError(KEYS_USAGE);
   const values = parseOptions(rest, {
     issuer: { type: 'string' },
     key: { type: 'string' },
@@ -87,16 +101,22 @@ export const keysCommand: CliCommand = async (args, ctx) => {
       return 0;
     case 'rotate': {
       const grace = integerOption(values, 'grace') ?? 0;
+      // Rotating one key never touches the others; all of them at once must be asked for by name.
+      if (all === (values.key !== undefined)) {
+        throw new UsageError('keys rotate needs --key <id|prefix> (that key alone) or --all (every key)');
+      }
+      if (values.key !== undefined) {
+        const { key, label, previous } = await issuers.rotateKey(slug, values.key, grace, CLI);
+        ctx.out(
+          `New API key ${key.prefix}… (id ${key.id}${label ? `, label "${label}"` : ''}), shown only this once: ${key.key}`,
+        );
+        printEnding(ctx.out, isoNow(ctx.core.clock), previous);
+        return 0;
+      }
       const { key, previous } = await issuers.rotateKeys(slug, grace, CLI);
       ctx.out(`New API key (shown only this once): ${key.key}`);
       const now = isoNow(ctx.core.clock);
-      for (const k of previous) {
-        ctx.out(
-          k.stopsAt <= now
-            ? `Previous key ${k.prefix}… (id ${k.id}) is revoked.`
-            : `Previous key ${k.prefix}… (id ${k.id}) stops working at ${k.stopsAt}.`,
-        );
-      }
+      for (const k of previous) printEnding(ctx.out, now, k);
       if (previous.length === 0) ctx.out('No previous key was still working.');
       return 0;
     }

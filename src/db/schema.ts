@@ -39,6 +39,8 @@ export interface ApiKeysTable {
   created_at: string;
   /** Set when revoked; a time in the future is a rotation grace period. */
   revoked_at: string | null;
+  /** The key this one was made to replace by a rotation (migration 0061); null for a fresh key. */
+  rotated_from: string | null;
 }
 
 export interface DefinitionsTable {

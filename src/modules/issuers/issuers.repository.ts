@@ -95,6 +95,15 @@ export function createIssuerRepository(db: Executor) {
         .execute();
       return rows.map((row) => row.id);
     },
+    /** Sets one key's stop time (a rotation's end of grace). */
+    async endKeyBy(issuerId: string, keyId: string, at: string): Promise<void> {
+      await db
+        .updateTable('api_keys')
+        .set({ revoked_at: at })
+        .where('issuer_id', '=', issuerId)
+        .where('id', '=', keyId)
+        .execute();
+    },
     /**
      * Makes every key of the issuer stop at `at` at the latest: keys without a stop time and keys
      * whose grace period runs past `at` are moved to `at`; keys stopping sooner keep their time.

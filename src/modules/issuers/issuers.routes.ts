@@ -43,6 +43,7 @@ export const issuerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       createdAt: k.createdAt,
       revokedAt: k.active ? null : k.revokedAt,
       expiresAt: k.revokedAt,
+      ...(k.rotatedFrom === null ? {} : { rotatedFrom: k.rotatedFrom }),
     }));
   }
 
@@ -123,7 +124,10 @@ export const issuerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'rotateApiKey',
         tags: ['Console'],
-        summary: 'Rotate: a new key now; every older key stops after the grace period (owner, console session)',
+        summary:
+          'Rotate this key: a new key now, with its label; this key alone stops after the grace period (owner, console session)',
+        description:
+          'Other keys are untouched. The new key keeps the label and lists rotatedFrom; the old key stops at the end of graceSeconds, or sooner if it already had a sooner stop. 404 when the key is unknown or has stopped.',
         params: IdParams,
         body: RotateKeyBody,
         response: { 201: RotatedApiKey, ...errorResponses(400, 404, ...keyedErrors) },
@@ -132,9 +136,15 @@ export const issuerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const slug = slugOf(request);
       const before = await requireKey(slug, request.params.id);
-      const { key, previous } = await issuers.rotateKeys(slug, request.body.graceSeconds, request.actor());
-      const stopsAt = previous.find((k) => k.id === before.id)?.stopsAt ?? before.expiresAt ?? key.createdAt;
-      return reply.status(201).send({ ...key, previousKeyExpiresAt: stopsAt });
+      const { key, label, previous } = await issuers.rotateKey(
+        slug,
+        before.id,
+        request.body.graceSeconds,
+        request.actor(),
+      );
+      return reply
+        .status(201)
+        .send({ ...key, name: label, rotatedFrom: previous.id, previousKeyExpiresAt: previous.stopsAt });
     },
   );
 

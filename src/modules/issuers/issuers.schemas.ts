@@ -41,6 +41,9 @@ export const ApiKeySchema = Type.Object(
       ...DateTime,
       description: 'When the key stops working (in the future during a rotation grace)',
     }),
+    rotatedFrom: Type.Optional(
+      Type.String({ description: 'The key this one replaced by a rotation (it was made at createdAt)' }),
+    ),
   },
   { $id: 'ApiKey' },
 );
@@ -60,7 +63,7 @@ export const RotateKeyBody = Type.Object(
       minimum: 0,
       maximum: 30 * 86_400,
       default: 86_400,
-      description: 'How long every older key keeps working',
+      description: 'How long the rotated key keeps working',
     }),
   },
   { additionalProperties: false },
@@ -68,5 +71,7 @@ export const RotateKeyBody = Type.Object(
 
 export const RotatedApiKey = Type.Object({
   ...CreatedApiKey.properties,
-  previousKeyExpiresAt: DateTime,
+  name: Type.Optional(Nullable(Type.String({ description: "The rotated key's label, which the new key keeps" }))),
+  rotatedFrom: Type.Optional(Type.String({ description: 'The rotated key' })),
+  previousKeyExpiresAt: { ...DateTime, description: 'When the rotated key stops working' },
 });

@@ -110,6 +110,7 @@ export function createIssuerService(
     label: string | null,
     actor: Actor,
     details: Record<string, unknown> = {},
+    rotatedFrom: string | null = null,
   ): Promise<CreatedKey> {
     const key = API_KEY_PREFIX + core.ids.token(KEY_BODY_LENGTH);
     const id = core.ids.uuid();
@@ -123,6 +124,7 @@ export function createIssuerService(
       label,
       created_at: createdAt,
       revoked_at: null,
+      rotated_from: rotatedFrom,
     });
     await deps.audit.append(trx, {
       issuerId,
@@ -328,6 +330,7 @@ export function createIssuerService(
         label: k.label,
         createdAt: k.created_at,
         revokedAt: k.revoked_at,
+        rotatedFrom: k.rotated_from,
         active: k.revoked_at === null || k.revoked_at > now,
       }));
     },
@@ -354,9 +357,45 @@ export function createIssuerService(
     },
 
     /**
-     * Issues a new key now; every older key stops at the end of the grace period, or sooner when an
-     * earlier rotation already set it a sooner stop. Returns the new key and every older key that
-     * still worked, with the time it stops.
+     * Rotates one key (design.md §4, Added 2026-11-27): a new key now, with the old key's label and
+     * marked as its replacement; the old key stops at the end of the grace period (or keeps a sooner
+     * stop it already had). No other key changes. 404 when the key is unknown or no longer works.
+     */
+    async rotateKey(
+      slug: string,
+      keyIdOrPrefix: string,
+      graceSeconds: number,
+      actor: Actor = SYSTEM,
+    ): Promise<{ key: CreatedKey; label: string | null; previous: EndingKey }> {
+      const issuer = await requireIssuerBySlug(slug);
+      const now = isoNow(core.clock);
+      const until = new Date(core.clock.now().getTime() + graceSeconds * 1000).toISOString();
+      return keyChange(async (trx) => {
+        const keys = createIssuerRepository(trx);
+        const old = (await keys.listKeys(issuer.id)).find(
+          (k) =>
+            (k.id === keyIdOrPrefix || k.prefix === keyIdOrPrefix) && (k.revoked_at === null || k.revoked_at > now),
+        );
+        if (!old) throw errors.notFound(`Active key "${keyIdOrPrefix}"`);
+        const stopsAt = old.revoked_at !== null && old.revoked_at < until ? old.revoked_at : until;
+        if (stopsAt !== old.revoked_at) await keys.endKeyBy(issuer.id, old.id, stopsAt);
+        const key = await newKey(trx, issuer.id, old.label, actor, { graceSeconds, rotatedFrom: old.id }, old.id);
+        await deps.audit.append(trx, {
+          issuerId: issuer.id,
+          actor,
+          action: 'api_key.rotated',
+          targetType: 'api_key',
+          targetId: old.id,
+          details: { label: old.label, stopsAt, replacedBy: key.id },
+        });
+        return { key, label: old.label, previous: { id: old.id, prefix: old.prefix, stopsAt } };
+      });
+    },
+
+    /**
+     * Rotates every key at once (the CLI's explicit `--all`): a new key now; every older key stops
+     * at the end of the grace period, or sooner when an earlier rotation already set it a sooner
+     * stop. Returns the new key and every older key that still worked, with the time it stops.
      */
     async rotateKeys(
       slug: string,
