@@ -214,6 +214,47 @@ describe.each(dialects)('console accounts and sessions on %s', (dialect) => {
     expect(records).toEqual([{ actor: `user:${member.userId}`, action: 'pathway.created' }]);
   });
 
+  it('audits sign-in, failed sign-in and sign-out with the user as actor, and nothing of an unknown email', async () => {
+    const user = await consoleUser(t.app, issuer.id, 'viewer');
+    const records = async () =>
+      t.database.db
+        .selectFrom('audit_log')
+        .select(['issuer_id', 'actor', 'action', 'target_type', 'target_id', 'details'])
+        .where('action', 'in', ['console_user.signed_in', 'console_user.sign_in_failed', 'console_user.signed_out'])
+        .orderBy('occurred_at')
+        .orderBy('seq')
+        .execute();
+    const before = await records();
+    const attempt = (email: string, password: string) =>
+      t.app.inject({ method: 'POST', url: '/api/v1/session', remoteAddress: '10.7.0.1', payload: { email, password } });
+    expect((await attempt(user.email, 'not the password at all')).statusCode).toBe(401);
+    expect((await attempt('nobody-audited@example.org', 'not the password at all')).statusCode).toBe(401);
+    const signedIn = await attempt(user.email, PASSWORD);
+    expect(signedIn.statusCode, signedIn.body).toBe(200);
+    const out = await t.app.inject({
+      method: 'DELETE',
+      url: '/api/v1/session',
+      headers: { cookie: sessionCookie(signedIn), 'x-csrf-token': signedIn.json().csrfToken },
+    });
+    expect(out.statusCode, out.body).toBe(204);
+
+    const added = (await records()).slice(before.length);
+    const record = {
+      issuer_id: issuer.id,
+      actor: `user:${user.userId}`,
+      target_type: 'console_user',
+      target_id: user.userId,
+      details: '{}',
+    };
+    expect(added).toEqual([
+      { ...record, action: 'console_user.sign_in_failed' },
+      { ...record, action: 'console_user.signed_in' },
+      { ...record, action: 'console_user.signed_out' },
+    ]);
+    const all = await t.database.db.selectFrom('audit_log').select(['actor', 'target_id', 'details']).execute();
+    expect(JSON.stringify(all)).not.toContain('nobody-audited');
+  });
+
   it('an API key is refused on console-only routes, with a message saying so', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/users', headers: auth(issuer.key) });
     expect(expectErrorBody(res, 403, 'forbidden').message).toMatch(/console session/);

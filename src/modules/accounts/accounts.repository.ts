@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
-import type { Executor } from '../../db/database.js';
+import type { Dialect, Executor } from '../../db/database.js';
+import { forUpdate } from '../../db/dialect.js';
 import type { ConsoleInvitesTable, ConsoleSessionsTable, ConsoleUsersTable } from '../../db/schema.js';
 
 export type UserRow = Selectable<ConsoleUsersTable>;
@@ -21,10 +22,37 @@ export interface SessionLookup {
 }
 
 /** Console users, invites and sessions. Issuer-owned reads take the issuer id first. */
-export function createAccountRepository(db: Executor) {
+export function createAccountRepository(db: Executor, dialect: Dialect) {
   return {
-    async findUserByEmail(email: string): Promise<UserRow | undefined> {
-      return db.selectFrom('console_users').selectAll().where('email', '=', email).executeTakeFirst();
+    async findUserByEmail(issuerId: string, email: string): Promise<UserRow | undefined> {
+      return db
+        .selectFrom('console_users')
+        .selectAll()
+        .where('issuer_id', '=', issuerId)
+        .where('email', '=', email)
+        .executeTakeFirst();
+    },
+    /** The accounts of one email that can sign in (one per issuer), the most recently used first. */
+    async listActiveUsersByEmail(email: string, limit: number): Promise<UserRow[]> {
+      return db
+        .selectFrom('console_users')
+        .selectAll()
+        .where('email', '=', email)
+        .where('password_hash', 'is not', null)
+        .orderBy('last_sign_in_at', 'desc')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+    },
+    /**
+     * Locks the issuer's owners (PostgreSQL) for the surrounding transaction, so two changes that
+     * each leave one owner take turns and the second sees the first's result.
+     */
+    async lockOwners(issuerId: string): Promise<void> {
+      await forUpdate(
+        dialect,
+        db.selectFrom('console_users').select('id').where('issuer_id', '=', issuerId).where('role', '=', 'owner'),
+      ).execute();
     },
     async getUser(issuerId: string, userId: string): Promise<UserRow | undefined> {
       return db

@@ -77,16 +77,20 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ count: Counter }> = asyn
     },
     async (request, reply) => {
       const { email, password } = request.body;
-      const wait = await limits.retryAfter(email, request.ip);
-      if (wait > 0) {
+      const admission = await limits.admit(email, request.ip);
+      if ('retryAfterSeconds' in admission) {
+        const wait = admission.retryAfterSeconds;
         reply.header('retry-after', wait);
-        throw new AppError('rate_limited', `Too many failed sign-ins; retry in ${wait} s.`);
+        throw new AppError('rate_limited', `Too many sign-in attempts; retry in ${wait} s.`);
       }
-      const session = await accounts.signIn(email, password);
-      if (!session) {
-        await limits.failed(email, request.ip);
-        throw new AppError('unauthorized', 'Email or password is incorrect.');
+      let session: SignedIn | null = null;
+      try {
+        session = await accounts.signIn(email, password);
+      } finally {
+        if (!session) admission.ticket.failed();
       }
+      if (!session) throw new AppError('unauthorized', 'Email or password is incorrect.');
+      await admission.ticket.succeeded();
       return signedIn(request, reply, session);
     },
   );
@@ -121,7 +125,8 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ count: Counter }> = asyn
       },
     },
     async (request, reply) => {
-      await accounts.signOut(sessionOf(request).tokenHash);
+      const session = sessionOf(request);
+      await accounts.signOut(request.issuerId(), session.userId, session.tokenHash);
       setCookie(request, reply, '', 0);
       return reply.status(204).send(null);
     },

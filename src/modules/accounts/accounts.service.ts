@@ -10,6 +10,11 @@ import { hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './pass
 export const ROLES = ['owner', 'issuer', 'viewer'] as const;
 const INVITE_HOURS = 72;
 const TOKEN_LENGTH = 43;
+/**
+ * Accounts one email may sign in to (one per issuer that invited it), the most recently used first;
+ * their passwords are checked in parallel, so this also bounds one sign-in's KDF work.
+ */
+export const ACCOUNTS_PER_EMAIL_MAX = 5;
 /** A session's last-seen time is written at most this often (the idle timeout's precision). */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -46,6 +51,11 @@ function isLastOwner(row: UserRow, activeOwners: number): boolean {
   return row.role === 'owner' && row.password_hash !== null && activeOwners <= 1;
 }
 
+/** A sign-in record: the user is both actor and target; nothing else (no email, no address). */
+function signInRecord(row: UserRow, action: string) {
+  return { issuerId: row.issuer_id, actor: `user:${row.id}`, action, targetType: 'console_user', targetId: row.id };
+}
+
 function checkPassword(password: string): void {
   if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
     throw errors.validation(`The password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters long.`, [
@@ -63,13 +73,13 @@ function checkPassword(password: string): void {
  * server-side sessions. Staff emails live in the users table only; audit records name user ids.
  */
 export function createAccountService(
-  core: Pick<Core, 'db' | 'clock' | 'ids' | 'config'>,
+  core: Pick<Core, 'db' | 'dialect' | 'clock' | 'ids' | 'config' | 'log'>,
   deps: {
     audit: Pick<AuditService, 'append'>;
     issuers: Pick<IssuerService, 'getIssuer' | 'getIssuerBySlug'>;
   },
 ) {
-  const repo = createAccountRepository(core.db);
+  const repo = createAccountRepository(core.db, core.dialect);
   const { idleMinutes, maxHours } = core.config.consoleSession;
 
   async function sessionUser(row: UserRow): Promise<SessionUser> {
@@ -82,19 +92,24 @@ export function createAccountService(
     };
   }
 
-  async function startSession(row: UserRow): Promise<SignedIn> {
+  /** Opens a session for `row`; `audited` says whether this is a sign-in of its own to record. */
+  async function startSession(row: UserRow, audited: boolean): Promise<SignedIn> {
     const token = core.ids.token(TOKEN_LENGTH);
     const csrfToken = core.ids.token(TOKEN_LENGTH);
     const now = core.clock.now();
-    await repo.insertSession({
-      token_hash: sha256Hex(token),
-      user_id: row.id,
-      csrf_token: csrfToken,
-      created_at: now.toISOString(),
-      last_seen_at: now.toISOString(),
-      expires_at: new Date(now.getTime() + maxHours * 3_600_000).toISOString(),
+    await core.db.transaction().execute(async (trx) => {
+      const accounts = createAccountRepository(trx, core.dialect);
+      await accounts.insertSession({
+        token_hash: sha256Hex(token),
+        user_id: row.id,
+        csrf_token: csrfToken,
+        created_at: now.toISOString(),
+        last_seen_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + maxHours * 3_600_000).toISOString(),
+      });
+      await accounts.recordSignIn(row.id, now.toISOString());
+      if (audited) await deps.audit.append(trx, signInRecord(row, 'console_user.signed_in'));
     });
-    await repo.recordSignIn(row.id, now.toISOString());
     return { token, csrfToken, user: await sessionUser(row) };
   }
 
@@ -109,7 +124,7 @@ export function createAccountService(
     if (address.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address)) {
       throw errors.validation('The email address is invalid.');
     }
-    if (await repo.findUserByEmail(address)) {
+    if (await repo.findUserByEmail(issuerId, address)) {
       throw new AppError('email_taken', 'A console user with this email already exists.');
     }
     const now = core.clock.now();
@@ -126,7 +141,7 @@ export function createAccountService(
       last_sign_in_at: null,
     };
     await core.db.transaction().execute(async (trx) => {
-      const accounts = createAccountRepository(trx);
+      const accounts = createAccountRepository(trx, core.dialect);
       await accounts.insertUser(row);
       await accounts.insertInvite({
         token_hash: sha256Hex(token),
@@ -179,7 +194,7 @@ export function createAccountService(
       if (!found) throw errors.notFound('Invite');
       const passwordHash = await hashPassword(password);
       const user = await core.db.transaction().execute(async (trx) => {
-        const accounts = createAccountRepository(trx);
+        const accounts = createAccountRepository(trx, core.dialect);
         const now = isoNow(core.clock);
         if (!(await accounts.useInvite(tokenHash, now))) throw errors.notFound('Invite');
         await accounts.setPassword(found.userId, passwordHash, now);
@@ -194,15 +209,28 @@ export function createAccountService(
         });
         return row;
       });
-      return startSession(user);
+      return startSession(user, false);
     },
 
-    /** Checks the password (the KDF runs whether or not the account exists); null when refused. */
+    /**
+     * Checks the password against each account of the email (the KDF runs once even when there is
+     * none) and signs in to the first that matches; null when refused. Both outcomes are audited in
+     * the issuer of each account tried, with the user as actor; an unknown email has no issuer to
+     * record it in, so only a log line without the email says it happened.
+     */
     async signIn(email: string, password: string): Promise<SignedIn | null> {
-      const row = await repo.findUserByEmail(normaliseEmail(email));
-      const matches = await verifyPassword(password.slice(0, PASSWORD_MAX), row?.password_hash ?? null);
-      if (!row || !matches) return null;
-      return startSession(row);
+      const rows = await repo.listActiveUsersByEmail(normaliseEmail(email), ACCOUNTS_PER_EMAIL_MAX);
+      const given = password.slice(0, PASSWORD_MAX);
+      const matches = await Promise.all(
+        rows.length === 0 ? [verifyPassword(given, null)] : rows.map((row) => verifyPassword(given, row.password_hash)),
+      );
+      const row = rows.find((_, i) => matches[i]);
+      if (row) return startSession(row, true);
+      if (rows.length === 0) core.log.info({ action: 'console_user.sign_in_failed' }, 'console sign-in for no account');
+      await core.db.transaction().execute(async (trx) => {
+        for (const tried of rows) await deps.audit.append(trx, signInRecord(tried, 'console_user.sign_in_failed'));
+      });
+      return null;
     },
 
     /**
@@ -238,8 +266,17 @@ export function createAccountService(
       return sessionUser(await requireMember(issuerId, userId));
     },
 
-    async signOut(tokenHash: string): Promise<void> {
-      await repo.deleteSession(tokenHash);
+    async signOut(issuerId: string, userId: string, tokenHash: string): Promise<void> {
+      await core.db.transaction().execute(async (trx) => {
+        await createAccountRepository(trx, core.dialect).deleteSession(tokenHash);
+        await deps.audit.append(trx, {
+          issuerId,
+          actor: `user:${userId}`,
+          action: 'console_user.signed_out',
+          targetType: 'console_user',
+          targetId: userId,
+        });
+      });
     },
 
     async listUsers(issuerId: string): Promise<TeamMember[]> {
@@ -249,7 +286,8 @@ export function createAccountService(
     /** Changes a user's role and ends their sessions; the last owner cannot be demoted. */
     async changeRole(issuerId: string, userId: string, role: Role, actor: string): Promise<TeamMember> {
       return core.db.transaction().execute(async (trx) => {
-        const accounts = createAccountRepository(trx);
+        const accounts = createAccountRepository(trx, core.dialect);
+        await accounts.lockOwners(issuerId);
         const row = await accounts.getUser(issuerId, userId);
         if (!row) throw errors.notFound('User');
         if (row.role === role) return teamMember(row);
@@ -274,7 +312,8 @@ export function createAccountService(
     /** Removes a user with their invites and sessions; the last owner cannot be removed. */
     async removeUser(issuerId: string, userId: string, actor: string): Promise<void> {
       await core.db.transaction().execute(async (trx) => {
-        const accounts = createAccountRepository(trx);
+        const accounts = createAccountRepository(trx, core.dialect);
+        await accounts.lockOwners(issuerId);
         const row = await accounts.getUser(issuerId, userId);
         if (!row) throw errors.notFound('User');
         if (isLastOwner(row, await accounts.countActiveOwners(issuerId))) {
