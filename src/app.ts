@@ -61,6 +61,8 @@ import { verificationRoutes } from './modules/verification/verification.routes.j
 import { verificationSchemas } from './modules/verification/verification.schemas.js';
 import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { webhookSchemas } from './modules/webhooks/webhooks.schemas.js';
+import { walletRoutes } from './modules/wallet/wallet.routes.js';
+import { walletSchemas } from './modules/wallet/wallet.schemas.js';
 import { createServices, type Services } from './services.js';
 
 declare module 'fastify' {
@@ -259,6 +261,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (text.trim() === '') return done(null, undefined);
     return parseJson(request, text, done);
   });
+    ...walletSchemas,
   registerErrorHandling(app);
 
   registerSecurityHeaders(app, headers);
@@ -381,6 +384,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.addHook('onClose', async () => {
     for (const job of services.jobs) await job.stop();
+  await app.register(walletRoutes);
   });
 
   return app;

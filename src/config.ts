@@ -54,6 +54,7 @@ export type Env = Static<typeof EnvSchema>;
 
 /**
  * SQLite's page cache of the main connection, and of the report reader thread's, each in MiB. It
+  WALLET_OFFER_TTL_DAYS: Type.Optional(PositiveInt),
  * fills as the database grows and counts in the process's resident memory; 8 MiB kept bulk imports
  * at their rate (docs/decisions.md).
  */
@@ -108,6 +109,8 @@ export class ConfigError extends Error {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';
   }
+  /** Days an OpenID4VCI wallet offer stays redeemable (WALLET_OFFER_TTL_DAYS). */
+  walletOfferTtlDays: number;
 }
 
 const ENV_KEYS = Object.keys(EnvSchema.properties) as (keyof Env)[];
@@ -199,6 +202,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
 /** The names proxy-addr (Fastify's trustProxy) gives to whole address ranges. */
 const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
+    walletOfferTtlDays: Number(e.WALLET_OFFER_TTL_DAYS ?? '30'),
 function validProxyAddress(entry: string): boolean {
   if (PROXY_RANGE_NAMES.has(entry)) return true;
   const [address = '', prefix, ...rest] = entry.split('/');

@@ -23,6 +23,7 @@ import { createUsageService } from './modules/usage/usage.service.js';
 import { createVcModule } from './modules/vc/index.js';
 import { createVerificationModule } from './modules/verification/index.js';
 import { createProfileService } from './modules/verification/profiles.service.js';
+import { createWalletModule } from './modules/wallet/index.js';
 import { createWebhookModule } from './modules/webhooks/index.js';
 import { createOutboxService } from './modules/webhooks/outbox.service.js';
 
@@ -62,6 +63,7 @@ export function createServices(core: Core) {
     images,
     readCaches,
   });
+  const wallet = createWalletModule(core, { issuers, credentials, vc, audit });
   const verification = createVerificationModule(core, {
     outbox,
     usage,
@@ -102,6 +104,7 @@ export function createServices(core: Core) {
     trust,
     reports,
     vc,
+    wallet,
     changeFeed,
     readCaches,
     jobs,

@@ -325,6 +325,29 @@ export interface ImagesTable {
   created_at: string;
 }
 
+export interface WalletOffersTable {
+  id: string;
+  issuer_id: string;
+  credential_id: string;
+  /** `api` (an LMS shows it) or `email` (the notification carries it). */
+  channel: string;
+  code_hash: string;
+  tx_code_hash: string | null;
+  tx_code_failures: Generated<number>;
+  created_at: string;
+  expires_at: string;
+  redeemed_at: string | null;
+  access_token_hash: string | null;
+  access_token_expires_at: string | null;
+  /** The credential configuration ids already issued with the access token, comma-separated. */
+  issued_formats: Generated<string>;
+}
+
+export interface WalletNoncesTable {
+  nonce_hash: string;
+  expires_at: string;
+}
+
 export interface DB {
   plans: PlansTable;
   issuers: IssuersTable;
@@ -355,4 +378,6 @@ export interface DB {
   console_sessions: ConsoleSessionsTable;
   images: ImagesTable;
   vc_endorsements: VcEndorsementsTable;
+  wallet_offers: WalletOffersTable;
+  wallet_nonces: WalletNoncesTable;
 }

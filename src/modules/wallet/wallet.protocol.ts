@@ -1,0 +1,158 @@
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  type AuthorizationServerMetadata,
+  clientAuthenticationNone,
+  HashAlgorithm,
+  type Jwk,
+  type JwtSigner,
+  Oauth2AuthorizationServer,
+  Oauth2ServerErrorResponseError,
+} from '@openid4vc/oauth2';
+import {
+  type CredentialIssuerMetadata,
+  type IssuerMetadataResult,
+  Openid4vciIssuer,
+  Openid4vciVersion,
+} from '@openid4vc/openid4vci';
+import { compactVerify, importJWK } from 'jose';
+import { VC_V2_CONTEXT } from '../vc/contexts.js';
+import { holderJwk } from './wallet.holder.js';
+
+/** The credential configurations every issuer offers: one OpenBadgeCredential, in two formats. */
+export const LDP_VC = 'OpenBadgeCredential_ldp_vc';
+export const JWT_VC_JSON = 'OpenBadgeCredential_jwt_vc_json';
+export const CONFIGURATIONS = [LDP_VC, JWT_VC_JSON] as const;
+/** The proof signatures a holder key may make. */
+const PROOF_ALGORITHMS = ['EdDSA', 'ES256'];
+
+/** An OAuth 2.0 / OpenID4VCI error answer: the status, the spec's error code and its description. */
+export class ProtocolError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    description: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(description);
+    this.name = 'ProtocolError';
+  }
+}
+
+/** The library's refusal as the spec's error; its description is the library's, never a key or a name. */
+export function protocolErrorOf(error: unknown): ProtocolError | null {
+  if (error instanceof Oauth2ServerErrorResponseError) {
+    const description = error.errorResponse.error_description ?? 'The request was refused.';
+    return new ProtocolError(error.status, error.errorResponse.error, String(description).split('\n')[0] ?? '');
+  }
+  return null;
+}
+
+/**
+ * The holder's proof JWT is checked with jose against the key its header names (a did:key, a
+ * did:jwk or an embedded jwk): the library decides which key and checks the claims, this checks the
+ * signature.
+ */
+async function verifyJwt(signer: JwtSigner, jwt: { compact: string }) {
+  const signerJwk = await holderJwk(signer);
+  if (!signerJwk) return { verified: false as const };
+  try {
+    await compactVerify(jwt.compact, await importJWK(signerJwk, signer.alg), { algorithms: PROOF_ALGORITHMS });
+    return { verified: true as const, signerJwk: signerJwk as Jwk };
+  } catch {
+    return { verified: false as const, signerJwk: signerJwk as Jwk };
+  }
+}
+
+const callbacks = {
+  hash: (data: Uint8Array, alg: HashAlgorithm) => {
+    if (alg !== HashAlgorithm.Sha256) throw new Error(`hash ${alg} is not supported`);
+    return createHash('sha256').update(data).digest();
+  },
+  generateRandom: (bytes: number) => randomBytes(bytes),
+  verifyJwt,
+  signJwt: () => {
+    throw new Error('this issuer signs credentials, not protocol JWTs');
+  },
+  clientAuthentication: clientAuthenticationNone({ clientId: 'wallet' }),
+};
+
+/** Animo's OpenID4VCI issuer and OAuth 2.0 authorization server (docs/decisions.md, "Wallet offers"). */
+export const vciIssuer = new Openid4vciIssuer({ callbacks });
+export const authorizationServer = new Oauth2AuthorizationServer({ callbacks });
+
+export interface IssuerEndpoints {
+  /** The Credential Issuer Identifier: the issuer's /v1/issuers/{slug} URL. */
+  identifier: string;
+  token: string;
+  nonce: string;
+  credential: string;
+}
+
+export function endpointsOf(issuerUrl: string): IssuerEndpoints {
+  return {
+    identifier: issuerUrl,
+    token: `${issuerUrl}/oid4vci/token`,
+    nonce: `${issuerUrl}/oid4vci/nonce`,
+    credential: `${issuerUrl}/oid4vci/credential`,
+  };
+}
+
+const bindingMethods = ['did:key', 'did:jwk', 'jwk'];
+const proofTypes = { jwt: { proof_signing_alg_values_supported: PROOF_ALGORITHMS } };
+const credentialTypes = ['VerifiableCredential', 'OpenBadgeCredential'];
+
+/** The Credential Issuer Metadata (OpenID4VCI 1.0 §12.2), checked by the library. */
+export function credentialIssuerMetadata(
+  endpoints: IssuerEndpoints,
+  display: { name: string; logo: string | null },
+  contexts: string[],
+): CredentialIssuerMetadata {
+  const badge = [{ name: 'Open Badge', locale: 'en' }];
+  return vciIssuer.createCredentialIssuerMetadata({
+    credential_issuer: endpoints.identifier,
+    credential_endpoint: endpoints.credential,
+    nonce_endpoint: endpoints.nonce,
+    display: [{ name: display.name, ...(display.logo ? { logo: { uri: display.logo } } : {}) }],
+    credential_configurations_supported: {
+      [LDP_VC]: {
+        format: 'ldp_vc',
+        cryptographic_binding_methods_supported: bindingMethods,
+        credential_signing_alg_values_supported: ['eddsa-rdfc-2022'],
+        proof_types_supported: proofTypes,
+        credential_definition: { '@context': contexts.length > 0 ? contexts : [VC_V2_CONTEXT], type: credentialTypes },
+        credential_metadata: { display: badge },
+      },
+      [JWT_VC_JSON]: {
+        format: 'jwt_vc_json',
+        cryptographic_binding_methods_supported: bindingMethods,
+        credential_signing_alg_values_supported: ['EdDSA'],
+        proof_types_supported: proofTypes,
+        credential_definition: { type: credentialTypes },
+        credential_metadata: { display: badge },
+      },
+    },
+  });
+}
+
+/** The Authorization Server metadata (RFC 8414): the issuer is its own, for the pre-authorized code only. */
+export function authorizationServerMetadata(endpoints: IssuerEndpoints): AuthorizationServerMetadata {
+  return authorizationServer.createAuthorizationServerMetadata({
+    issuer: endpoints.identifier,
+    token_endpoint: endpoints.token,
+    'pre-authorized_grant_anonymous_access_supported': true,
+    grant_types_supported: ['urn:ietf:params:oauth:grant-type:pre-authorized_code'],
+    response_types_supported: [],
+  } as AuthorizationServerMetadata);
+}
+
+export function issuerMetadataResult(
+  credentialIssuer: CredentialIssuerMetadata,
+  authorization: AuthorizationServerMetadata,
+): IssuerMetadataResult {
+  return {
+    originalDraftVersion: Openid4vciVersion.V1,
+    credentialIssuer,
+    authorizationServers: [authorization],
+    knownCredentialConfigurations: vciIssuer.getKnownCredentialConfigurationsSupported(credentialIssuer),
+  };
+}

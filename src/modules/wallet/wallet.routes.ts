@@ -1,0 +1,216 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { errorResponses, IdParams, keyedErrors, openErrors } from '../../core/schemas.js';
+import { ProtocolError } from './wallet.protocol.js';
+import {
+  CreateWalletOfferBody,
+  CredentialRequestBody,
+  CredentialResponse,
+  MetadataDocument,
+  NonceResponse,
+  OfferParams,
+  ProtocolErrorBody,
+  ProtocolParams,
+  TokenBody,
+  TokenResponse,
+  WalletOfferSchema,
+} from './wallet.schemas.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** On the OpenID4VCI routes: the spec's error code for a request whose body fails its schema. */
+    protocol?: string;
+  }
+}
+
+/**
+ * A credential request is a signature check and one or two signings (Data Integrity canonicalises
+ * the credential): a few milliseconds of CPU, so it costs as many requests of the open limit as a
+ * presented credential's verification does.
+ */
+const SIGNING_COST = 10;
+const FORM = 'application/x-www-form-urlencoded';
+
+const protocolErrors = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [s, { ...ProtocolErrorBody, description: 'OAuth 2.0 / OpenID4VCI error' }]));
+
+/** Headers of the protocol's answers: never cached (RFC 6749 §5.1, OpenID4VCI 1.0 §7.2). */
+function noStore(reply: FastifyReply) {
+  return reply.header('cache-control', 'no-store');
+}
+
+function bearer(request: FastifyRequest): string | null {
+  const match = /^Bearer\s+(\S{1,200})\s*$/i.exec(request.headers.authorization ?? '');
+  return match?.[1] ?? null;
+}
+
+/** Request headers as the library reads them. */
+function headersOf(request: FastifyRequest): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+  }
+  return headers;
+}
+
+/**
+ * Wallet offers: the keyed route that makes one for the earner, and the OpenID4VCI 1.0 issuer of
+ * each issuer (metadata at the well-known paths derived from its /v1/issuers/{slug} identifier,
+ * the offer, token, nonce and credential endpoints). The protocol's routes answer the spec's
+ * error bodies; every other error keeps the Error body.
+ */
+export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { wallet } = app.services;
+  const tags = ['Wallet offers'];
+  const protocolTags = ['OpenID4VCI'];
+
+  app.addContentTypeParser(FORM, { parseAs: 'string', bodyLimit: 4096 }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(String(body))));
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ProtocolError) {
+      return noStore(reply)
+        .status(error.status)
+        .headers(error.headers)
+        .send({ error: error.code, error_description: error.message });
+    }
+    const protocol = request.routeOptions.config.protocol;
+    if (protocol && error.validation) {
+      return noStore(reply).status(400).send({ error: protocol, error_description: error.message });
+    }
+    throw error;
+  });
+
+  app.post(
+    '/api/v1/credentials/:id/offers',
+    {
+      config: { auth: 'key' },
+      schema: {
+        operationId: 'createWalletOffer',
+        tags,
+        summary: 'Offer the credential to its earner’s wallet (OpenID4VCI pre-authorized code)',
+        description:
+          'For an LMS to show its signed-in learner: the `openid-credential-offer://` offer, its `credential_offer_uri` and a QR code. Redeemable once, until `expiresAt`. With `{"txCode": true}` the answer also gives the transaction code the wallet asks for; show it apart from the offer.',
+        params: IdParams,
+        body: CreateWalletOfferBody,
+        response: {
+          201: { ...Type.Ref(WalletOfferSchema), description: 'The offer' },
+          ...errorResponses(400, 404, ...keyedErrors),
+        },
+      },
+    },
+    async (request, reply) => {
+      const offer = await wallet.createOffer(request.issuerId(), request.actor(), request.params.id, {
+        txCode: request.body.txCode === true,
+        channel: 'api',
+      });
+      return reply.status(201).header('cache-control', 'no-store').send(offer);
+    },
+  );
+
+  app.get(
+    '/.well-known/openid-credential-issuer/v1/issuers/:slug',
+    {
+      schema: {
+        operationId: 'getCredentialIssuerMetadata',
+        tags: protocolTags,
+        summary: 'OpenID4VCI Credential Issuer Metadata of the issuer /v1/issuers/{slug}',
+        params: ProtocolParams,
+        response: { 200: MetadataDocument, ...errorResponses(404, ...openErrors) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .header('cache-control', 'public, max-age=300')
+        .send(await wallet.credentialIssuerMetadata(request.params.slug)),
+  );
+
+  app.get(
+    '/.well-known/oauth-authorization-server/v1/issuers/:slug',
+    {
+      schema: {
+        operationId: 'getAuthorizationServerMetadata',
+        tags: protocolTags,
+        summary: 'OAuth 2.0 Authorization Server Metadata (RFC 8414) of the issuer /v1/issuers/{slug}',
+        params: ProtocolParams,
+        response: { 200: MetadataDocument, ...errorResponses(404, ...openErrors) },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .header('cache-control', 'public, max-age=300')
+        .send(await wallet.authorizationServerMetadata(request.params.slug)),
+  );
+
+  app.get(
+    '/v1/issuers/:slug/oid4vci/offers/:code',
+    {
+      schema: {
+        operationId: 'getCredentialOffer',
+        tags: protocolTags,
+        summary: 'The credential offer behind a credential_offer_uri, while it can be redeemed',
+        params: OfferParams,
+        response: { 200: MetadataDocument, ...errorResponses(404, ...openErrors) },
+      },
+    },
+    async (request, reply) => noStore(reply).send(await wallet.offer(request.params.slug, request.params.code)),
+  );
+
+  app.post(
+    '/v1/issuers/:slug/oid4vci/token',
+    {
+      config: { protocol: 'invalid_request' },
+      schema: {
+        operationId: 'redeemPreAuthorizedCode',
+        tags: protocolTags,
+        summary: 'Token endpoint: the pre-authorized code (and tx_code) for an access token, once',
+        params: ProtocolParams,
+        body: { content: { [FORM]: { schema: TokenBody } } },
+        response: { 200: TokenResponse, ...protocolErrors(400), ...errorResponses(404, 415, ...openErrors) },
+      },
+    },
+    async (request, reply) => {
+      const url = `${app.core.config.publicBaseUrl}${request.url}`;
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      const token = await wallet.token(request.params.slug, { url, headers: headersOf(request) }, body);
+      return noStore(reply).send(token);
+    },
+  );
+
+  app.post(
+    '/v1/issuers/:slug/oid4vci/nonce',
+    {
+      schema: {
+        operationId: 'getCredentialNonce',
+        tags: protocolTags,
+        summary: 'Nonce endpoint: a fresh c_nonce for one proof of possession',
+        params: ProtocolParams,
+        response: { 200: NonceResponse, ...errorResponses(404, ...openErrors) },
+      },
+    },
+    async (request, reply) => noStore(reply).send(await wallet.nonce(request.params.slug)),
+  );
+
+  app.post(
+    '/v1/issuers/:slug/oid4vci/credential',
+    {
+      config: { protocol: 'invalid_credential_request', rateLimitCost: () => SIGNING_COST },
+      schema: {
+        operationId: 'requestCredential',
+        tags: protocolTags,
+        summary: 'Credential endpoint: the holder-bound credential (ldp_vc or jwt_vc_json) for a jwt proof',
+        description:
+          '`Authorization: Bearer <access token>`. The credential is the hosted OpenBadgeCredential with `credentialSubject.id` the holder’s DID, signed by the issuer; it shares the hosted credential’s id and status entry.',
+        params: ProtocolParams,
+        body: CredentialRequestBody,
+        response: { 200: CredentialResponse, ...protocolErrors(400, 401), ...errorResponses(404, ...openErrors) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as Record<string, unknown>;
+      return noStore(reply).send(await wallet.credential(request.params.slug, bearer(request), body));
+    },
+  );
+};

@@ -1,0 +1,78 @@
+import { Type } from '@sinclair/typebox';
+
+export const CreateWalletOfferBody = Type.Object(
+  {
+    txCode: Type.Optional(
+      Type.Boolean({
+        description:
+          'Ask for a transaction code: the answer gives it as `txCode`, for the LMS to show its signed-in learner apart from the offer.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const WalletOfferSchema = Type.Object(
+  {
+    offer: Type.String({ description: '`openid-credential-offer://?credential_offer_uri=…` (OpenID4VCI 1.0)' }),
+    credentialOfferUri: Type.String({ format: 'uri', description: 'Where the wallet fetches the credential offer' }),
+    qr: Type.String({ description: 'The offer as a QR code: a PNG data URL' }),
+    txCode: Type.Optional(Type.String({ description: 'The transaction code the wallet asks the learner for' })),
+    expiresAt: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'WalletOffer', additionalProperties: false },
+);
+
+export const walletSchemas = [WalletOfferSchema];
+
+/** An OAuth 2.0 / OpenID4VCI error answer (RFC 6749 §5.2, OpenID4VCI 1.0 §8.3.1). */
+export const ProtocolErrorBody = Type.Object(
+  {
+    error: Type.String(),
+    error_description: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+export const ProtocolParams = Type.Object({ slug: Type.String({ maxLength: 100 }) });
+export const OfferParams = Type.Object({
+  slug: Type.String({ maxLength: 100 }),
+  code: Type.String({ minLength: 1, maxLength: 100 }),
+});
+
+/** The token request's form fields; the library checks them and answers the spec's errors. */
+export const TokenBody = Type.Object(
+  {
+    grant_type: Type.Optional(Type.String({ maxLength: 200 })),
+    'pre-authorized_code': Type.Optional(Type.String({ maxLength: 200 })),
+    tx_code: Type.Optional(Type.String({ maxLength: 100 })),
+  },
+  { additionalProperties: Type.String({ maxLength: 2000 }) },
+);
+
+export const TokenResponse = Type.Object(
+  {
+    access_token: Type.String(),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+
+export const NonceResponse = Type.Object({ c_nonce: Type.String(), c_nonce_expires_in: Type.Optional(Type.Integer()) });
+
+/** The credential request (OpenID4VCI 1.0 §8.2): checked by the library, which answers the spec's errors. */
+export const CredentialRequestBody = Type.Object({}, { additionalProperties: true, maxProperties: 20 });
+
+export const CredentialResponse = Type.Object(
+  {
+    credentials: Type.Array(
+      Type.Object({
+        credential: Type.Union([Type.String(), Type.Object({}, { additionalProperties: true })]),
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+export const MetadataDocument = Type.Object({}, { additionalProperties: true });

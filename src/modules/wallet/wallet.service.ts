@@ -1,0 +1,399 @@
+import { timingSafeEqual } from 'node:crypto';
+import { preAuthorizedCodeGrantIdentifier } from '@openid4vc/oauth2';
+import { decodeJwt } from 'jose';
+import QRCode from 'qrcode';
+import { isoNow } from '../../core/clock.js';
+import type { Core } from '../../core/context.js';
+import { errors } from '../../core/errors.js';
+import { sha256Hex } from '../../core/hashing.js';
+import { publicUrls } from '../../core/urls.js';
+import type { AuditService } from '../audit/audit.service.js';
+import type { CredentialService } from '../credentials/credentials.service.js';
+import type { IssuerRow } from '../issuers/issuers.repository.js';
+import type { IssuerService } from '../issuers/issuers.service.js';
+import { OB_V3_CONTEXT, OB_V3_EXTENSIONS_CONTEXT, VC_V2_CONTEXT } from '../vc/contexts.js';
+import type { VcService } from '../vc/vc.service.js';
+import { holderDid, holderJwk } from './wallet.holder.js';
+import {
+  authorizationServer,
+  authorizationServerMetadata,
+  CONFIGURATIONS,
+  credentialIssuerMetadata,
+  endpointsOf,
+  issuerMetadataResult,
+  JWT_VC_JSON,
+  LDP_VC,
+  ProtocolError,
+  protocolErrorOf,
+  vciIssuer,
+} from './wallet.protocol.js';
+import { createWalletRepository, type WalletOfferRow } from './wallet.repository.js';
+
+/** Length of every secret handed out (pre-authorized code, LCW challenge, access token, nonce). */
+const SECRET_LENGTH = 43;
+const TX_CODE_LENGTH = 6;
+/** Wrong transaction codes an offer takes before it is spent for good: 5 guesses in a million. */
+const TX_CODE_ATTEMPTS = 5;
+const ACCESS_TOKEN_TTL_S = 600;
+const NONCE_TTL_S = 300;
+const DAY_MS = 86_400_000;
+
+export interface WalletOffer {
+  /** `openid-credential-offer://?credential_offer_uri=…` */
+  offer: string;
+  credentialOfferUri: string;
+  /** The offer as a QR code, a PNG data URL. */
+  qr: string;
+  /** Present when asked for: the code the learner types into the wallet, shown apart from the offer. */
+  txCode?: string;
+  expiresAt: string;
+}
+
+export type WalletChannel = 'api' | 'email';
+
+const hash = (secret: string) => sha256Hex(secret);
+
+function sameSecret(presented: string, expectedHash: string): boolean {
+  const a = Buffer.from(hash(presented), 'hex');
+  const b = Buffer.from(expectedHash, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * OpenID4VCI 1.0 (pre-authorized code) and the Learner Credential Wallet's exchange for the
+ * earner's credential: offers made for the earner only, each redeemable once before it expires,
+ * answered with a copy bound to the holder's DID and signed with the issuer's key.
+ */
+export function createWalletService(
+  core: Pick<Core, 'config' | 'db' | 'clock' | 'ids'>,
+  deps: {
+    issuers: Pick<IssuerService, 'findIssuerBySlug'>;
+    credentials: Pick<CredentialService, 'findRow'>;
+    vc: Pick<VcService, 'unsignedCredential' | 'signGiven'>;
+    audit: Pick<AuditService, 'append'>;
+  },
+) {
+  const urls = publicUrls(core.config.publicBaseUrl);
+  const repo = createWalletRepository(core.db);
+  const contexts = [VC_V2_CONTEXT, OB_V3_CONTEXT, OB_V3_EXTENSIONS_CONTEXT];
+
+  /**
+   * A random secret with upper case, lower case and digits, so the log redaction always recognises
+   * it in a URL (core/log-redaction.ts) and no offer or exchange URL is ever logged.
+   */
+  function secret(): string {
+    for (;;) {
+      const token = core.ids.token(SECRET_LENGTH);
+      if (/[A-Z]/.test(token) && /[a-z]/.test(token) && /[0-9]/.test(token)) return token;
+    }
+  }
+
+  function txCode(): string {
+    const digits = core.ids.hex(8);
+    return String(Number.parseInt(digits, 16) % 10 ** TX_CODE_LENGTH).padStart(TX_CODE_LENGTH, '0');
+  }
+
+  async function issuerOf(slug: string): Promise<IssuerRow> {
+    const issuer = await deps.issuers.findIssuerBySlug(slug);
+    if (!issuer) throw errors.notFound('Issuer');
+    return issuer;
+  }
+
+  function metadataOf(issuer: IssuerRow) {
+    const endpoints = endpointsOf(urls.issuerProfile(issuer.slug));
+    const credentialIssuer = credentialIssuerMetadata(
+      endpoints,
+      { name: issuer.name, logo: issuer.image_url ?? issuer.brand_logo_url },
+      contexts,
+    );
+    const authorization = authorizationServerMetadata(endpoints);
+    return {
+      endpoints,
+      credentialIssuer,
+      authorization,
+      result: issuerMetadataResult(credentialIssuer, authorization),
+    };
+  }
+
+  const usable = (offer: WalletOfferRow | undefined, now: string): offer is WalletOfferRow =>
+    offer !== undefined &&
+    offer.redeemed_at === null &&
+    offer.expires_at > now &&
+    offer.tx_code_failures < TX_CODE_ATTEMPTS;
+
+  async function offerObject(issuer: IssuerRow, code: string, withTxCode: boolean, uri?: string) {
+    return vciIssuer.createCredentialOffer({
+      issuerMetadata: metadataOf(issuer).result,
+      credentialConfigurationIds: [...CONFIGURATIONS],
+      grants: {
+        [preAuthorizedCodeGrantIdentifier]: {
+          'pre-authorized_code': code,
+          ...(withTxCode
+            ? {
+                tx_code: {
+                  input_mode: 'numeric',
+                  length: TX_CODE_LENGTH,
+                  description: 'The code your course platform shows beside this offer',
+                },
+              }
+            : {}),
+        },
+      },
+      ...(uri ? { credentialOfferUri: uri } : {}),
+    });
+  }
+
+  return {
+    /**
+     * A new offer of the credential for its earner (through the API, or in the notification email),
+     * with the Learner Credential Wallet's link beside it. Audited with its actor.
+     */
+    async createOffer(
+      issuerId: string,
+      actor: string,
+      credentialId: string,
+      options: { txCode: boolean; channel: WalletChannel },
+    ): Promise<WalletOffer> {
+      const credential = await deps.credentials.findRow(issuerId, credentialId);
+      if (!credential) throw errors.notFound('Credential');
+      if (credential.revoked_at !== null) {
+        throw errors.validation('The credential is revoked: a wallet offer is only made for a valid credential.');
+      }
+      const issuer = await issuerOf(credential.issuer_slug);
+      const code = secret();
+      const tx = options.txCode ? txCode() : null;
+      const now = core.clock.now();
+      const expiresAt = new Date(now.getTime() + core.config.walletOfferTtlDays * DAY_MS).toISOString();
+      const id = core.ids.uuid();
+      const issuerUrl = urls.issuerProfile(issuer.slug);
+      const credentialOfferUri = `${issuerUrl}/oid4vci/offers/${code}`;
+      const { credentialOffer } = await offerObject(issuer, code, tx !== null, credentialOfferUri);
+      await core.db.transaction().execute(async (trx) => {
+        await createWalletRepository(trx).insertOffer({
+          id,
+          issuer_id: issuerId,
+          credential_id: credential.id,
+          channel: options.channel,
+          code_hash: hash(code),
+          tx_code_hash: tx === null ? null : hash(tx),
+          created_at: now.toISOString(),
+          expires_at: expiresAt,
+          redeemed_at: null,
+          access_token_hash: null,
+          access_token_expires_at: null,
+        });
+        await deps.audit.append(trx, {
+          issuerId,
+          actor,
+          action: 'wallet_offer.created',
+          targetType: 'credential',
+          targetId: credential.id,
+          details: { offerId: id, channel: options.channel, txCode: tx !== null, expiresAt },
+        });
+      });
+      return {
+        offer: credentialOffer,
+        credentialOfferUri,
+        qr: await QRCode.toDataURL(credentialOffer, { margin: 1, errorCorrectionLevel: 'M' }),
+        ...(tx === null ? {} : { txCode: tx }),
+        expiresAt,
+      };
+    },
+
+    async credentialIssuerMetadata(slug: string) {
+      return metadataOf(await issuerOf(slug)).credentialIssuer;
+    },
+
+    async authorizationServerMetadata(slug: string) {
+      return metadataOf(await issuerOf(slug)).authorization;
+    },
+
+    /** The offer behind a credential_offer_uri, while it can still be redeemed. */
+    async offer(slug: string, code: string) {
+      const issuer = await issuerOf(slug);
+      const offer = await repo.findByCode(issuer.id, hash(code));
+      if (!usable(offer, isoNow(core.clock))) throw errors.notFound('Credential offer');
+      return (await offerObject(issuer, code, offer.tx_code_hash !== null)).credentialOfferObject;
+    },
+
+    /** The token endpoint: a pre-authorized code (and its tx_code) for an access token, once. */
+    async token(slug: string, request: { url: string; headers: Headers }, body: Record<string, unknown>) {
+      const issuer = await issuerOf(slug);
+      const { authorization } = metadataOf(issuer);
+      const requestLike = { url: request.url, method: 'POST' as const, headers: request.headers };
+      let parsed: ReturnType<typeof authorizationServer.parseAccessTokenRequest>;
+      try {
+        parsed = authorizationServer.parseAccessTokenRequest({ request: requestLike, accessTokenRequest: body });
+      } catch (error) {
+        throw protocolErrorOf(error) ?? new ProtocolError(400, 'invalid_request', 'The token request is malformed.');
+      }
+      if (parsed.grant.grantType !== preAuthorizedCodeGrantIdentifier) {
+        throw new ProtocolError(400, 'unsupported_grant_type', 'Only the pre-authorized code grant is supported.');
+      }
+      const code = parsed.grant.preAuthorizedCode;
+      const now = core.clock.now();
+      const offer = await repo.findByCode(issuer.id, hash(code));
+      const invalidGrant = () =>
+        new ProtocolError(400, 'invalid_grant', 'The pre-authorized code is unknown, expired or already used.');
+      if (!usable(offer, now.toISOString())) throw invalidGrant();
+      const presentedTx = parsed.grant.txCode;
+      if (offer.tx_code_hash !== null && (presentedTx === undefined || !sameSecret(presentedTx, offer.tx_code_hash))) {
+        await repo.countTxCodeFailure(issuer.id, offer.id);
+        throw new ProtocolError(400, 'invalid_grant', 'The transaction code (tx_code) is wrong.');
+      }
+      try {
+        await authorizationServer.verifyPreAuthorizedCodeAccessTokenRequest({
+          authorizationServerMetadata: authorization,
+          grant: parsed.grant,
+          accessTokenRequest: parsed.accessTokenRequest,
+          request: requestLike,
+          expectedPreAuthorizedCode: code,
+          ...(presentedTx !== undefined && offer.tx_code_hash !== null ? { expectedTxCode: presentedTx } : {}),
+          preAuthorizedCodeExpiresAt: new Date(offer.expires_at),
+          now,
+        });
+      } catch (error) {
+        throw protocolErrorOf(error) ?? invalidGrant();
+      }
+      const credential = await deps.credentials.findRow(issuer.id, offer.credential_id);
+      if (!credential || credential.revoked_at !== null) throw invalidGrant();
+      const accessToken = secret();
+      const expiresAt = new Date(now.getTime() + ACCESS_TOKEN_TTL_S * 1000).toISOString();
+      const redeemed = await core.db.transaction().execute(async (trx) => {
+        const spent = await createWalletRepository(trx).redeem(issuer.id, offer.id, now.toISOString(), {
+          hash: hash(accessToken),
+          expiresAt,
+        });
+        if (spent) {
+          await deps.audit.append(trx, {
+            issuerId: issuer.id,
+            actor: 'wallet',
+            action: 'wallet_offer.redeemed',
+            targetType: 'credential',
+            targetId: offer.credential_id,
+            details: { offerId: offer.id, protocol: 'openid4vci' },
+          });
+        }
+        return spent;
+      });
+      if (!redeemed) throw invalidGrant();
+      return { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_S };
+    },
+
+    /** The nonce endpoint: a fresh c_nonce, good for one proof within NONCE_TTL_S. */
+    async nonce(slug: string) {
+      await issuerOf(slug);
+      const nonce = secret();
+      const now = core.clock.now();
+      const expiresAt = new Date(now.getTime() + NONCE_TTL_S * 1000).toISOString();
+      await repo.insertNonce(hash(nonce), expiresAt, now.toISOString());
+      return vciIssuer.createNonceResponse({ cNonce: nonce, cNonceExpiresIn: NONCE_TTL_S });
+    },
+
+    /**
+     * The credential endpoint: the access token, one `jwt` proof over a live nonce from the
+     * holder's key, and the configuration asked for; each configuration once per access token.
+     */
+    async credential(slug: string, accessToken: string | null, body: Record<string, unknown>) {
+      const issuer = await issuerOf(slug);
+      const now = core.clock.now();
+      const invalidToken = () =>
+        new ProtocolError(401, 'invalid_token', 'The access token is missing, unknown or expired.', {
+          'www-authenticate': 'Bearer error="invalid_token"',
+        });
+      if (accessToken === null) throw invalidToken();
+      const offer = await repo.findByAccessToken(issuer.id, hash(accessToken));
+      if (!offer?.access_token_expires_at || offer.access_token_expires_at <= now.toISOString()) throw invalidToken();
+      const { result } = metadataOf(issuer);
+      let request: ReturnType<typeof vciIssuer.parseCredentialRequest>;
+      try {
+        request = vciIssuer.parseCredentialRequest({ issuerMetadata: result, credentialRequest: body });
+      } catch (error) {
+        throw protocolErrorOf(error) ?? new ProtocolError(400, 'invalid_credential_request', 'Invalid request.');
+      }
+      const configuration = request.credentialConfigurationId;
+      if (configuration !== LDP_VC && configuration !== JWT_VC_JSON) {
+        throw new ProtocolError(
+          400,
+          'unknown_credential_configuration',
+          `credential_configuration_id must be ${LDP_VC} or ${JWT_VC_JSON}.`,
+        );
+      }
+      const issued = offer.issued_formats === '' ? [] : offer.issued_formats.split(',');
+      if (issued.includes(configuration)) {
+        throw new ProtocolError(
+          400,
+          'invalid_credential_request',
+          'This access token already received that credential.',
+        );
+      }
+      const jwts = request.proofs?.jwt ?? [];
+      if (jwts.length !== 1 || request.proofs?.attestation !== undefined) {
+        throw new ProtocolError(400, 'invalid_proof', 'Exactly one proof of type jwt is required.');
+      }
+      const proof = jwts[0] as string;
+      let nonce: unknown;
+      try {
+        nonce = decodeJwt(proof).nonce;
+      } catch {
+        throw new ProtocolError(400, 'invalid_proof', 'The proof is not a JWT.');
+      }
+      if (typeof nonce !== 'string' || !(await repo.takeNonce(hash(nonce), now.toISOString()))) {
+        throw new ProtocolError(
+          400,
+          'invalid_nonce',
+          'The proof’s nonce is unknown, used or expired: ask the nonce endpoint for a fresh one.',
+        );
+      }
+      let verified: Awaited<ReturnType<typeof vciIssuer.verifyCredentialRequestJwtProof>>;
+      try {
+        verified = await vciIssuer.verifyCredentialRequestJwtProof({
+          issuerMetadata: result,
+          jwt: proof,
+          expectedNonce: nonce,
+          now,
+        });
+      } catch (error) {
+        throw protocolErrorOf(error) ?? new ProtocolError(400, 'invalid_proof', 'The proof does not verify.');
+      }
+      const jwk = await holderJwk(verified.signer);
+      if (!jwk) throw new ProtocolError(400, 'invalid_proof', 'The proof’s key is not a did:key, did:jwk or jwk.');
+      const holder = holderDid(verified.signer, jwk);
+      // The hosted credential bound to the holder: the same id, issuer, achievement, identifier and
+      // status entry (revoking the credential revokes every copy), its subject the holder's DID.
+      const hosted = await deps.vc.unsignedCredential(issuer.slug, offer.credential_id);
+      const bound = { ...hosted, credentialSubject: { ...hosted.credentialSubject, id: holder } };
+      const signed = await deps.vc.signGiven(issuer.slug, bound);
+      const credential = configuration === LDP_VC ? signed.dataIntegrity : signed.jwt;
+      const recorded = await core.db.transaction().execute(async (trx) => {
+        const marked = await createWalletRepository(trx).markIssued(
+          issuer.id,
+          offer.id,
+          offer.issued_formats,
+          configuration,
+        );
+        if (marked) {
+          await deps.audit.append(trx, {
+            issuerId: issuer.id,
+            actor: 'wallet',
+            action: 'wallet_credential.issued',
+            targetType: 'credential',
+            targetId: offer.credential_id,
+            details: { offerId: offer.id, format: configuration },
+          });
+        }
+        return marked;
+      });
+      if (!recorded) {
+        throw new ProtocolError(
+          400,
+          'invalid_credential_request',
+          'This access token already received that credential.',
+        );
+      }
+      return vciIssuer.createCredentialResponse({ credentialRequest: request, credentials: [{ credential }] });
+    },
+  };
+}
+
+export type WalletService = ReturnType<typeof createWalletService>;
