@@ -1,6 +1,8 @@
 import { createServer } from 'node:net';
+import { SignJWT } from 'jose';
 import { expect } from 'vitest';
 import { sha256Hex } from '../src/core/hashing.js';
+import { issuerDid, verificationMethodId } from '../src/modules/vc/did.js';
 import { auth, type TestApp, type TestIssuer } from './helpers.js';
 
 /** Shared set-up of the verification, page and embed suites. */
@@ -47,6 +49,26 @@ export async function issue(
   });
   expect(res.statusCode, res.body).toBe(201);
   return res.json();
+}
+
+/**
+ * A VC-JWT of the credential signed with the issuer's current key, as a wallet holds one: the
+ * verify service checks its `kid`, its signature and that `jti` is a credential URL of that issuer.
+ */
+export async function signedJwt(t: TestApp, issuer: TestIssuer, credentialId: string): Promise<string> {
+  const base = t.config.publicBaseUrl;
+  const did = issuerDid(base, issuer.slug);
+  const key = await t.app.services.vc.signingKeys.current(issuer.id, (v) => verificationMethodId(did, v), did);
+  return new SignJWT({ iss: did, jti: `${base}/v1/issuers/${issuer.slug}/credentials/${credentialId}` })
+    .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: verificationMethodId(did, key.version) })
+    .sign(key.keyObject);
+}
+
+/** `jwt` with another payload under its header and signature: its `kid` is real, its signature fails. */
+export function forgedJwt(jwt: string, n: number): string {
+  const [header = '', payload = '', signature = ''] = jwt.split('.');
+  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+  return `${header}.${Buffer.from(JSON.stringify({ ...claims, forged: n })).toString('base64url')}.${signature}`;
 }
 
 export async function revoke(t: TestApp, issuer: TestIssuer, credentialId: string, reason: string): Promise<void> {

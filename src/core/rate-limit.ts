@@ -134,16 +134,8 @@ function createAddressBlocks() {
   };
 }
 
-/** A bulk verification costs one unit of the open limit per this many ids (rounded up). */
+/** A bulk verification costs one unit of the open limit per this many ids (rounded up) that are not VC-JWTs. */
 export const BULK_IDS_PER_UNIT = 50;
-
-/** A request's cost in units of the limit; `ceil(items / per)` of an array body field, at least 1. */
-export function costPerItems(field: string, per: number): (request: FastifyRequest) => number {
-  return (request) => {
-    const items = (request.body as Record<string, unknown> | undefined)?.[field];
-    return Array.isArray(items) ? Math.max(1, Math.ceil(items.length / per)) : 1;
-  };
-}
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -1,4 +1,5 @@
 import { compactVerify, decodeProtectedHeader, importJWK } from 'jose';
+import { LRUCache } from 'lru-cache';
 import type { Core } from '../../core/context.js';
 import { publicUrls } from '../../core/urls.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
@@ -11,6 +12,15 @@ import type { SigningKeyService } from './signing-keys.service.js';
 /** Three base64url segments: the shape of a compact JWS. */
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const KID = /^(did:web:[^#]+)#key-([1-9][0-9]{0,8})$/;
+/**
+ * Imported verification keys kept, by `kid`. A key version of an issuer never changes once made
+ * (keys are added, never edited or removed, and a slug is never reused), so an entry needs no
+ * invalidation; a miss is never kept, so a key made later is found.
+ */
+const KEY_CACHE_MAX = 1000;
+
+/** True when `input` has the shape of a compact JWS, so verifying it means checking a signature. */
+const isCompactJws = (input: string) => COMPACT_JWS.test(input.trim());
 
 export interface PresentedRef {
   issuerSlug: string;
@@ -47,7 +57,7 @@ export function createPresentedCredentialReader(
     return { slug: issuer.slug, keys: await deps.signingKeys.publicKeys(issuer.id) };
   }
 
-  async function keyFor(kid: string) {
+  async function resolveKey(kid: string) {
     const match = KID.exec(kid);
     if (!match?.[1] || !match[2]) return null;
     const issuer = await localIssuer(match[1]);
@@ -56,6 +66,31 @@ export function createPresentedCredentialReader(
     const { multikeyFrom, multikeyToJwk } = await vcLibraries();
     const multikey = await multikeyFrom(verificationMethod(match[1], key));
     return { slug: issuer.slug, key: await importJWK(await multikeyToJwk({ keyPair: multikey }), 'EdDSA') };
+  }
+
+  type ResolvedKey = Awaited<ReturnType<typeof resolveKey>>;
+  const keys = new LRUCache<string, Promise<ResolvedKey>>({ max: KEY_CACHE_MAX });
+
+  /**
+   * The issuer and imported key a JWT's `kid` names, or null. Resolved once per `kid` (looking the
+   * issuer's keys up and importing one costs about a millisecond): JWTs given together share the
+   * lookup in flight, later ones the cached key.
+   */
+  function keyFor(kid: string): Promise<ResolvedKey> {
+    const cached = keys.get(kid);
+    if (cached) return cached;
+    const resolving = resolveKey(kid).then(
+      (resolved) => {
+        if (!resolved) keys.delete(kid);
+        return resolved;
+      },
+      (err: unknown) => {
+        keys.delete(kid);
+        throw err;
+      },
+    );
+    keys.set(kid, resolving);
+    return resolving;
   }
 
   /** The credential id of `url` when it is a credential URL of the issuer `slug`. */
@@ -87,9 +122,11 @@ export function createPresentedCredentialReader(
   }
 
   return {
+    isJwt: isCompactJws,
+
     async jwt(input: string): Promise<PresentedRef | null> {
       const jws = input.trim();
-      if (!COMPACT_JWS.test(jws)) return null;
+      if (!isCompactJws(jws)) return null;
       try {
         const { kid, alg } = decodeProtectedHeader(jws);
         if (alg !== 'EdDSA' || typeof kid !== 'string') return null;

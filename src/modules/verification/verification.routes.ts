@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { errors } from '../../core/errors.js';
-import { BULK_IDS_PER_UNIT, costPerItems } from '../../core/rate-limit.js';
+import { BULK_IDS_PER_UNIT } from '../../core/rate-limit.js';
 import { errorResponses, keyedErrors, openErrors } from '../../core/schemas.js';
 import {
   BulkVerifyBody,
@@ -24,11 +24,16 @@ const isPresentedCredential = (request: FastifyRequest) =>
   request.headers['content-type']?.split(';')[0]?.trim().toLowerCase() === VC_MEDIA_TYPE;
 
 /**
- * A credential is canonicalised and its signature checked: a few milliseconds of CPU where an id is
- * one indexed read, so it costs that many requests of the rate limit.
+ * A credential's signature is checked (a credential given as JSON is canonicalised first, a VC-JWT's
+ * key is looked up): up to a few milliseconds of CPU where an id is one indexed read, so a credential
+ * or a VC-JWT costs this many requests of the rate limit, singly or in a bulk call.
  */
-const JSON_VERIFY_COST = 10;
-const credentialCost = (request: FastifyRequest) => (isPresentedCredential(request) ? JSON_VERIFY_COST : 1);
+export const CREDENTIAL_VERIFY_COST = 10;
+/**
+ * The most VC-JWTs one bulk call takes: priced at CREDENTIAL_VERIFY_COST each, they stay within one
+ * minute of the default open limit (300) with the rest of the call's ids.
+ */
+export const MAX_BULK_JWTS = 25;
 
 /**
  * The verify service's question: the credential under application/vc, else the `{ id }` body. Fastify
@@ -58,19 +63,44 @@ const verifyBody = {
 export const verificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { verify, verifier } = app.services.verification;
   const tags = ['Verification'];
+
+  /** A credential under application/vc, or an id that is a VC-JWT, costs CREDENTIAL_VERIFY_COST; any other id 1. */
+  const singleCost = (request: FastifyRequest) => {
+    const id = (request.body as { id?: unknown } | null)?.id;
+    const signed = isPresentedCredential(request) || (typeof id === 'string' && verify.checksSignature(id));
+    return signed ? CREDENTIAL_VERIFY_COST : 1;
+  };
+  /** The VC-JWTs among a bulk call's ids (before validation too: anything but a string is left to the schema). */
+  const bulkJwts = (ids: unknown) =>
+    Array.isArray(ids) ? ids.filter((id) => typeof id === 'string' && verify.checksSignature(id)).length : 0;
+  /** Each VC-JWT costs CREDENTIAL_VERIFY_COST, the other ids one unit per BULK_IDS_PER_UNIT (rounded up); at least 1. */
+  const bulkCost = (request: FastifyRequest) => {
+    const ids = (request.body as { ids?: unknown } | null)?.ids;
+    if (!Array.isArray(ids)) return 1;
+    const jwts = bulkJwts(ids);
+    return Math.max(1, jwts * CREDENTIAL_VERIFY_COST + Math.ceil((ids.length - jwts) / BULK_IDS_PER_UNIT));
+  };
+  /** More than MAX_BULK_JWTS VC-JWTs: a 400 before anything is charged or checked. */
+  const refuseManyJwts = async (request: FastifyRequest) => {
+    const jwts = bulkJwts((request.body as { ids?: unknown } | null)?.ids);
+    if (jwts <= MAX_BULK_JWTS) return;
+    const message = `must hold at most ${MAX_BULK_JWTS} VC-JWTs (each has its signature checked); ${jwts} were given`;
+    throw errors.validation(`ids ${message}.`, [{ path: '/ids', message, code: 'maxJwts' }]);
+  };
+
   app.addContentTypeParser(VC_MEDIA_TYPE, { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
 
   app.post(
     '/api/v1/verify',
     {
-      config: { rateLimitCost: credentialCost },
+      config: { rateLimitCost: singleCost },
       schema: {
         operationId: 'verifyCredential',
         tags,
         summary: 'Verify one assertion (open)',
         description:
-          'id is the assertion URL or the bare credential id. An id of another host, a malformed id or an unknown one answers 200 with authentic=false and status unknown. With Content-Type application/vc, the body is instead an Open Badges 3.0 credential of this service as JSON: its Data Integrity proof is checked with the issuer keys this service publishes; a changed field, another issuer or a foreign DID answers authentic=false and status unknown. A credential costs ' +
-          `${JSON_VERIFY_COST} requests of the open rate limit.`,
+          'id is the assertion URL or the bare credential id. An id of another host, a malformed id or an unknown one answers 200 with authentic=false and status unknown. With Content-Type application/vc, the body is instead an Open Badges 3.0 credential of this service as JSON: its Data Integrity proof is checked with the issuer keys this service publishes; a changed field, another issuer or a foreign DID answers authentic=false and status unknown; more than one proof answers 400. A credential, or an id that is a VC-JWT, costs ' +
+          `${CREDENTIAL_VERIFY_COST} requests of the open rate limit (its signature is checked); any other id costs 1.`,
         body: verifyBody,
         response: { 200: Result, ...errorResponses(400, ...openErrors) },
       },
@@ -81,11 +111,16 @@ export const verificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/verify/bulk',
     {
-      config: { rateLimitCost: costPerItems('ids', BULK_IDS_PER_UNIT) },
+      config: { rateLimitCost: bulkCost },
+      preValidation: refuseManyJwts,
       schema: {
         operationId: 'verifyCredentialsBulk',
         tags,
         summary: 'Verify up to 1,000 assertions in one call (open); results in request order',
+        description:
+          `Each VC-JWT among the ids costs ${CREDENTIAL_VERIFY_COST} requests of the rate limit (its signature is checked, as ` +
+          `for a single verify), and a call takes at most ${MAX_BULK_JWTS} of them (more answer 400); the other ids ` +
+          `cost one request per ${BULK_IDS_PER_UNIT}, rounded up.`,
         body: BulkVerifyBody,
         response: { 200: Type.Ref(BulkVerifyResultSchema), ...errorResponses(400, ...openErrors) },
       },
@@ -96,7 +131,7 @@ export const verificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/api/v1/verify/premium',
     {
-      config: { auth: 'key', rateLimitCost: credentialCost },
+      config: { auth: 'key', rateLimitCost: singleCost },
       schema: {
         operationId: 'verifyCredentialPremium',
         tags,

@@ -72,7 +72,7 @@ export const PresentedCredential = Type.Object(
     additionalProperties: true,
     maxProperties: 64,
     description:
-      'An Open Badges 3.0 credential of this service as JSON, with its Data Integrity proof (at most 64 KB, 512 objects, 16 levels deep).',
+      'An Open Badges 3.0 credential of this service as JSON, with its one Data Integrity proof (at most 64 KB, 512 objects, 16 levels deep; more than one proof answers 400).',
   },
 );
 
@@ -84,10 +84,19 @@ export type VerifyRequest = { id: string } | { credential: Record<string, unknow
 
 /**
  * Why a credential given as JSON is refused before its proof is checked (canonicalisation costs in
- * proportion to the document), or null when it is within PRESENTED_CREDENTIAL_LIMITS.
+ * proportion to the document, and each proof is checked in full), or null when it carries one proof
+ * and is within PRESENTED_CREDENTIAL_LIMITS.
  */
 export function presentedCredentialIssue(credential: object): ValidationIssue | null {
   const path = '';
+  const proof = (credential as { proof?: unknown }).proof;
+  if (Array.isArray(proof) && proof.length > 1) {
+    return {
+      path: '/proof',
+      message: `must be one proof, by the credential's issuer (each proof is checked in full); ${proof.length} were given`,
+      code: 'maxItems',
+    };
+  }
   const { bytes, objects, depth } = PRESENTED_CREDENTIAL_LIMITS;
   let seen = 0;
   const pending: [unknown, number][] = [[credential, 1]];

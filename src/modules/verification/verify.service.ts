@@ -16,6 +16,8 @@ export const rowScope = (row: VerifiableRow) => ({ issuerId: row.issuer_id, defi
 export interface PresentedReader {
   /** A VC-JWT. */
   jwt(input: string): Promise<AssertionRef | null>;
+  /** True when `input` has a VC-JWT's shape: `jwt` checks its signature. */
+  isJwt(input: string): boolean;
   /** A credential as JSON with its Data Integrity proof. */
   json(credential: Record<string, unknown>): Promise<AssertionRef | null>;
 }
@@ -37,6 +39,8 @@ export function createVerifyService(
   const urls = publicUrls(core.config.publicBaseUrl);
   const parseUrl = assertionRefParser(core.config.publicBaseUrl);
   const parse = async (id: string) => parseUrl(id) ?? (await deps.presented.jwt(id));
+  /** True when verifying `id` checks a signature: no assertion URL or bare id, but a VC-JWT's shape. */
+  const checksSignature = (id: string) => parseUrl(id) === null && deps.presented.isJwt(id);
   const repo = createVerificationRepository(core.db, core.dialect);
   const findOne = deps.readCaches.cached('verify', coalescedReads(repo.findByIds, CONCURRENT_READS), rowScope);
 
@@ -66,6 +70,7 @@ export function createVerifyService(
   return {
     verify,
     verifyAny,
+    checksSignature,
 
     /**
      * Up to 1,000 ids in one set-based read; one result per id, in request order. A credential named
