@@ -1,6 +1,10 @@
 import { statSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { SignJWT } from 'jose';
 import { sql } from 'kysely';
+import { issuerDid, verificationMethodId } from '../../src/modules/vc/did.js';
+import { CREDENTIAL_VERIFY_COST, MAX_BULK_JWTS } from '../../src/modules/verification/verification.routes.js';
 import { startReceiver } from '../scale-out/receiver.js';
 import { startHarnessApp } from './lib/app.js';
 import {
@@ -100,6 +104,108 @@ async function leg(engine: Engine, calls: number): Promise<AmplificationResult> 
   }
 }
 
+/** Issue 37.1: the open limit the forged VC-JWT leg runs at (the default), and its measured calls per kind. */
+export const OPEN_LIMIT = 300;
+export const MEASURED_CALLS = 20;
+const PLAIN_IDS = 1000;
+const PLAIN_UNITS = 20;
+
+export interface ForgedJwtResult {
+  engine: Engine;
+  /** Server time per unit of the rate limit charged: plain ids (the yardstick), forged JWTs with a real `kid`, and with unknown ones. */
+  msPerUnit: { plainIds: number; forgedRealKid: number; forgedUnknownKid: number };
+  /** One address sending bulk calls of MAX_BULK_JWTS forged JWTs in a row: the statuses, in order. */
+  budgetStatuses: number[];
+  /** The server time one address buys in a window with forged JWTs, in ms. */
+  serverMsPerAddressWindow: number;
+  /** A bulk call of 1,000 forged JWTs: its status. */
+  thousandJwtsStatus: number;
+}
+
+/** A VC-JWT of the credential signed with the issuer's current key (a wallet's copy), and copies of it with other payloads. */
+async function jwtsOf(app: FastifyInstance, base: string, issuer: { id: string; slug: string }, credentialId: string) {
+  const did = issuerDid(base, issuer.slug);
+  const key = await app.services.vc.signingKeys.current(issuer.id, (v) => verificationMethodId(did, v), did);
+  const header = { alg: 'EdDSA', typ: 'JWT', kid: verificationMethodId(did, key.version) };
+  const jwt = await new SignJWT({ iss: did, jti: `${base}/v1/issuers/${issuer.slug}/credentials/${credentialId}` })
+    .setProtectedHeader(header)
+    .sign(key.keyObject);
+  const [, payload = '', signature = ''] = jwt.split('.');
+  const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return {
+    /** A signature that fails under the real key. */
+    forged: (n: number) => `${encode(header)}.${encode({ n, payload })}.${signature}`,
+    /** A `kid` of the real issuer naming a key version it does not have: looked up every time. */
+    unknownKid: (n: number) =>
+      `${encode({ ...header, kid: verificationMethodId(did, 1000 + n) })}.${payload}.${signature}`,
+  };
+}
+
+/**
+ * Issue 37.1: 1,000 forged VC-JWTs with a real `kid` in one bulk call used to cost 1.4–1.7 s of the
+ * event loop for the price of 1,000 plain ids (20 units). Each forged JWT is now priced like a
+ * credential, a call takes at most MAX_BULK_JWTS, and a `kid` is looked up once. Server time per
+ * unit charged (sequential calls through the app, each from an address of its own) must stay at or
+ * below that of plain ids, the service's yardstick; one address at the open limit is refused after
+ * the calls its budget pays for.
+ */
+async function forgedJwtLeg(engine: Engine): Promise<ForgedJwtResult> {
+  const harness = await startHarnessApp(engine, { env: { OPEN_RATE_LIMIT_PER_MINUTE: String(OPEN_LIMIT) } });
+  try {
+    const { app } = harness;
+    const issuer = await harness.issuer('forged');
+    const definition = await app.services.definitions.create(issuer.id, { name: 'Forged', description: 'x' });
+    const { row } = await app.services.issuance.issue(issuer.id, 'reliability', {
+      definitionId: definition.id,
+      recipientEmail: 'forged@example.test',
+      completionKey: 'forged-1',
+      source: 'api',
+    });
+    const jwts = await jwtsOf(app, harness.config.publicBaseUrl, issuer, row.id);
+    let address = 0;
+    const bulk = async (ids: string[], remoteAddress = `192.0.2.${++address % 250}`) => {
+      const started = performance.now();
+      const res = await app.inject({ method: 'POST', url: '/api/v1/verify/bulk', payload: { ids }, remoteAddress });
+      return { status: res.statusCode, ms: performance.now() - started };
+    };
+    const msPerUnit = async (ids: (call: number) => string[], units: number) => {
+      let ms = 0;
+      for (let call = 0; call < MEASURED_CALLS; call++) {
+        const answer = await bulk(ids(call));
+        if (answer.status !== 200) throw new Error(`bulk verify answered ${answer.status}`);
+        ms += answer.ms;
+      }
+      return round(ms / (MEASURED_CALLS * units), 4);
+    };
+    const jwtUnits = MAX_BULK_JWTS * CREDENTIAL_VERIFY_COST;
+    const forgedCall = (call: number) => Array.from({ length: MAX_BULK_JWTS }, (_, i) => jwts.forged(call * 100 + i));
+    await bulk(forgedCall(999));
+    const result = {
+      plainIds: await msPerUnit(() => Array.from({ length: PLAIN_IDS }, () => row.id), PLAIN_UNITS),
+      forgedRealKid: await msPerUnit(forgedCall, jwtUnits),
+      forgedUnknownKid: await msPerUnit(
+        (call) => Array.from({ length: MAX_BULK_JWTS }, (_, i) => jwts.unknownKid(call * 100 + i)),
+        jwtUnits,
+      ),
+    };
+    const budget = [];
+    for (let call = 0; call < 5; call++) budget.push(await bulk(forgedCall(500 + call), '198.51.100.37'));
+    const thousand = await bulk(Array.from({ length: 1000 }, (_, i) => jwts.forged(10_000 + i)));
+    return {
+      engine,
+      msPerUnit: result,
+      budgetStatuses: budget.map((b) => b.status),
+      serverMsPerAddressWindow: round(
+        budget.filter((b) => b.status === 200).reduce((sum, b) => sum + b.ms, 0),
+        2,
+      ),
+      thousandJwtsStatus: thousand.status,
+    };
+  } finally {
+    await harness.close();
+  }
+}
+
 /**
  * Issue 21.3: 30 anonymous bulk calls of 1,000 copies of one credential id used to write 30,000
  * events, 30,000 outbox rows and 35,029 webhook POSTs. Now each call answers all 1,000 results and
@@ -109,6 +215,7 @@ export async function runBulkAmplification(options: RunOptions): Promise<Reliabi
   const report = createReport('bulk-amplification', options);
   const calls = options.full ? 10 * ATTACK_CALLS : ATTACK_CALLS;
   const results: AmplificationResult[] = [];
+  const forgedResults: ForgedJwtResult[] = [];
   for (const engine of enginesFor(options)) {
     report.log(`${engine}: ${calls} concurrent bulk calls of ${IDS_PER_CALL} copies of one id`);
     const result = await leg(engine, calls);
@@ -127,10 +234,39 @@ export async function runBulkAmplification(options: RunOptions): Promise<Reliabi
       `${result.verificationEvents} events, ${result.outboxRows} outbox rows, ${result.webhookPosts} POSTs (at most ${MAX_ROWS_LEFT} each)`,
     );
     report.check(`${engine} the event is delivered`, result.webhookPosts >= 1, `${result.webhookPosts} POSTs`);
+
+    report.log(`${engine}: forged VC-JWTs with a real kid, priced against plain ids`);
+    const forged = await forgedJwtLeg(engine);
+    forgedResults.push(forged);
+    report.figures[`${engine}-forged-jwts`] = forged;
+    const { plainIds, forgedRealKid, forgedUnknownKid } = forged.msPerUnit;
+    report.check(
+      `${engine} forged VC-JWTs cost the client at least what they cost the server`,
+      forgedRealKid <= plainIds && forgedUnknownKid <= plainIds,
+      `ms of server time per unit charged: ${forgedRealKid} (real kid), ${forgedUnknownKid} (unknown kid), ${plainIds} (plain ids)`,
+    );
+    const paidCalls = Math.floor(OPEN_LIMIT / (MAX_BULK_JWTS * CREDENTIAL_VERIFY_COST));
+    report.check(
+      `${engine} one address runs out of its budget`,
+      forged.budgetStatuses.filter((s) => s === 200).length === paidCalls &&
+        forged.budgetStatuses.slice(paidCalls).every((s) => s === 429),
+      `statuses ${forged.budgetStatuses.join(',')}; ${forged.serverMsPerAddressWindow} ms of server time bought per window`,
+    );
+    report.check(
+      `${engine} a bulk of 1,000 VC-JWTs is refused`,
+      forged.thousandJwtsStatus === 400,
+      `answered ${forged.thousandJwtsStatus}`,
+    );
   }
   return report.finish(
-    results
-      .map((r) => `${r.engine}: ${r.verificationEvents} events, ${r.outboxRows} outbox rows, ${r.webhookPosts} POSTs`)
-      .join('; '),
+    [
+      ...results.map(
+        (r) => `${r.engine}: ${r.verificationEvents} events, ${r.outboxRows} outbox rows, ${r.webhookPosts} POSTs`,
+      ),
+      ...forgedResults.map(
+        (r) =>
+          `${r.engine}: forged VC-JWT ${r.msPerUnit.forgedRealKid} ms/unit vs plain ids ${r.msPerUnit.plainIds} ms/unit`,
+      ),
+    ].join('; '),
   );
 }
