@@ -11,6 +11,20 @@ import { createDefinition, importCsv, postJson, storedText } from './ingest.supp
 /** Addresses that must never be stored, in any field, in any case. */
 const NAME_EMAIL = 'jane.doe@corp.example';
 const KEY_EMAIL = 'kim.lee@school.example';
+/**
+ * Issue 37.6: addresses with invisible characters inside (a zero-width space, a soft hyphen, a
+ * combining mark after the "@" or ending a local part), and an address literal for a domain.
+ */
+const HIDDEN_EMAILS = [
+  'ada\u200b@example.org',
+  'ada@\u200bexample.org',
+  'ada\u00ad@example.org',
+  'ada@\u0301example.org',
+  'ada@[127.0.0.1]',
+  'ada\u2060@\ufeffexample.org',
+  'सीता@example.in',
+  'kim.lee%4\u200b0school.example',
+];
 
 describe('personal data rules', () => {
   it('finds an email address anywhere in a text, also with a fullwidth or URL-encoded "@"', () => {
@@ -21,10 +35,22 @@ describe('personal data rules', () => {
       'kim.lee%40school.example',
       'kim.lee＠school.example',
       'Ada@ACME',
+      ...HIDDEN_EMAILS,
     ]) {
       expect(containsEmail(text), text).toBe(true);
     }
-    for (const text of ['Ada Lovelace', 'ds101:8f3a2c', 'Ada @ ACME', '@handle', 'trailing@', 'moodle:site:42:7']) {
+    for (const text of [
+      'Ada Lovelace',
+      'ds101:8f3a2c',
+      'Ada @ ACME',
+      'Ada @\u200b ACME',
+      '@handle',
+      'trailing@',
+      'moodle:site:42:7',
+      'Jose\u0301 Nu\u0301n\u0303ez',
+      'सीता राम',
+      'Zoë\u00adÅström',
+    ]) {
       expect(containsEmail(text), text).toBe(false);
     }
   });
@@ -225,6 +251,28 @@ describe.each(dialects)('names and keys carrying email addresses on %s', (dialec
       expect(run.json().records[0]).toMatchObject({ outcome: 'error', completionKey: null });
       expect(run.json().records[0].message).toContain('completionKey may not contain an email address');
     });
+  });
+
+  it('finds an address behind invisible characters or with an address literal, in names and completion keys', async () => {
+    for (const [i, hidden] of HIDDEN_EMAILS.entries()) {
+      const named = await post('/api/v1/credentials', {
+        definitionId: course.id,
+        recipientEmail: `hidden${i}@corp.example`,
+        recipientName: `Ada ${hidden}`,
+        completionKey: `ds101:hidden-${i}`,
+      });
+      expect(named.statusCode, named.body).toBe(201);
+      expect(named.json(), hidden).toMatchObject({ created: true, recipientNameDropped: true });
+      expect(await displayName(named.json().credentialId)).toBeNull();
+
+      const keyed = await post('/api/v1/credentials', {
+        definitionId: course.id,
+        recipientEmail: `hidden${i}@corp.example`,
+        completionKey: `ds101:${hidden}`,
+      });
+      const body = expectErrorBody(keyed, 400, 'validation_failed');
+      expect(body.issues, hidden).toEqual([expect.objectContaining({ path: '/completionKey', code: 'personalData' })]);
+    }
   });
 
   it('keeps the addresses out of every answer and everything stored', async () => {
