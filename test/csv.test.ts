@@ -293,7 +293,7 @@ describe.each(dialects)('CSV import on %s', (dialect) => {
       'recipientEmail is not a valid email address',
       'recipientEmail is missing',
       'issuedOn may not be in the future',
-      expect.stringContaining('issuedOn is not a date we can read'),
+      'issuedOn: date 2021-02-30 is not a day; correct the day or the month',
       expect.stringContaining('issuedOn is not a date we can read'),
       'evidenceUrl is not a valid http(s) URL',
     ]);

@@ -41,23 +41,23 @@ describe.each(dialects)('completions a recipient already holds, and ambiguous na
   });
   afterAll(async () => t.close());
 
-  it('a CSV row without a key for a credential held under another key is already_issued, then skipped', async () => {
+  it('a CSV row, with or without its own key, for a credential held under another key is already_issued, then skipped', async () => {
     const existing = await issueWithKey('ada@held.example', 'ds101:ada');
     const csv = 'email,course,key\nADA@held.example,ds101,\nbob@held.example,ds101,\nada@held.example,ds101,own-key\n';
     const dry = await importCsv(t, a.key, csv, { dryRun: true });
     expect(dry.rows.map((r) => [r.outcome, r.preview, r.credentialId])).toEqual([
       ['skipped', 'already_issued', existing],
       ['issued', 'new', null],
-      ['issued', 'new', null],
+      ['skipped', 'already_issued', existing],
     ]);
     expect(dry.rows[0]?.message).toBe(held(existing));
     const before = await credentialCount();
     const real = await importCsv(t, a.key, csv);
-    expect([real.issued, real.skipped, real.errored]).toEqual([2, 1, 0]);
+    expect([real.issued, real.skipped, real.errored]).toEqual([1, 2, 0]);
     expect(real.rows[0]).toMatchObject({ outcome: 'skipped', credentialId: existing, message: held(existing) });
-    // A row with its own key is the sender saying it is another completion: it issues.
-    expect(real.rows[2]).toMatchObject({ outcome: 'issued', completionKey: 'own-key' });
-    expect(await credentialCount()).toBe(before + 2);
+    // A roster row with its own key issues nothing either when the recipient holds the definition (issue 39 §2).
+    expect(real.rows[2]).toMatchObject({ outcome: 'skipped', credentialId: existing, message: held(existing) });
+    expect(await credentialCount()).toBe(before + 1);
   });
 
   it('a revoked or expired credential is not held: the row issues', async () => {

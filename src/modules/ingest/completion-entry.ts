@@ -65,6 +65,8 @@ export interface PrepareOptions {
   /** The name the sender knows the date by (issuedOn in CSV, completedAt in connectors). */
   dateField: string;
   dateFormat?: DateFormat;
+  /** The file's day/month dates read both ways (CSV detection): their message asks the user to choose. */
+  ambiguousDates?: boolean;
   /** Whether a new credential notifies its earner when the row does not say (the call's, else the issuer's). */
   notify: boolean;
 }
@@ -93,11 +95,35 @@ function emailProblem(email: string): string | null {
   return null;
 }
 
-function dateProblem(result: DateResult, now: Date, options: PrepareOptions): string | null {
+/** A date cell as a message may quote it: short, and never anything shaped like an email address. */
+function quotedDate(value: unknown): string {
+  const text = typeof value === 'string' ? value.trim() : String(value);
+  return text.length <= 40 && !text.includes('@') ? ` ${text}` : '';
+}
+
+/** The order a day/month date was read in, for its message ("" for other dates). */
+function dayMonthOrder(value: unknown, format: DateFormat | undefined): string {
+  const dayMonth = typeof value === 'string' && /^\s*\d{1,2}[/.-]\d{1,2}[/.-]\d{4}\s*$/.test(value);
+  return dayMonth && format !== undefined ? ` (read as ${format})` : '';
+}
+
+/** What is wrong with a date and how to fix it ("date 31/02/2026 is not a day"). */
+function dateProblem(value: unknown, result: DateResult, now: Date, options: PrepareOptions): string | null {
   const field = options.dateField;
   if (!result.ok) {
-    const named = options.dateFormat ?? 'DD/MM/YYYY only when mapping.dateFormat names it';
-    return `${field} is not a date we can read (ISO 8601, YYYY-MM-DD, unix time, ${named})`;
+    const shown = quotedDate(value);
+    switch (result.problem) {
+      case 'not_a_day':
+        return `${field}: date${shown} is not a day; correct the day or the month${dayMonthOrder(value, options.dateFormat)}`;
+      case 'needs_format':
+        return options.ambiguousDates
+          ? `${field}: date${shown} could be day/month or month/day; choose the date format (mapping.dateFormat DD/MM/YYYY or MM/DD/YYYY)`
+          : `${field}: date${shown} is day/month or month/day; name the order with mapping.dateFormat (DD/MM/YYYY or MM/DD/YYYY)`;
+      case 'unreadable': {
+        const named = options.dateFormat ?? 'DD/MM/YYYY only when mapping.dateFormat names it';
+        return `${field} is not a date we can read (ISO 8601, YYYY-MM-DD, D Month YYYY, unix time, ${named}): write it like 2026-02-28 or 28 February 2026`;
+      }
+    }
   }
   if (result.iso !== null && Date.parse(result.iso) > now.getTime()) return `${field} may not be in the future`;
   return null;
@@ -120,7 +146,7 @@ export function prepareCompletion(
   const problems = [
     emailProblem(fields.recipientEmail),
     'problem' in lookup ? lookup.problem : null,
-    dateProblem(date, ctx.now, options),
+    dateProblem(fields.issuedOn, date, ctx.now, options),
     fields.evidenceUrl !== '' && (fields.evidenceUrl.length > URL_MAX || !isWebUrl(fields.evidenceUrl))
       ? 'evidenceUrl is not a valid http(s) URL'
       : null,

@@ -76,17 +76,18 @@ function shown(header: string): string {
 
 /**
  * Finds each field's column: `mapping` names a header for a field (case-insensitive, trimmed) and
- * then only that column gives the field; otherwise the field name and its aliases are recognised.
- * First and last name columns compose recipientName when no column gives it. Two columns giving
- * one field, a mapped header that is missing, or no email column: 422.
+ * then only that column gives the field; a field mapped to null is read from no column (the
+ * console's "not used"); otherwise the field name and its aliases are recognised. First and last
+ * name columns compose recipientName when no column gives it (and not when it is mapped to null).
+ * Two columns giving one field, a mapped header that is missing, or no email column: 422.
  */
-export function resolveColumns(header: string[], mapping: Partial<Record<CsvField, string>> = {}): CsvColumns {
+export function resolveColumns(header: string[], mapping: Partial<Record<CsvField, string | null>> = {}): CsvColumns {
   const names = header.map(normalise);
   const columns: CsvColumns = {};
   const mapped = new Set<number>();
   for (const field of CSV_FIELDS) {
     const wanted = mapping[field];
-    if (wanted === undefined) continue;
+    if (wanted === undefined || wanted === null) continue;
     const index = names.indexOf(normalise(wanted));
     if (index < 0) {
       throw errors.invalidCsv(`mapping.${field} names the column "${wanted}", which the header does not have.`);

@@ -4,19 +4,28 @@ import { NotificationOutcomeSchema } from '../credentials/credentials.schemas.js
 import { DateFormatSchema } from './dates.js';
 
 const HeaderName = Type.String({ minLength: 1, maxLength: 200 });
+/** A header, or null: the field is read from no column, whatever the aliases would find. */
+const MappedColumn = Nullable(HeaderName);
 
 const CsvMapping = Type.Object(
   {
-    recipientEmail: Type.Optional(HeaderName),
-    recipientName: Type.Optional(HeaderName),
-    completionKey: Type.Optional(HeaderName),
-    definitionId: Type.Optional(HeaderName),
-    definitionRef: Type.Optional(HeaderName),
-    issuedOn: Type.Optional(HeaderName),
-    evidenceUrl: Type.Optional(HeaderName),
-    dateFormat: Type.Optional(DateFormatSchema),
+    recipientEmail: Type.Optional(MappedColumn),
+    recipientName: Type.Optional(MappedColumn),
+    completionKey: Type.Optional(MappedColumn),
+    definitionId: Type.Optional(MappedColumn),
+    definitionRef: Type.Optional(MappedColumn),
+    issuedOn: Type.Optional(MappedColumn),
+    evidenceUrl: Type.Optional(MappedColumn),
+    notify: Type.Optional(MappedColumn),
+    dateFormat: Type.Optional({
+      ...DateFormatSchema,
+      description: `${DateFormatSchema.description} Without it the import detects the format from the issuedOn column (the report's dateFormat says what it found); a file whose day/month dates all have day and month ≤ 12 is ambiguous and must name it.`,
+    }),
   },
-  { description: 'Field name -> header as written in the file (case-insensitive); overrides the aliases.' },
+  {
+    description:
+      'Field name -> header as written in the file (case-insensitive); overrides the aliases. null: the field is read from no column (not used), whatever its aliases would find.',
+  },
 );
 
 export const ImportCsvBody = Type.Object({
@@ -76,6 +85,19 @@ export const ImportRowReportSchema = Type.Object(
     credentialId: Type.Optional(Nullable(Type.String())),
     message: Type.Optional(Nullable(Type.String({ description: 'Why a row was skipped or failed; never the email.' }))),
     notification: Type.Optional(NotificationOutcomeSchema),
+    recipientName: Type.Optional(
+      Nullable(Type.String({ description: 'Dry run only: the name the row gives (null when none, or not storable).' })),
+    ),
+    definitionName: Type.Optional(
+      Nullable(
+        Type.String({ description: "Dry run only: the name of the row's definition (null when none matched)." }),
+      ),
+    ),
+    issuedOn: Type.Optional(
+      Nullable(
+        Type.String({ description: 'Dry run only: the date as read (ISO 8601); null when none or unreadable.' }),
+      ),
+    ),
   },
   { $id: 'ImportRowReport' },
 );
@@ -97,6 +119,27 @@ export const ImportReportSchema = Type.Object(
           ignored: Type.Array(Type.String(), { description: 'Headers of the columns no field was read from.' }),
         },
         { description: 'How the header was read.' },
+      ),
+    ),
+    dateFormat: Type.Optional(
+      Type.Object(
+        {
+          used: Nullable(
+            Type.String({
+              description: "The dateFormat the dates were read in (mapping.dateFormat's, else the detected one)",
+            }),
+          ),
+          detected: Nullable(
+            Type.String({
+              description: 'The dateFormat the issuedOn column shows (null: no dates, both orders, or ambiguous)',
+            }),
+          ),
+          ambiguous: Type.Boolean({
+            description:
+              'Every day/month date has day and month ≤ 12: it reads two ways; without mapping.dateFormat those rows are errors',
+          }),
+        },
+        { description: 'How the dates were read.' },
       ),
     ),
     rows: Type.Array(Type.Ref(ImportRowReportSchema)),

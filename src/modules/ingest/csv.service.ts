@@ -1,4 +1,5 @@
 import type { Core } from '../../core/context.js';
+import { storableName } from '../credentials/issuance.service.js';
 import {
   type CompletionFields,
   type IngestContext,
@@ -9,7 +10,7 @@ import {
 import { type CsvColumns, describeColumns, resolveColumns } from './csv.columns.js';
 import { parseCsv } from './csv.parse.js';
 import type { ImportCsvBody, ImportReport } from './csv.schemas.js';
-import type { DateFormat } from './dates.js';
+import { createDateDetector, type DateDetection, type DateFormat, parseDate } from './dates.js';
 import type { DefinitionLookup } from './definition-resolver.js';
 import type { ImportRunner, PreparedEntry } from './import-run.js';
 
@@ -38,15 +39,70 @@ function cellOf(cells: string[], index: number | undefined): string {
   return index === undefined ? '' : (cells[index] ?? '').trim();
 }
 
+/** What a dry run's preview shows of a row besides its class and message. */
+interface RowShown {
+  recipientName: string | null;
+  definitionName: string | null;
+  issuedOn: string | null;
+}
+
+/** The longest name stored (and so shown); longer ones are a row error. */
+const SHOWN_NAME_MAX = 200;
+const NOTHING_SHOWN: RowShown = { recipientName: null, definitionName: null, issuedOn: null };
+
+interface RowOptions {
+  dateFormat: DateFormat | undefined;
+  ambiguousDates: boolean;
+  notify: boolean;
+}
+
+/** The row's name (unless it holds an email address), definition and date as the preview shows them. */
+function shownOf(fields: CompletionFields, lookup: DefinitionLookup, options: RowOptions): RowShown {
+  const date = parseDate(fields.issuedOn, options.dateFormat);
+  return {
+    // A name over the limit is an error of its own, and the preview never echoes a huge cell.
+    recipientName: fields.recipientName.length > SHOWN_NAME_MAX ? null : storableName(fields.recipientName).name,
+    definitionName: 'definition' in lookup ? lookup.definition.name : null,
+    issuedOn: date.ok ? date.iso : null,
+  };
+}
+
+/**
+ * The format the import reads dates in, and what the file's issuedOn column shows: a first pass
+ * over the file reads that column alone (only when the caller names no format).
+ */
+async function dateFormatOf(
+  csv: string,
+  mapping: ImportCsvBody['mapping'],
+): Promise<{ used: DateFormat | null; detection: DateDetection }> {
+  const named = mapping?.dateFormat ?? null;
+  if (named !== null || mapping?.issuedOn === null)
+    return { used: named, detection: { detected: null, ambiguous: false } };
+  const detector = createDateDetector();
+  let column: number | undefined;
+  await parseCsv(csv, {
+    header(cells) {
+      column = resolveColumns(cells, mapping).issuedOn;
+    },
+    row(cells) {
+      if (column !== undefined) detector.add(cells[column] ?? '');
+    },
+  });
+  const detection = detector.result();
+  return { used: detection.detected, detection };
+}
+
 function prepareRow(
   ctx: IngestContext,
   width: number,
   cells: string[],
   columns: CsvColumns,
   defaults: DefinitionLookup,
-  options: { dateFormat: DateFormat | undefined; notify: boolean },
+  options: RowOptions,
+  shown: RowShown[] | null,
 ): PreparedEntry {
   if (cells.length !== width) {
+    shown?.push(NOTHING_SHOWN);
     return {
       kind: 'error',
       message: `the row has ${cells.length} cells but the header has ${width} columns`,
@@ -65,6 +121,7 @@ function prepareRow(
     notify: cellOf(cells, columns.notify),
   };
   const lookup = rowLookup(ctx, cellOf(cells, columns.definitionId), cellOf(cells, columns.definitionRef), defaults);
+  shown?.push(shownOf(fields, lookup, options));
   return prepareCompletion(ctx, fields, lookup, { dateField: 'issuedOn', ...options });
 }
 
@@ -81,14 +138,18 @@ export function createCsvImportService(
     async import(issuerId: string, actor: string, body: ImportCsvBody): Promise<ImportReport> {
       const ctx = await loadIngestContext(core, deps, issuerId);
       const defaults = defaultsLookup(ctx, body.defaults);
-      const rowOptions = {
-        dateFormat: body.mapping?.dateFormat,
+      const dates = await dateFormatOf(body.csv, body.mapping);
+      const rowOptions: RowOptions = {
+        dateFormat: dates.used ?? undefined,
+        ambiguousDates: dates.detection.ambiguous,
         notify: await deps.notifications.wanted(issuerId, body.notify),
       };
+      const dryRun = body.dryRun === true;
       let header: string[] = [];
       let columns: CsvColumns = {};
       const entries: PreparedEntry[] = [];
       const lines: number[] = [];
+      const shown: RowShown[] | null = dryRun ? [] : null;
       await parseCsv(body.csv, {
         header(cells) {
           header = cells;
@@ -96,15 +157,16 @@ export function createCsvImportService(
         },
         row(cells, line) {
           lines.push(line);
-          entries.push(prepareRow(ctx, header.length, cells, columns, defaults, rowOptions));
+          entries.push(prepareRow(ctx, header.length, cells, columns, defaults, rowOptions, shown));
         },
       });
       const lineOf = (index: number) => lines[index] as number;
       const filename = body.filename ?? null;
-      const dryRun = body.dryRun === true;
+      // A roster row for a recipient who already holds the definition issues nothing, even with its
+      // own completion key (issue 39 §2; docs/decisions.md).
       const result = await deps.runner.run(
         issuerId,
-        { actor, source: 'csv', filename, dryRun, label: (index) => `row ${lineOf(index)}` },
+        { actor, source: 'csv', filename, dryRun, heldWithOwnKey: true, label: (index) => `row ${lineOf(index)}` },
         entries,
       );
       return {
@@ -117,6 +179,7 @@ export function createCsvImportService(
         errored: result.errored,
         dryRun,
         columns: describeColumns(header, columns),
+        dateFormat: { used: dates.used, ...dates.detection },
         rows: result.entries.map((entry, index) => ({
           rowNum: lineOf(index),
           outcome: entry.outcome,
@@ -125,6 +188,7 @@ export function createCsvImportService(
           credentialId: entry.credentialId,
           message: entry.message,
           ...(entry.notification ? { notification: entry.notification } : {}),
+          ...(shown === null ? {} : (shown[index] as RowShown)),
         })),
       };
     },

@@ -1,30 +1,69 @@
 import { Type } from '@sinclair/typebox';
 
 /**
- * Completion dates as senders write them (design.md §4 Connectors, Dates). Day-first and month-first
- * dates look alike, so they are read only when the caller names the format.
+ * Completion dates as senders write them (design.md §4 Connectors, Dates; issue 39 §2). ISO 8601,
+ * `D Month YYYY` and unix times are read whatever the format; day-first and month-first dates look
+ * alike, and Excel serial numbers look like unix times, so those are read only in their named format.
  */
-export const DATE_FORMATS = ['DD/MM/YYYY', 'DDMMYYYY', 'MM/DD/YYYY'] as const;
+export const DATE_FORMATS = [
+  'ISO 8601',
+  'DD/MM/YYYY',
+  'MM/DD/YYYY',
+  'D Month YYYY',
+  'Excel serial',
+  'DDMMYYYY',
+] as const;
 export type DateFormat = (typeof DATE_FORMATS)[number];
 
 export const DateFormatSchema = Type.Unsafe<DateFormat>({
   type: 'string',
   enum: [...DATE_FORMATS],
-  description: 'How to read day/month dates; without it only ISO 8601, YYYY-MM-DD and unix times are read.',
+  description:
+    'How to read the dates: DD/MM/YYYY and MM/DD/YYYY (also with - or . and one-digit days or months) and Excel serial numbers (days since 1899-12-30) are read only when named; ISO 8601, YYYY-MM-DD, D Month YYYY (5 April 2025, 5 Apr 2025) and unix times are read whatever this says.',
 });
 
-/** `iso: null` when the value means "no date"; `ok: false` when it is no date we can read. */
-export type DateResult = { ok: true; iso: string | null } | { ok: false };
+/** Why a value is no date: unreadable text, a date that is not a day of the calendar, or day/month without a format. */
+export type DateProblem = 'unreadable' | 'not_a_day' | 'needs_format';
+/** `iso: null` when the value means "no date"; `ok: false` with the reason when it is no date we can read. */
+export type DateResult = { ok: true; iso: string | null } | { ok: false; problem: DateProblem };
 
 const NO_DATE: DateResult = { ok: true, iso: null };
-const UNREADABLE: DateResult = { ok: false };
+const UNREADABLE: DateResult = { ok: false, problem: 'unreadable' };
+const NOT_A_DAY: DateResult = { ok: false, problem: 'not_a_day' };
+const NEEDS_FORMAT: DateResult = { ok: false, problem: 'needs_format' };
 /** Below this an all-digit value is unix seconds, above it milliseconds (1e11 s is the year 5138). */
 const SECONDS_BELOW = 1e11;
 
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
-const DAY_MONTH_YEAR = /^(\d{2})\/(\d{2})\/(\d{4})$/;
+const DAY_MONTH_YEAR = /^(\d{1,2})([/.-])(\d{1,2})\2(\d{4})$/;
 const DAY_MONTH_YEAR_COMPACT = /^(\d{2})(\d{2})(\d{4})$/;
+const NAMED_MONTH = /^(\d{1,2})(?:st|nd|rd|th)?[\s-]+([a-z]+)\.?,?[\s-]+(\d{4})$/i;
+const EXCEL_SERIAL = /^\d{1,7}(?:\.\d+)?$/;
+/** Excel's day 0 (its 1900 system, counting its phantom 29 February 1900): serial 1 is 1900-01-01. */
+const EXCEL_EPOCH = Date.UTC(1899, 11, 30);
+const DAY_MS = 86_400_000;
+const MONTHS = [
+  'january',
+  'february',
+  'march',
+  'april',
+  'may',
+  'june',
+  'july',
+  'august',
+  'september',
+  'october',
+  'november',
+  'december',
+];
+
+/** A month by its English name or its first three letters (`Sept` too); undefined otherwise. */
+function monthNumber(name: string): number | undefined {
+  const lower = name.toLowerCase();
+  const index = MONTHS.findIndex((month) => month === lower || (lower.length >= 3 && month.startsWith(lower)));
+  return index < 0 ? undefined : index + 1;
+}
 
 function utc(year: number, month: number, day: number, hour = 0, minute = 0, second = 0, ms = 0): number | null {
   if (hour > 23 || minute > 59 || second > 59) return null;
@@ -43,13 +82,35 @@ function fromEpoch(value: number): DateResult {
   return Number.isNaN(date.getTime()) ? UNREADABLE : { ok: true, iso: date.toISOString() };
 }
 
-function fromNamedFormat(text: string, format: DateFormat): number | null | undefined {
-  const pattern = format === 'DDMMYYYY' ? DAY_MONTH_YEAR_COMPACT : DAY_MONTH_YEAR;
-  const m = pattern.exec(text);
+/** A day/month date in the named order: its time, null when it is no day, undefined when not of that shape. */
+function fromDayMonth(text: string, format: DateFormat): number | null | undefined {
+  if (format === 'DDMMYYYY') {
+    const m = DAY_MONTH_YEAR_COMPACT.exec(text);
+    return m ? utc(Number(m[3]), Number(m[2]), Number(m[1])) : undefined;
+  }
+  const m = DAY_MONTH_YEAR.exec(text);
   if (!m) return undefined;
-  const [first, second, year] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const [first, second, year] = [Number(m[1]), Number(m[3]), Number(m[4])];
   return format === 'MM/DD/YYYY' ? utc(year, first, second) : utc(year, second, first);
 }
+
+function fromNamedMonth(text: string): number | null | undefined {
+  const m = NAMED_MONTH.exec(text);
+  if (!m) return undefined;
+  const month = monthNumber(m[2] as string);
+  return month === undefined ? undefined : utc(Number(m[3]), month, Number(m[1]));
+}
+
+function fromExcelSerial(text: string): number | null | undefined {
+  if (!EXCEL_SERIAL.test(text)) return undefined;
+  const serial = Number(text);
+  // 1 is 1900-01-01; 2958465 is 9999-12-31, Excel's last day.
+  if (serial < 1 || serial >= 2_958_466) return null;
+  return EXCEL_EPOCH + Math.round(serial * DAY_MS);
+}
+
+const toResult = (at: number | null): DateResult =>
+  at === null ? NOT_A_DAY : { ok: true, iso: new Date(at).toISOString() };
 
 function fromIso(text: string): number | null | undefined {
   const day = DATE_ONLY.exec(text);
@@ -69,8 +130,10 @@ function fromIso(text: string): number | null | undefined {
 
 /**
  * Reads a completion date: ISO 8601 (an offset, else UTC), `YYYY-MM-DD` (midnight UTC),
- * `YYYY-MM-DD HH:mm[:ss]` (UTC), all-digit unix seconds (< 1e11) or milliseconds, and a named
- * day/month format. 0, empty and the `1900-01-01` placeholder mean no date.
+ * `YYYY-MM-DD HH:mm[:ss]` (UTC), `D Month YYYY`, all-digit unix seconds (< 1e11) or milliseconds,
+ * and in their named format day/month dates and Excel serial numbers. 0, empty and the
+ * `1900-01-01` placeholder mean no date. A failure says why: `not_a_day` for 31/02/2026 or
+ * 2021-02-30, `needs_format` for a day/month date without a day/month format.
  */
 export function parseDate(value: unknown, format?: DateFormat): DateResult {
   if (value === null || value === undefined) return NO_DATE;
@@ -78,15 +141,78 @@ export function parseDate(value: unknown, format?: DateFormat): DateResult {
   if (typeof value !== 'string') return UNREADABLE;
   const text = value.trim();
   if (text === '' || text === '0' || text.startsWith('1900-01-01')) return NO_DATE;
-  if (format !== undefined) {
-    const named = fromNamedFormat(text, format);
-    if (named !== undefined) return named === null ? UNREADABLE : { ok: true, iso: new Date(named).toISOString() };
+  if (format === 'Excel serial') {
+    const serial = fromExcelSerial(text);
+    if (serial !== undefined) return toResult(serial);
+  } else if (format === 'DD/MM/YYYY' || format === 'MM/DD/YYYY' || format === 'DDMMYYYY') {
+    const named = fromDayMonth(text, format);
+    if (named !== undefined) return toResult(named);
   }
   if (/^\d+$/.test(text)) return fromEpoch(Number(text));
+  const month = fromNamedMonth(text);
+  if (month !== undefined) return toResult(month);
+  if (DAY_MONTH_YEAR.test(text)) return NEEDS_FORMAT;
   const iso = fromIso(text);
-  if (iso === undefined || iso === null) return UNREADABLE;
+  if (iso === undefined) return UNREADABLE;
+  if (iso === null) return NOT_A_DAY;
   const date = new Date(iso);
   return Number.isNaN(date.getTime()) ? UNREADABLE : { ok: true, iso: date.toISOString() };
+}
+
+/** What a file's dates say about their format (see `createDateDetector`). */
+export interface DateDetection {
+  /** The format the dates show; null when they show none (no dates, or day/month both ways). */
+  detected: DateFormat | null;
+  /** Every day/month date has day and month ≤ 12 and some differ: they read two ways; the user chooses. */
+  ambiguous: boolean;
+}
+
+/**
+ * Watches a column's values one by one and tells their format: a day/month date with a first part
+ * over 12 is DD/MM/YYYY, one with a second part over 12 is MM/DD/YYYY; day/month dates that are
+ * all ≤ 12 are ambiguous (unless each reads the same both ways, like 05/05/2025). Without day/month
+ * dates: all small whole numbers are Excel serials, else month names or ISO dates name theirs.
+ */
+export function createDateDetector() {
+  let dayFirst = false;
+  let monthFirst = false;
+  let twoWays = false;
+  let dayMonth = 0;
+  let serials = 0;
+  let others = 0;
+  let named = 0;
+  let iso = 0;
+  return {
+    add(value: string): void {
+      const text = value.trim();
+      if (text === '' || text === '0' || text.startsWith('1900-01-01')) return;
+      const m = DAY_MONTH_YEAR.exec(text);
+      if (m) {
+        dayMonth++;
+        const [first, second] = [Number(m[1]), Number(m[3])];
+        if (first > 12) dayFirst = true;
+        if (second > 12) monthFirst = true;
+        if (first !== second) twoWays = true;
+        return;
+      }
+      // Five-digit numbers: Excel days of 1927 to 2173; unix times of those years have 9 or 10 digits.
+      if (/^\d{5}(?:\.\d+)?$/.test(text)) serials++;
+      else others++;
+      if (fromNamedMonth(text) !== undefined) named++;
+      else if (fromIso(text) !== undefined) iso++;
+    },
+    result(): DateDetection {
+      if (dayMonth > 0) {
+        if (dayFirst !== monthFirst) return { detected: dayFirst ? 'DD/MM/YYYY' : 'MM/DD/YYYY', ambiguous: false };
+        if (dayFirst) return { detected: null, ambiguous: false };
+        return twoWays ? { detected: null, ambiguous: true } : { detected: 'DD/MM/YYYY', ambiguous: false };
+      }
+      if (serials > 0 && others === 0) return { detected: 'Excel serial', ambiguous: false };
+      if (named > 0) return { detected: 'D Month YYYY', ambiguous: false };
+      if (iso > 0) return { detected: 'ISO 8601', ambiguous: false };
+      return { detected: null, ambiguous: false };
+    },
+  };
 }
 
 /** True when a value carries no date (missing, empty, 0 or the 1900-01-01 placeholder). */

@@ -37,6 +37,11 @@ export interface ImportRunOptions {
   source: string;
   filename: string | null;
   dryRun: boolean;
+  /**
+   * true (CSV import): an entry with its own key whose recipient already holds a valid credential of
+   * the definition under another key is held too, not issued. Otherwise only keyless entries are.
+   */
+  heldWithOwnKey?: boolean;
   /** How messages name an entry ("row 7", "record 2"). */
   label(entryIndex: number): string;
 }
@@ -227,22 +232,23 @@ export function createImportRunner(
   }
 
   /**
-   * Entries without their own key whose recipient already holds a valid credential of the
-   * definition under another key (another channel's, an earlier explicit one) become `held`.
+   * Entries without their own key (with `withOwnKey`, every entry) whose recipient already holds a
+   * valid credential of the definition under another key (another channel's, an earlier explicit
+   * one) become `held`.
    * A credential issued between this read and the insert can still be doubled; the auto: key
    * keeps this very channel idempotent whatever happens.
    */
-  async function markHeld(issuerId: string, entries: PreparedEntry[]): Promise<PreparedEntry[]> {
+  async function markHeld(issuerId: string, entries: PreparedEntry[], withOwnKey: boolean): Promise<PreparedEntry[]> {
+    const checked = (entry: PreparedEntry): entry is Extract<PreparedEntry, { kind: 'issue' }> =>
+      entry.kind === 'issue' && (withOwnKey || !entry.ownKey);
     const pairs = entries.flatMap((entry) =>
-      entry.kind === 'issue' && !entry.ownKey
-        ? [{ definitionId: entry.item.definition.id, recipientHash: entry.item.recipientHash }]
-        : [],
+      checked(entry) ? [{ definitionId: entry.item.definition.id, recipientHash: entry.item.recipientHash }] : [],
     );
     if (pairs.length === 0) return entries;
     const held = await deps.issuance.heldCredentials(issuerId, pairs, () => nextTurn());
     if (held.size === 0) return entries;
     return entries.map((entry) => {
-      if (entry.kind !== 'issue' || entry.ownKey) return entry;
+      if (!checked(entry)) return entry;
       const found = held.get(heldKey(entry.item.definition.id, entry.item.recipientHash));
       // The credential under this very key is reported by batch issuance as the key's replay.
       if (found === undefined || found.completionKey === entry.item.completionKey) return entry;
@@ -252,7 +258,7 @@ export function createImportRunner(
 
   return {
     async run(issuerId: string, options: ImportRunOptions, prepared: PreparedEntry[]): Promise<ImportRunResult> {
-      const entries = await markHeld(issuerId, prepared);
+      const entries = await markHeld(issuerId, prepared, options.heldWithOwnKey === true);
       const batchId = core.ids.uuid();
       const positions: number[] = [];
       const items: BatchItem[] = [];
