@@ -93,8 +93,9 @@ describe.each(dialects)('verification of an Open Badges 3.0 credential given as 
       valid: true,
       issuer: { slug: a.slug, name: 'Analytical Academy' },
       credential: { name: 'Analytical Engines' },
-      issuedOn: credential.validFrom,
-      expiresOn: credential.validUntil,
+      // The record's times; the credential carries the same instants in whole seconds.
+      issuedOn: new Date(Date.parse(credential.validFrom)).toISOString(),
+      expiresOn: new Date(Date.parse(credential.validUntil)).toISOString(),
     });
     expect(Number(res.headers['x-ratelimit-remaining'])).toBe(Number(t.config.openRateLimitPerMinute) - 10);
     const byId = await verify({ id: credentialUrl(a.slug, id) });
@@ -192,7 +193,7 @@ describe.each(dialects)('verification of an Open Badges 3.0 credential given as 
         authentic: true,
         status: 'expired',
         valid: false,
-        expiresOn: expiring.validUntil,
+        expiresOn: new Date(Date.parse(expiring.validUntil)).toISOString(),
       });
     } finally {
       clock.set('2026-03-02T09:00:00.000Z');

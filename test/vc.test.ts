@@ -3,17 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { DataIntegrityProof } from '@digitalbazaar/data-integrity';
-import { from as multikeyFrom } from '@digitalbazaar/ed25519-multikey';
+import { from as multikeyFrom, toJwk } from '@digitalbazaar/ed25519-multikey';
 import { cryptosuite } from '@digitalbazaar/eddsa-rdfc-2022-cryptosuite';
 import { issue } from '@digitalbazaar/vc';
 import { decodeList } from '@digitalbazaar/vc-bitstring-status-list';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import formats from 'ajv-formats';
-import { decodeJwt } from 'jose';
+import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logOptions } from '../src/app.js';
 import { runCli } from '../src/cli.js';
 import { documentLoader } from '../src/modules/vc/contexts.js';
+import { JWT_ID_CONTEXT, jwtClaims, wholeSeconds } from '../src/modules/vc/credential.builder.js';
 import { keyEncryptionKey, open, seal } from '../src/modules/vc/kek.js';
 import { auth, createTestApp, dialects, manualClock, type TestApp, type TestIssuer } from './helpers.js';
 import { storedText } from './ingest.support.js';
@@ -61,6 +62,16 @@ describe.each(dialects)('Open Badges 3.0 credentials on %s', (dialect) => {
     expect(issued.openBadgeCredentialUrl).toBe(credentialUrl(issued.credentialId));
     return issued.credentialId;
   }
+  /** A holder-bound copy of credential `id` (subject a did:key), signed in both forms by the issuer's key. */
+  async function holderBound(id: string) {
+    const holder = 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK';
+    const unsigned = await t.app.services.vc.credentials.unsignedCredential(a.slug, id);
+    const signed = await t.app.services.vc.credentials.signGiven(a.slug, {
+      ...unsigned,
+      credentialSubject: { ...unsigned.credentialSubject, id: holder },
+    });
+    return { ...signed, holder };
+  }
   async function fetchCredential(id: string) {
     const res = await get(credentialUrl(id));
     expect(res.statusCode, res.body).toBe(200);
@@ -102,7 +113,7 @@ describe.each(dialects)('Open Badges 3.0 credentials on %s', (dialect) => {
   });
   afterAll(async () => t.close());
 
-  it('publishes the issuer as did:web with its key as a Multikey assertion method', async () => {
+  it('publishes the issuer as did:web with its key as a Multikey and as a JsonWebKey assertion method', async () => {
     const res = await get(`/v1/issuers/${a.slug}/did.json`, { origin: 'https://wallet.example' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['access-control-allow-origin']).toBe('*');
@@ -111,10 +122,16 @@ describe.each(dialects)('Open Badges 3.0 credentials on %s', (dialect) => {
     expect(document).toMatchObject({
       id: did,
       alsoKnownAs: [`${BASE}/v1/issuers/${a.slug}`],
-      verificationMethod: [{ id: `${did}#key-1`, type: 'Multikey', controller: did }],
-      assertionMethod: [`${did}#key-1`],
+      verificationMethod: [
+        { id: `${did}#key-1`, type: 'Multikey', controller: did },
+        { id: `${did}#jwk-1`, type: 'JsonWebKey', controller: did, publicKeyJwk: { kty: 'OKP', crv: 'Ed25519' } },
+      ],
+      assertionMethod: [`${did}#key-1`, `${did}#jwk-1`],
     });
     expect(document.verificationMethod[0].publicKeyMultibase).toMatch(/^z6Mk/);
+    // Both methods are the same key: the JWK is the Multikey's, as Digital Bazaar's codec converts it.
+    const fromMultikey = await toJwk({ keyPair: await multikeyFrom(document.verificationMethod[0]) });
+    expect(document.verificationMethod[1].publicKeyJwk).toEqual({ kty: 'OKP', crv: 'Ed25519', x: fromMultikey.x });
     expect(JSON.stringify(document)).not.toMatch(/secret|private|"d"/i);
     expect((await get('/v1/issuers/nobody-here/did.json')).statusCode).toBe(404);
   });
@@ -140,8 +157,8 @@ describe.each(dialects)('Open Badges 3.0 credentials on %s', (dialect) => {
         name: 'Analytical Academy',
         email: `contact@${a.slug}.example`,
       },
-      validFrom: '2026-03-02T09:00:00.000Z',
-      validUntil: '2027-03-02T09:00:00.000Z',
+      validFrom: '2026-03-02T09:00:00Z',
+      validUntil: '2027-03-02T09:00:00Z',
       credentialSubject: {
         type: ['AchievementSubject'],
         identifier: [{ type: 'IdentityObject', identityType: 'emailAddress', hashed: true, salt: a.salt }],
@@ -170,34 +187,101 @@ describe.each(dialects)('Open Badges 3.0 credentials on %s', (dialect) => {
     expect(result).toMatchObject({ verified: true, revoked: false });
   });
 
-  it('answers the VC-JWT for Accept: application/vc+jwt and the .jwt path, verifiable with jose', async () => {
+  it('has no VC-JWT of the hosted credential (no subject id for §8.2 `sub`): .jwt is 404, Accept still gets JSON-LD', async () => {
     const id = await issueOne('vc:jwt');
+    const byPath = await get(`${credentialUrl(id)}.jwt`);
+    expect(byPath.statusCode).toBe(404);
+    expect(byPath.json()).toMatchObject({ error: 'not_found', message: expect.stringContaining('sub') });
     const byAccept = await get(credentialUrl(id), { accept: 'application/vc+jwt' });
     expect(byAccept.statusCode).toBe(200);
-    expect(byAccept.headers['content-type']).toBe('application/vc+jwt');
-    const byPath = await get(`${credentialUrl(id)}.jwt`);
-    expect(byPath.statusCode).toBe(200);
-    expect(byPath.body).toBe(byAccept.body);
-    const { payload, protectedHeader } = await v.verifyJwt(byAccept.body);
+    expect(byAccept.headers['content-type']).toMatch(/^application\/ld\+json/);
+    expect(byAccept.json()).toMatchObject({ id: credentialUrl(id), proof: [{ type: 'DataIntegrityProof' }] });
+  });
+
+  it('signs a holder-bound copy in both forms: the VC-JWT passes a strict §8.2 check with jose against did.json, and fails with any byte changed', async () => {
+    const id = await issueOne('vc:holder');
+    const { jwt, dataIntegrity, holder } = await holderBound(id);
     const did = `did:web:badges.test:v1:issuers:${a.slug}`;
-    expect(protectedHeader).toEqual({ alg: 'EdDSA', typ: 'JWT', kid: `${did}#key-1` });
+    expect(decodeProtectedHeader(jwt)).toEqual({ alg: 'EdDSA', typ: 'JWT', kid: `${did}#jwk-1` });
+    const payload = await v.strictJwt(jwt, clock.now());
     expect(payload).toMatchObject({
       iss: did,
+      sub: holder,
       jti: credentialUrl(id),
-      nbf: Date.parse('2026-03-02T09:00:00.000Z') / 1000,
-      exp: Date.parse('2027-03-02T09:00:00.000Z') / 1000,
+      nbf: Date.parse('2026-03-02T09:00:00Z') / 1000,
+      exp: Date.parse('2027-03-02T09:00:00Z') / 1000,
       type: ['VerifiableCredential', 'OpenBadgeCredential'],
+      credentialSubject: { id: holder, type: ['AchievementSubject'] },
     });
-    const { iss: _iss, jti: _jti, nbf: _nbf, exp: _exp, ...credential } = payload;
-    expect(validateSchema({ ...credential, proof: [] }), JSON.stringify(validateSchema.errors)).toBe(true);
-    // One changed byte in the payload: the signature no longer matches.
-    const [header = '', body = '', signature = ''] = byAccept.body.split('.');
-    const tampered = Buffer.from(body, 'base64url')
-      .toString('utf8')
-      .replace('Analytical Engines', 'Analytical Enginez');
-    await expect(v.verifyJwt(`${header}.${Buffer.from(tampered).toString('base64url')}.${signature}`)).rejects.toThrow(
-      /signature verification failed/,
-    );
+    expect(validateSchema({ ...payload, proof: [] }), JSON.stringify(validateSchema.errors)).toBe(true);
+    // Same id and status entry as the hosted credential; the Data Integrity form verifies too.
+    const hosted = await fetchCredential(id);
+    expect(dataIntegrity).toMatchObject({ id: hosted.id, credentialStatus: hosted.credentialStatus });
+    expect(validateSchema(dataIntegrity), JSON.stringify(validateSchema.errors)).toBe(true);
+    expect(await v.verify(dataIntegrity, clock.now())).toMatchObject({ verified: true, revoked: false });
+    // Every character of the compact JWS changed in turn (a data bit of its base64url digit): none verifies.
+    const digits = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    let rejected = 0;
+    for (let i = 0; i < jwt.length; i++) {
+      const at = digits.indexOf(jwt.charAt(i));
+      if (at < 0) continue;
+      const changed = `${jwt.slice(0, i)}${digits.charAt(at ^ 32)}${jwt.slice(i + 1)}`;
+      if (
+        await v.strictJwt(changed, clock.now()).then(
+          () => false,
+          () => true,
+        )
+      )
+        rejected++;
+    }
+    expect(rejected).toBe(jwt.length - 2);
+    // A JWT whose claims disagree with its credential, correctly signed, fails the §8.2 check.
+    const key = await t.app.services.vc.signingKeys.current(a.id, (n) => `${did}#key-${n}`, did);
+    const { iss: _iss, ...noIss } = payload;
+    for (const claims of [
+      { ...payload, sub: 'did:key:z6MkSomeoneElse' },
+      { ...payload, nbf: (payload.nbf ?? 0) + 1 },
+      { ...payload, jti: `${credentialUrl(id)}x` },
+      noIss,
+    ]) {
+      const forged = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: `${did}#jwk-1` })
+        .sign(key.keyObject);
+      await expect(v.strictJwt(forged, clock.now())).rejects.toThrow(/§8.2/);
+    }
+    // A kid naming the Multikey method is not a JWK: §8.2 dereferences it to one.
+    const multikeyKid = await new SignJWT(payload)
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: `${did}#key-1` })
+      .sign(key.keyObject);
+    await expect(v.strictJwt(multikeyKid, clock.now())).rejects.toThrow(/not a JsonWebKey/);
+  }, 120_000);
+
+  it('makes §8.2 claims for any credential with a subject id, and refuses what §8.2 cannot express', async () => {
+    const credential = {
+      '@context': ['https://www.w3.org/ns/credentials/v2'],
+      id: 'urn:uuid:6f1e2d1c-0000-4000-8000-000000000001',
+      issuer: 'did:web:badges.test:v1:issuers:x',
+      validFrom: '2026-03-02T09:00:00Z',
+      credentialSubject: { id: 'https://badges.test/v1/issuers/x/badges/y' },
+    };
+    expect(jwtClaims(credential)).toEqual({
+      ...credential,
+      '@context': ['https://www.w3.org/ns/credentials/v2', JWT_ID_CONTEXT],
+      iss: credential.issuer,
+      sub: credential.credentialSubject.id,
+      jti: credential.id,
+      nbf: Date.parse(credential.validFrom) / 1000,
+    });
+    expect(() => jwtClaims({ ...credential, credentialSubject: {} })).toThrow(/credentialSubject.id/);
+    expect(() => jwtClaims({ ...credential, validFrom: '2026-03-02T09:00:00.250Z' })).toThrow(/whole-second/);
+    expect(() => jwtClaims({ ...credential, validUntil: 'not a date' })).toThrow(/whole-second/);
+    expect(wholeSeconds('2026-03-02T09:00:00.999Z')).toBe('2026-03-02T09:00:00Z');
+    await expect(
+      t.app.services.vc.credentials.signGiven(a.slug, {
+        ...credential,
+        issuer: { id: 'did:web:badges.test:v1:issuers:x' },
+      }),
+    ).rejects.toThrow(/is not did:web/);
   });
 
   it('signs once: later fetches answer the stored bytes; a changed byte fails independent verification', async () => {
@@ -308,19 +392,25 @@ describe.each(dialects)('Open Badges 3.0 credentials on %s', (dialect) => {
     expect(lines.join('\n')).toContain(`${did}#key-2`);
     expect(lines.join('\n')).not.toMatch(/"d"|secret/i);
     const document = (await get(`/v1/issuers/${a.slug}/did.json`)).json();
-    expect(document.assertionMethod).toEqual([`${did}#key-1`, `${did}#key-2`]);
+    expect(document.assertionMethod).toEqual([`${did}#key-1`, `${did}#key-2`, `${did}#jwk-1`, `${did}#jwk-2`]);
     const after = await fetchCredential(await issueOne('vc:after-rotation'));
     expect((after.proof as { verificationMethod: string }[])[0]?.verificationMethod).toBe(`${did}#key-2`);
     expect((before.proof as { verificationMethod: string }[])[0]?.verificationMethod).toBe(`${did}#key-1`);
     expect(await v.verify(before, clock.now())).toMatchObject({ verified: true, revoked: false });
     expect(await v.verify(after, clock.now())).toMatchObject({ verified: true, revoked: false });
-    const jwt = (await get(`${credentialUrl(beforeId)}.jwt`)).body;
-    expect((await v.verifyJwt(jwt)).protectedHeader.kid).toBe(`${did}#key-1`);
+    const { jwt } = await holderBound(beforeId);
+    expect((await v.verifyJwt(jwt)).protectedHeader.kid).toBe(`${did}#jwk-2`);
+    expect(document.verificationMethod.map((m: { id: string }) => m.id)).toEqual([
+      `${did}#key-1`,
+      `${did}#key-2`,
+      `${did}#jwk-1`,
+      `${did}#jwk-2`,
+    ]);
   });
 
-  it('POST /api/v1/verify takes the OB 3.0 credential URL and the VC-JWT; a changed byte is not authentic', async () => {
+  it('POST /api/v1/verify takes the OB 3.0 credential URL and a holder-bound VC-JWT; a changed byte is not authentic', async () => {
     const id = await issueOne('vc:verify');
-    const jwt = (await get(`${credentialUrl(id)}.jwt`)).body;
+    const { jwt, dataIntegrity } = await holderBound(id);
     const { validFrom } = await fetchCredential(id);
     expect(jwt.length).toBeLessThanOrEqual(8192);
     const verify = async (value: string) => {
@@ -335,7 +425,8 @@ describe.each(dialects)('Open Badges 3.0 credentials on %s', (dialect) => {
         status: 'valid',
         valid: true,
         credential: { name: 'Analytical Engines' },
-        issuedOn: validFrom,
+        // The record's issue time; the credential's validFrom is the same instant in whole seconds.
+        issuedOn: new Date(Date.parse(validFrom)).toISOString(),
       });
     }
     const [header = '', body = '', signature = ''] = jwt.split('.');
@@ -347,6 +438,8 @@ describe.each(dialects)('Open Badges 3.0 credentials on %s', (dialect) => {
     }
     await post(a.key, `/api/v1/credentials/${id}/revoke`, { reason: 'Issued in error' });
     expect(await verify(jwt)).toMatchObject({ authentic: true, status: 'revoked', valid: false });
+    // The holder-bound copy shares the hosted status entry: revoking the credential revokes it.
+    expect(await v.verify(dataIntegrity, clock.now())).toMatchObject({ revoked: true });
     const bulk = await t.app.inject({ method: 'POST', url: '/api/v1/verify/bulk', payload: { ids: [jwt, flipped] } });
     expect(bulk.json().results.map((r: { status: string }) => r.status)).toEqual(['revoked', 'unknown']);
   });
@@ -364,7 +457,7 @@ describe.each(dialects)('Open Badges 3.0 credentials on %s', (dialect) => {
     const id = await issueOne('vc:canary');
     const responses = [
       (await get(credentialUrl(id))).body,
-      (await get(`${credentialUrl(id)}.jwt`)).body,
+      (await holderBound(id)).jwt,
       (await get(`/v1/issuers/${a.slug}/did.json`)).body,
       (await get(`/v1/issuers/${a.slug}/status/0`)).body,
     ];

@@ -63,6 +63,8 @@ export interface CredentialParts {
   /** The signed EndorsementCredentials of the definition, in recording order. */
   endorsements: Record<string, unknown>[];
   statusPosition: number;
+  /** The subject's id: a holder's DID for a copy bound to its holder; none for the hosted credential. */
+  subjectId?: string;
 }
 
 /**
@@ -119,9 +121,10 @@ export function openBadgeCredential(parts: CredentialParts) {
     type: ['VerifiableCredential', 'OpenBadgeCredential'],
     name: definition.name,
     issuer: profile,
-    validFrom: credential.issued_on,
-    ...(credential.expires_on ? { validUntil: credential.expires_on } : {}),
+    validFrom: wholeSeconds(credential.issued_on),
+    ...(credential.expires_on ? { validUntil: wholeSeconds(credential.expires_on) } : {}),
     credentialSubject: {
+      ...(parts.subjectId ? { id: parts.subjectId } : {}),
       type: ['AchievementSubject'],
       identifier: [
         {
@@ -160,16 +163,63 @@ export function openBadgeCredential(parts: CredentialParts) {
 export type OpenBadgeCredential = ReturnType<typeof openBadgeCredential>;
 
 /**
- * The VC-JWT claims of the OB 3.0 "JSON Web Token Proof Format" beside the credential itself. The
- * subject is identified by a hashed email, not a URI, so there is no `sub` to give.
+ * An issue time in whole seconds (`2026-03-02T09:00:00Z`): a VC-JWT's `nbf` and `exp` are whole
+ * seconds and OB 3.0 §8.2 has them equal `validFrom` and `validUntil`, so the credential carries
+ * no fraction either.
  */
-export function jwtClaims(credential: OpenBadgeCredential) {
-  const seconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+export function wholeSeconds(iso: string): string {
+  return `${new Date(Date.parse(iso)).toISOString().slice(0, 19)}Z`;
+}
+
+/**
+ * The VC Data Model 2.0 context defines the JWT claims `iss`, `sub`, `nbf` and `exp` (IANA terms)
+ * but not `jti`; this one-term context does, so the JWT payload, read as JSON-LD, passes safe mode.
+ */
+export const JWT_ID_CONTEXT = { jti: { '@id': 'https://www.iana.org/assignments/jwt#jti', '@type': '@id' } };
+
+/** What §8.2 reads of a credential: any OB 3.0 credential (hosted, holder-bound, endorsement) has it. */
+export type JwtSource = {
+  '@context': unknown[];
+  id: string;
+  issuer: { id: string } | string;
+  validFrom: string;
+  validUntil?: string;
+  credentialSubject: { id?: string; type?: unknown };
+};
+
+/** The §8.2 payload: the credential's members and the registered claims. */
+export type JwtClaims = Record<string, unknown> & {
+  '@context': unknown[];
+  iss: string;
+  sub: string;
+  jti: string;
+  nbf: number;
+  exp?: number;
+};
+
+/**
+ * The VC-JWT payload of OB 3.0 §8.2 ("JSON Web Token Proof Format"): the credential itself with
+ * `iss` (the issuer's id), `sub` (`credentialSubject.id`), `jti` (the credential's id), `nbf` and
+ * `exp` (`validFrom` and `validUntil`). §8.2 makes `sub` required, so a credential without a
+ * subject id (the hosted one, whose recipient is a salted email hash) has no VC-JWT: this throws.
+ * A validity time with a fraction of a second also throws, since `nbf` could not equal it.
+ */
+export function jwtClaims(credential: JwtSource): JwtClaims {
+  const seconds = (iso: string) => {
+    const ms = Date.parse(iso);
+    if (!Number.isFinite(ms) || ms % 1000 !== 0) throw new Error(`VC-JWT: ${iso} is not a whole-second time`);
+    return ms / 1000;
+  };
+  const sub = credential.credentialSubject.id;
+  if (!sub) throw new Error('VC-JWT: OB 3.0 §8.2 requires credentialSubject.id (the `sub` claim)');
+  const iss = typeof credential.issuer === 'string' ? credential.issuer : credential.issuer.id;
   return {
     ...credential,
-    iss: credential.issuer.id,
+    '@context': [...credential['@context'], JWT_ID_CONTEXT],
+    iss,
+    sub,
     jti: credential.id,
     nbf: seconds(credential.validFrom),
-    ...('validUntil' in credential && credential.validUntil ? { exp: seconds(credential.validUntil) } : {}),
+    ...(credential.validUntil ? { exp: seconds(credential.validUntil) } : {}),
   };
 }

@@ -11,7 +11,8 @@ import type { SigningKeyService } from './signing-keys.service.js';
 
 /** Three base64url segments: the shape of a compact JWS. */
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
-const KID = /^(did:web:[^#]+)#key-([1-9][0-9]{0,8})$/;
+/** A key of an issuer, as its Multikey (`#key-<n>`) or as its JsonWebKey (`#jwk-<n>`, VC-JWTs) method. */
+const KID = /^(did:web:[^#]+)#(?:key|jwk)-([1-9][0-9]{0,8})$/;
 /**
  * Imported verification keys kept, by `kid`. A key version of an issuer never changes once made
  * (keys are added, never edited or removed, and a slug is never reused), so an entry needs no

@@ -6,14 +6,13 @@ export type VcCredentialRow = VcCredentialsTable;
 export type StatusListRow = VcStatusListsTable;
 export type SignedEndorsementRow = VcEndorsementsTable;
 
-/** A credential with its issuer and its stored signed forms (null until the first fetch signs it). */
+/** A credential with its issuer and its stored signed form (null until the first fetch signs it). */
 export interface SignedRow {
   id: string;
   issuer_id: string;
   issuer_slug: string;
   definition_id: string;
   data_integrity: string | null;
-  jwt: string | null;
 }
 
 /**
@@ -37,11 +36,6 @@ export function signedByIds(db: Executor, dialect: Dialect) {
           .select('vc_credentials.data_integrity')
           .whereRef('vc_credentials.credential_id', '=', 'credentials.id')
           .as('data_integrity'),
-        eb
-          .selectFrom('vc_credentials')
-          .select('vc_credentials.jwt')
-          .whereRef('vc_credentials.credential_id', '=', 'credentials.id')
-          .as('jwt'),
       ]),
   );
 }
@@ -84,14 +78,13 @@ export function createVcRepository(db: Executor) {
     async storeSigned(
       issuerId: string,
       credentialId: string,
-      signed: { keyVersion: number; dataIntegrity: string; jwt: string; signedAt: string },
+      signed: { keyVersion: number; dataIntegrity: string; signedAt: string },
     ): Promise<void> {
       await db
         .updateTable('vc_credentials')
         .set({
           key_version: signed.keyVersion,
           data_integrity: signed.dataIntegrity,
-          jwt: signed.jwt,
           signed_at: signed.signedAt,
         })
         .where('issuer_id', '=', issuerId)

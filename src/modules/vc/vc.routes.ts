@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../core/errors.js';
 import { errorResponses, openErrors } from '../../core/schemas.js';
 import { parseAccept, qualityOf } from '../documents/negotiation.js';
 import { MAX_STATUS_LIST } from './vc.service.js';
@@ -10,7 +11,6 @@ const CredentialParams = Type.Object({ slug: Slug, id: Type.String({ maxLength: 
 const StatusParams = Type.Object({ slug: Slug, list: Type.Integer({ minimum: 0, maximum: MAX_STATUS_LIST }) });
 
 const JWT_SUFFIX = '.jwt';
-const VC_JWT = 'application/vc+jwt';
 /** A signed credential never changes; its status is read from the status list, which is never cached stale. */
 const SIGNED_CACHE = 'public, max-age=300';
 const NO_CACHE = 'no-cache';
@@ -21,15 +21,6 @@ const jsonLdObject = (description: string, types = ['application/ld+json', 'appl
   const media = { schema: Type.Object({}, { additionalProperties: true }) };
   return { description, content: Object.fromEntries(types.map((type) => [type, media])) };
 };
-
-/** VC-JWT when the client prefers it to JSON (or asks for the `.jwt` path). */
-function wantsJwt(request: FastifyRequest, suffixed: boolean): boolean {
-  if (suffixed) return true;
-  const ranges = parseAccept(request.headers.accept ?? '');
-  const jwt = ranges.some((r) => r.type === 'application' && r.subtype === 'vc+jwt') ? qualityOf(ranges, VC_JWT) : 0;
-  const json = Math.max(qualityOf(ranges, 'application/ld+json'), qualityOf(ranges, 'application/json'));
-  return jwt > 0 && jwt >= json;
-}
 
 /**
  * `document` as JSON-LD, or as plain JSON when the client prefers that; a string is sent as it is
@@ -58,7 +49,7 @@ export const vcRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'getIssuerDidDocument',
         tags,
-        summary: "The issuer's did:web DID document (every signing key as a Multikey)",
+        summary: "The issuer's did:web DID document (every signing key as a Multikey and as a JsonWebKey)",
         params: Type.Object({ slug: Slug }),
         response: { 200: jsonLdObject('DID document', ['application/did+ld+json']), ...notFound },
       },
@@ -78,9 +69,9 @@ export const vcRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'getOpenBadgeCredential',
         tags,
-        summary: 'Open Badges 3.0 OpenBadgeCredential (Data Integrity eddsa-rdfc-2022, or VC-JWT)',
+        summary: 'Open Badges 3.0 OpenBadgeCredential (Data Integrity eddsa-rdfc-2022)',
         description:
-          'Signed on the first fetch and stored. `Accept: application/vc+jwt` or the `.jwt` path answers the VC-JWT (EdDSA). Revocation is in the credential’s status list.',
+          'Signed on the first fetch and stored. Revocation is in the credential’s status list. There is no VC-JWT of the hosted credential (the `.jwt` path is 404): OB 3.0 §8.2 requires `sub`, the subject’s id, and the hosted subject is a salted email hash; a wallet receives a holder-bound copy in both forms.',
         params: CredentialParams,
         response: {
           200: {
@@ -88,7 +79,6 @@ export const vcRoutes: FastifyPluginAsyncTypebox = async (app) => {
             content: {
               'application/ld+json': { schema: Type.Object({}, { additionalProperties: true }) },
               'application/json': { schema: Type.Object({}, { additionalProperties: true }) },
-              [VC_JWT]: { schema: Type.String() },
             },
           },
           ...notFound,
@@ -96,16 +86,13 @@ export const vcRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const suffixed = request.params.id.endsWith(JWT_SUFFIX);
-      const id = suffixed ? request.params.id.slice(0, -JWT_SUFFIX.length) : request.params.id;
-      const signed = await vc.credentials.credential(request.params.slug, id);
-      if (wantsJwt(request, suffixed)) {
-        return reply
-          .header('content-type', VC_JWT)
-          .header('cache-control', SIGNED_CACHE)
-          .header('vary', 'Accept')
-          .send(signed.jwt);
+      if (request.params.id.endsWith(JWT_SUFFIX)) {
+        throw new AppError(
+          'not_found',
+          'A hosted credential has no VC-JWT: Open Badges 3.0 (8.2) requires `sub`, the subject id, and this subject is a hashed email. Use the Data Integrity form at the URL without .jwt; a wallet receives a holder-bound VC-JWT.',
+        );
       }
+      const signed = await vc.credentials.credential(request.params.slug, request.params.id);
       return sendJsonLd(request, reply, signed.dataIntegrity, SIGNED_CACHE);
     },
   );

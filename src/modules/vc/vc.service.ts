@@ -19,23 +19,37 @@ import type { IssuerService } from '../issuers/issuers.service.js';
 import { documentLoader } from './contexts.js';
 import {
   endorsementCredential,
+  type JwtSource,
   jwtClaims,
+  type OpenBadgeCredential,
   openBadgeCredential,
   STATUS_LIST_LENGTH,
   vcUrls,
 } from './credential.builder.js';
-import { didDocument, issuerDid, verificationMethodId } from './did.js';
+import { didDocument, issuerDid, jwkMethodId, verificationMethodId } from './did.js';
 import { vcLibraries } from './libraries.js';
 import { bakePng } from './png-baking.js';
 import { createSigningKeyRepository } from './signing-keys.repository.js';
 import type { SigningKey, SigningKeyService } from './signing-keys.service.js';
 import { createVcRepository, signedByIds } from './vc.repository.js';
 
-/** Both stored forms of a signed credential, as stored: the Data Integrity JSON text and the VC-JWT. */
+/**
+ * The hosted credential as stored: the Data Integrity JSON text. It has no VC-JWT: OB 3.0 §8.2
+ * requires `sub` (`credentialSubject.id`), and the hosted credential's subject is a salted email
+ * hash without an id; a holder-bound copy (`signGiven`) has both forms.
+ */
 export interface SignedCredential {
   dataIntegrity: string;
+}
+
+/** A credential given by the caller, signed in both forms: Data Integrity (proof as an array) and VC-JWT. */
+export interface SignedGiven {
+  dataIntegrity: Record<string, unknown>;
   jwt: string;
 }
+
+/** What `signGiven` needs of a credential: what OB 3.0 §8.2 reads, with the issuer as a Profile object. */
+export type GivenCredential = JwtSource & { issuer: { id: string } };
 
 /** The highest list number a URL may name: far beyond any issuer's volume, and it keeps the number an integer. */
 export const MAX_STATUS_LIST = 100_000;
@@ -81,6 +95,24 @@ export function createVcService(
     const { DataIntegrityProof, cryptosuite, issue } = await vcLibraries();
     const suite = new DataIntegrityProof({ signer: key.multikey.signer(), cryptosuite, date: core.clock.now() });
     return issue({ credential: structuredClone(document), suite, documentLoader: loader, now: core.clock.now() });
+  }
+
+  /**
+   * `credential` signed with `issuer`'s current key in both forms: the Data Integrity proof
+   * (eddsa-rdfc-2022, `proof` as the array the 1EdTech schema takes) and the OB 3.0 §8.2 VC-JWT,
+   * whose `kid` is the key's JsonWebKey verification method. The credential's issuer must be this
+   * issuer's DID: nothing is signed in another party's name.
+   */
+  async function signBoth(issuer: IssuerRow, credential: GivenCredential): Promise<SignedGiven> {
+    const did = issuerDid(core.config.publicBaseUrl, issuer.slug);
+    if (credential.issuer.id !== did) throw new Error(`credential issuer ${credential.issuer.id} is not ${did}`);
+    const claims = jwtClaims(credential);
+    const key = await currentKey(issuer);
+    const signed = await signDataIntegrity(credential, key);
+    const jwt = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: jwkMethodId(did, key.version) })
+      .sign(key.keyObject);
+    return { dataIntegrity: { ...signed, proof: [signed.proof] }, jwt };
   }
 
   /** The credential's status position, allocated on first need; one issuer's allocations take turns. */
@@ -138,7 +170,8 @@ export function createVcService(
     });
   }
 
-  async function signCredential(issuer: IssuerRow, credentialId: string): Promise<void> {
+  /** The unsigned OpenBadgeCredential of a stored credential, with its status position, and the key to sign it. */
+  async function buildCredential(issuer: IssuerRow, credentialId: string) {
     const credential = await deps.credentials.findRow(issuer.id, credentialId);
     if (!credential) throw errors.notFound('Credential');
     const definition = await deps.definitions.findRow(issuer.id, credential.definition_id);
@@ -159,16 +192,17 @@ export function createVcService(
       endorsements: await signedEndorsements(issuer, definition, key),
       statusPosition: position,
     });
+    return { unsigned, key, credentialId: credential.id };
+  }
+
+  async function signCredential(issuer: IssuerRow, credentialId: string): Promise<void> {
+    const { unsigned, key, credentialId: id } = await buildCredential(issuer, credentialId);
     // The 1EdTech JSON Schema takes `proof` as an array only; the proof itself signs the document without it.
     const signed = await signDataIntegrity(unsigned, key);
     const dataIntegrity = { ...signed, proof: [signed.proof] };
-    const jwt = await new SignJWT(jwtClaims(unsigned))
-      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: verificationMethodId(did, key.version) })
-      .sign(key.keyObject);
-    await createVcRepository(core.db).storeSigned(issuer.id, credential.id, {
+    await createVcRepository(core.db).storeSigned(issuer.id, id, {
       keyVersion: key.version,
       dataIntegrity: JSON.stringify(dataIntegrity),
-      jwt,
       signedAt: isoNow(core.clock),
     });
   }
@@ -195,8 +229,8 @@ export function createVcService(
       await signCredential(issuer, credentialId);
       row = await repo.find(issuer.id, credentialId);
     }
-    if (!row?.data_integrity || !row.jwt) throw new Error('signed credential missing after signing');
-    return { dataIntegrity: row.data_integrity, jwt: row.jwt };
+    if (!row?.data_integrity) throw new Error('signed credential missing after signing');
+    return { dataIntegrity: row.data_integrity };
   }
 
   return {
@@ -207,13 +241,31 @@ export function createVcService(
       return didDocument(did, await deps.signingKeys.publicKeys(issuer.id), urls.issuerProfile(issuer.slug));
     },
 
-    /** The signed OpenBadgeCredential (both forms), signed and stored on the first fetch. */
+    /** The signed OpenBadgeCredential, signed and stored on the first fetch. */
     async credential(slug: string, credentialId: string): Promise<SignedCredential> {
       const stored = await findSigned(credentialId);
-      if (stored?.issuer_slug === slug && stored.data_integrity && stored.jwt) {
-        return { dataIntegrity: stored.data_integrity, jwt: stored.jwt };
+      if (stored?.issuer_slug === slug && stored.data_integrity) {
+        return { dataIntegrity: stored.data_integrity };
       }
       return signedCredential(await requireIssuer(slug, 'Credential'), credentialId);
+    },
+
+    /**
+     * The unsigned OpenBadgeCredential of a credential of the issuer `slug`, as built now (same id,
+     * status entry, achievement and issuer as the hosted one), for a caller to make a copy of it
+     * (a holder-bound one) and sign that with `signGiven`.
+     */
+    async unsignedCredential(slug: string, credentialId: string): Promise<OpenBadgeCredential> {
+      return (await buildCredential(await requireIssuer(slug, 'Credential'), credentialId)).unsigned;
+    },
+
+    /**
+     * A credential object given by the caller (a holder-bound copy of a hosted credential, for one),
+     * signed with the current key of the issuer `slug`, whose DID must be its issuer: the Data
+     * Integrity form and the OB 3.0 §8.2 VC-JWT. Nothing is stored.
+     */
+    async signGiven(slug: string, credential: GivenCredential): Promise<SignedGiven> {
+      return signBoth(await requireIssuer(slug, 'Issuer'), credential);
     },
 
     /**
