@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBenchSeeder } from '../bench/lib/bench-seed.js';
 import type { Core } from '../src/core/context.js';
 import { createAnalyticsService } from '../src/modules/reports/analytics.service.js';
-import { createBenchSeeder } from '../src/modules/reports/bench-seed.js';
 import { createTestApp, type TestApp, type TestIssuer } from './helpers.js';
 
 /**

@@ -1,5 +1,5 @@
 import { launchChromium } from '../../scripts/lib/chromium.js';
-import { createBenchSeeder } from '../../src/modules/reports/bench-seed.js';
+import { createBenchSeeder } from '../lib/bench-seed.js';
 import { type Engine, freshBenchDatabase, startServer } from '../lib/harness.js';
 import type { WorkloadResult } from '../lib/results.js';
 import { seed } from '../lib/setup.js';

@@ -1,4 +1,4 @@
-import { createBenchSeeder } from '../modules/reports/bench-seed.js';
+import { createBenchSeeder } from '../../bench/lib/bench-seed.js';
 import { type CliCommand, integerOption, parseOptions, requireOption, UsageError } from './context.js';
 
 const USAGE =

@@ -1,9 +1,14 @@
 import { type Insertable, sql } from 'kysely';
-import type { Core } from '../../core/context.js';
-import type { Db, Dialect, Executor } from '../../db/database.js';
-import type { CredentialsTable, DB, EngagementEventsTable, VerificationEventsTable } from '../../db/schema.js';
-import { createRollupService } from './rollup.service.js';
+import type { Core } from '../../src/core/context.js';
+import type { Db, Dialect, Executor } from '../../src/db/database.js';
+import type { CredentialsTable, DB, EngagementEventsTable, VerificationEventsTable } from '../../src/db/schema.js';
+import { createRollupService } from '../../src/modules/reports/rollup.service.js';
 
+/**
+ * Benchmark data, not product code, so it lives under bench/: the analytics workloads and the CLI's
+ * `bench-seed` command use it, and `npm run build` compiles it (to dist/bench/lib) through the
+ * command's import.
+ */
 const DAY_MS = 86_400_000;
 /** Seeded credentials and events spread over this many days before now. */
 const BENCH_SPAN_DAYS = 365;
