@@ -5,6 +5,16 @@ import { Value } from '@sinclair/typebox/value';
 const Bool = Type.Union([Type.Literal('true'), Type.Literal('false')]);
 const Port = Type.String({ pattern: '^[0-9]{1,5}$' });
 const PositiveInt = Type.String({ pattern: '^[1-9][0-9]*$' });
+/**
+ * MAIL_FROM: an address, or `Name <address>` as mail tools write it (the name may be quoted); no
+ * control characters, so nothing can be added to a message's headers through it.
+ */
+const MAIL_FROM_PATTERN = '^(?:[^\\s@<>]+@[^\\s@<>]+|[^<>\\x00-\\x1f\\x7f]*<[^\\s@<>]+@[^\\s@<>]+>)$';
+
+/** The address of a MAIL_FROM that matched MAIL_FROM_PATTERN (`Name <address>` gives `address`). */
+export function mailFromAddress(value: string): string {
+  return /<([^<>]+)>$/.exec(value)?.[1] ?? value;
+}
 /** A wallet-pass service's link, `{assertionUrl}` standing for the (URL-encoded) assertion URL. */
 const WalletPassUrl = Type.String({ pattern: '^https?://[^\\s]*\\{assertionUrl\\}[^\\s]*$' });
 
@@ -38,7 +48,7 @@ const EnvSchema = Type.Object({
   TRUST_SUBPROCESSORS_FILE: Type.Optional(Type.String({ minLength: 1 })),
   DATA_RESIDENCY: Type.Optional(Type.String({ minLength: 1 })),
   SMTP_URL: Type.Optional(Type.String({ pattern: '^smtps?://.+' })),
-  MAIL_FROM: Type.Optional(Type.String({ pattern: '^[^\\s@<>]+@[^\\s@<>]+$' })),
+  MAIL_FROM: Type.Optional(Type.String({ pattern: MAIL_FROM_PATTERN })),
   NOTIFY_RATE_PER_MINUTE: Type.Optional(PositiveInt),
   NOTIFY_QUEUE_MAX: Type.Optional(PositiveInt),
   SIGNING_KEY_SECRET: Type.Optional(Type.String({ minLength: 32 })),
@@ -89,7 +99,11 @@ export interface Config {
   http: { requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number };
   trustSubprocessorsFile: string | null;
   dataResidency: string;
-  /** Earner notifications; null when no SMTP server is configured (nothing is sent). */
+  /**
+   * Earner notifications; null when no SMTP server is configured (nothing is sent). `from` is
+   * MAIL_FROM's address. A name MAIL_FROM gives is not used: every message is shown as from its
+   * issuer (the sender name in its settings, else its name).
+   */
   mail: { smtpUrl: string; from: string; ratePerMinute: number; maxQueued: number } | null;
   /** Key-encryption secret for the issuers' signing keys (Open Badges 3.0); null: see src/modules/vc/kek.ts. */
   signingKeySecret: string | null;
@@ -181,7 +195,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       e.SMTP_URL && e.MAIL_FROM
         ? {
             smtpUrl: e.SMTP_URL,
-            from: e.MAIL_FROM,
+            from: mailFromAddress(e.MAIL_FROM),
             ratePerMinute: Number(e.NOTIFY_RATE_PER_MINUTE ?? '600'),
             maxQueued: Number(e.NOTIFY_QUEUE_MAX ?? '100000'),
           }

@@ -113,4 +113,22 @@ describe('configuration', () => {
       }).http,
     ).toEqual({ requestTimeoutMs: 20_000, headersTimeoutMs: 5_000, keepAliveTimeoutMs: 65_000 });
   });
+
+  it('takes MAIL_FROM as an address or as Name <address>, and sends from the address', () => {
+    const from = (value: string) => loadConfig({ SMTP_URL: 'smtp://mail.example:25', MAIL_FROM: value }).mail?.from;
+    expect(from('badges@accolade.test')).toBe('badges@accolade.test');
+    expect(from('Accolade Badges <badges@accolade.test>')).toBe('badges@accolade.test');
+    expect(from('"Accolade, Badges" <badges@accolade.test>')).toBe('badges@accolade.test');
+    expect(from('<badges@accolade.test>')).toBe('badges@accolade.test');
+  });
+
+  it.each([
+    'not-an-address',
+    'Accolade <not-an-address>',
+    'Accolade <badges@accolade.test',
+    'Accolade\r\nBcc: all@example.org <badges@accolade.test>',
+    'badges@accolade.test <other@accolade.test> <third@accolade.test>',
+  ])('refuses MAIL_FROM %j', (value) => {
+    expect(() => loadConfig({ SMTP_URL: 'smtp://mail.example:25', MAIL_FROM: value })).toThrow(/MAIL_FROM/);
+  });
 });
