@@ -74,7 +74,7 @@ export function createServices(core: Core) {
   const pathways = createPathwayService(core, { audit, definitions, issuance });
   const gdpr = createGdprService(core, { issuance, audit, outbox, profiles, notifications });
   const trust = createTrustService(core);
-  const reports = createReportsModule(core);
+  const reports = createReportsModule(core, { events: verification.events });
   const webhooks = createWebhookModule(core, { outbox, audit });
   const jobs: Job[] = changeFeed ? [changeFeed] : [];
   if (core.config.webhookDispatch === 'inline') jobs.push(...webhooks.jobs);

@@ -48,7 +48,7 @@ describe('SQLite analytics reads on the reader thread', () => {
     // The same service with every read on the main connection, as before the reader.
     const onMain = createAnalyticsService(
       { ...core, database: { ...core.database, reader: core.db } },
-      { rollup: t.app.services.reports.rollup },
+      { rollup: t.app.services.reports.rollup, events: t.app.services.verification.events },
     );
     for (const window of [month, year]) {
       const { generatedAt: _a, ...viaReader } = await served.analytics(a.id, window);

@@ -27,10 +27,17 @@ const ANALYTICS_CSV_COLUMNS = [
 type Action = (typeof ENGAGEMENT_ACTIONS)[number];
 type DailyRow = Record<(typeof ANALYTICS_CSV_COLUMNS)[number], string | number>;
 
-/** Issuer analytics over a window (default: the last 30 days): totals, funnel, daily series, breakdowns. */
+/**
+ * Issuer analytics over a window (default: the last 30 days): totals, funnel, daily series, breakdowns.
+ *
+ * Verification and engagement events are buffered and written about every 100 ms
+ * (src/modules/verification/events.ts). Before it reads, analytics writes this replica's buffer
+ * (`events.flush()`), so a share or verify this replica has answered is counted at once; another
+ * replica's events show once its own buffer is written (the OpenAPI description says so).
+ */
 export function createAnalyticsService(
   core: Pick<Core, 'database' | 'dialect' | 'clock'>,
-  deps: { rollup: RollupService },
+  deps: { rollup: RollupService; events: { flush(): Promise<void> } },
 ) {
   // Only reads: on SQLite they run on the reader thread, so the event loop serves other requests meanwhile.
   const repo = createReportRepository(core.database.reader, core.dialect);
@@ -39,6 +46,7 @@ export function createAnalyticsService(
     issuerId: string,
     query: WindowQueryInput,
   ): Promise<{ analytics: IssuerAnalytics; daily: DailyRow[] }> {
+    await deps.events.flush();
     const now = core.clock.now();
     const window = analyticsWindow(query, now);
     const coverage = await deps.rollup.refresh(issuerId, window, now);

@@ -4,11 +4,14 @@ import { createIssuanceReportService } from './issuance-report.service.js';
 import { createRollupService } from './rollup.service.js';
 
 /** Reports and analytics: the issuance report, issuer analytics and the daily event rollup under both. */
-export function createReportsModule(core: Pick<Core, 'db' | 'database' | 'dialect' | 'clock'>) {
+export function createReportsModule(
+  core: Pick<Core, 'db' | 'database' | 'dialect' | 'clock'>,
+  deps: { events: { flush(): Promise<void> } },
+) {
   const rollup = createRollupService(core);
   return {
     rollup,
     issuance: createIssuanceReportService(core, { rollup }),
-    analytics: createAnalyticsService(core, { rollup }),
+    analytics: createAnalyticsService(core, { rollup, events: deps.events }),
   };
 }

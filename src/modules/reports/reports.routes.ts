@@ -11,6 +11,8 @@ const csvResponse = (description: string) => ({
 
 const windowDescription =
   'The window is from <= t < to. A window longer than 366 days, or with from later than to, is refused (400).';
+const eventsDescription =
+  'Verifications and shares are counted as soon as the server that answered them has written them: at once when that is the server answering this call, otherwise within about a second (each server writes its events every 100 ms).';
 
 export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { issuance, analytics } = app.services.reports;
@@ -59,7 +61,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getAnalytics',
         tags,
         summary: 'Issuer analytics: totals, funnel, daily series and breakdowns',
-        description: `Without from, the window is the 30 days before to; without to, it ends now. ${windowDescription}`,
+        description: `Without from, the window is the 30 days before to; without to, it ends now. ${windowDescription} ${eventsDescription}`,
         querystring: WindowQuery,
         response: { 200: Type.Ref(IssuerAnalyticsSchema), ...errorResponses(400, ...keyedErrors) },
       },
@@ -75,7 +77,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getAnalyticsCsv',
         tags,
         summary: 'Analytics per UTC day as a CSV attachment',
-        description: `Columns: date, issued, verifies, engagement, linkedin, wallet_apple, wallet_google, share_link. ${windowDescription}`,
+        description: `Columns: date, issued, verifies, engagement, linkedin, wallet_apple, wallet_google, share_link. ${windowDescription} ${eventsDescription}`,
         querystring: WindowQuery,
         response: { 200: csvResponse('CSV, one line per UTC day'), ...errorResponses(400, ...keyedErrors) },
       },
