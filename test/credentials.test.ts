@@ -196,6 +196,7 @@ describe.each(dialects)('definitions and credentials on %s', (dialect) => {
         revokedAt: null,
         revokedReason: null,
         completionKey: 'course-1:ada',
+        recipientName: 'Ada Lovelace',
         openBadgeCredentialUrl: `https://badges.test/v1/issuers/${a.slug}/credentials/${credentialId}`,
       });
     });

@@ -41,7 +41,12 @@ export type ListFilter = {
   /** Issued at or after / before these ISO times. */
   issuedFrom?: string;
   issuedTo?: string;
+  /** Part of the stored name, any case (staff data within the issuer). */
+  recipientName?: string;
 };
+
+/** A `like` pattern matching `text` anywhere, its own `%`, `_` and `\` taken literally. */
+const containing = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** The list's rows: the issuer's credentials, narrowed by every filter given. */
 function listed(eb: Eb, issuerId: string, filter: ListFilter) {
@@ -52,6 +57,11 @@ function listed(eb: Eb, issuerId: string, filter: ListFilter) {
   if (filter.completionKey !== undefined) conditions.push(eb('credentials.completion_key', '=', filter.completionKey));
   if (filter.issuedFrom !== undefined) conditions.push(eb('credentials.issued_on', '>=', filter.issuedFrom));
   if (filter.issuedTo !== undefined) conditions.push(eb('credentials.issued_on', '<', filter.issuedTo));
+  if (filter.recipientName !== undefined) {
+    conditions.push(
+      sql<SqlBool>`lower(${eb.ref('credentials.display_name')}) like ${containing(filter.recipientName)} escape '\\'`,
+    );
+  }
   return eb.and(conditions);
 }
 
@@ -61,7 +71,8 @@ const countable = (filter: ListFilter) =>
   filter.recipientHash === undefined &&
   filter.completionKey === undefined &&
   filter.issuedFrom === undefined &&
-  filter.issuedTo === undefined;
+  filter.issuedTo === undefined &&
+  filter.recipientName === undefined;
 
 /**
  * `reader` runs the list page's count and rows: at a hundred thousand credentials and more the
@@ -183,6 +194,27 @@ export function createCredentialRepository(db: Executor, dialect: Dialect, reade
           .execute(),
       ]);
       return { ...counted, rows: page };
+    },
+    /** The export's rows, newest first: at most `limit`, with the definition's name and the URLs' slugs. */
+    async exportRows(issuerId: string, filter: ListFilter, limit: number) {
+      return reader
+        .selectFrom('credentials')
+        .innerJoin('definitions', 'definitions.id', 'credentials.definition_id')
+        .innerJoin('issuers', 'issuers.id', 'credentials.issuer_id')
+        .select([
+          'credentials.id',
+          'credentials.display_name',
+          'credentials.issued_on',
+          'credentials.expires_on',
+          'credentials.revoked_at',
+          'definitions.name as definition_name',
+          'issuers.slug as issuer_slug',
+        ])
+        .where((eb) => listed(eb as unknown as Eb, issuerId, filter))
+        .orderBy('credentials.created_at', 'desc')
+        .orderBy('credentials.id', 'desc')
+        .limit(limit)
+        .execute();
     },
     /**
      * PostgreSQL: takes the issuer's count-folding lock for the surrounding transaction, or answers

@@ -2,9 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses, IdParams, keyedErrors, quotaExceededResponse } from '../../core/schemas.js';
 import { optionalBody } from '../../core/validation.js';
+import { CSV_CONTENT_TYPE } from '../reports/csv.js';
 import {
   CredentialDetailSchema,
   CredentialPageSchema,
+  ExportCredentialsQuery,
   IssueCredentialBody,
   IssuedCredentialSchema,
   ListCredentialsQuery,
@@ -13,6 +15,7 @@ import {
   RevokeResultSchema,
   SearchCredentialsBody,
 } from './credentials.schemas.js';
+import { EXPORT_MAX_ROWS } from './credentials.service.js';
 
 const Issued = Type.Ref(IssuedCredentialSchema);
 
@@ -68,12 +71,34 @@ export const credentialRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'searchCredentials',
         tags,
         summary:
-          'Find credentials by recipient email (hashed for the lookup, never stored), completion key, definition, status and time of issue',
+          'Find credentials by recipient email (hashed for the lookup, never stored), part of the name, completion key, definition, status and time of issue',
         body: SearchCredentialsBody,
         response: { 200: Type.Ref(CredentialPageSchema), ...errorResponses(400, ...keyedErrors) },
       },
     },
     async (request) => credentials.search(request.issuerId(), request.body),
+  );
+
+  app.get(
+    '/api/v1/credentials/export.csv',
+    {
+      config: { auth: 'key', role: 'viewer' },
+      schema: {
+        operationId: 'exportCredentialsCsv',
+        tags,
+        summary: 'The credentials as a CSV attachment, one line per credential (newest first)',
+        description: `Columns: name, definition, status, issued, expires, verificationUrl. No email (none is stored). Cells that a spreadsheet would run as a formula are prefixed with '. At most ${EXPORT_MAX_ROWS} lines: narrow a larger export by status, definitionId or recipientName.`,
+        querystring: ExportCredentialsQuery,
+        response: {
+          200: { description: 'CSV, one line per credential', content: { 'text/csv': { schema: Type.String() } } },
+          ...errorResponses(400, ...keyedErrors),
+        },
+      },
+    },
+    async (request, reply) => {
+      const csv = await credentials.exportCsv(request.issuerId(), request.query);
+      return reply.type(CSV_CONTENT_TYPE).header('content-disposition', csv.disposition).send(csv.body);
+    },
   );
 
   app.get(

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { DateTime, Email, Nullable, PageOffset, StringEnum, Text, Uuid, WebUrl } from '../../core/schemas.js';
+import { DateTime, Email, Name, Nullable, PageOffset, StringEnum, Text, Uuid, WebUrl } from '../../core/schemas.js';
 
 export const CredentialStatus = StringEnum(['valid', 'expired', 'revoked']);
 export type CredentialStatus = Static<typeof CredentialStatus>;
@@ -31,6 +31,11 @@ const NotificationStatusSchema = Type.Object(
   { description: "What became of the earner's notification (absent when none was asked for)" },
 );
 
+/** Names are staff data within an issuer (design.md §4, Added 2026-11-27): the key holder sees them. */
+const RecipientNameShown = Nullable(
+  Type.String({ description: "The recipient's name as stored (null when none was given); never the email" }),
+);
+
 export const CredentialSummarySchema = Type.Object(
   {
     id: Type.String(),
@@ -43,6 +48,7 @@ export const CredentialSummarySchema = Type.Object(
     expiresOn: Type.Optional(Nullable(DateTime)),
     revokedAt: Type.Optional(Nullable(DateTime)),
     completionKey: Type.String(),
+    recipientName: Type.Optional(RecipientNameShown),
   },
   { $id: 'CredentialSummary' },
 );
@@ -59,6 +65,7 @@ export const CredentialDetailSchema = Type.Object(
     revokedAt: Type.Optional(Nullable(DateTime)),
     revokedReason: Type.Optional(Nullable(Type.String())),
     completionKey: Type.String(),
+    recipientName: Type.Optional(RecipientNameShown),
     notification: Type.Optional(NotificationStatusSchema),
     openBadgeCredentialUrl: Type.Optional(
       Type.String({
@@ -115,7 +122,7 @@ export const IssueCredentialBody = Type.Object({
   definitionId: Uuid,
   recipientEmail: Email,
   completionKey: CompletionKey,
-  recipientName: Type.Optional(Text(200)),
+  recipientName: Type.Optional(Name(200)),
   evidenceUrl: Type.Optional(WebUrl),
   notify: Type.Optional(NotifyFlag),
 });
@@ -134,6 +141,13 @@ export const SearchCredentialsBody = Type.Object(
       description: "The earner's address: hashed with the issuer's salt for the lookup, never stored.",
     }),
     completionKey: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    recipientName: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: "Part of the recipient's stored name, any case (the email search stays a hash lookup)",
+      }),
+    ),
     definitionId: Type.Optional(Type.String({ maxLength: 200 })),
     status: Type.Optional(CredentialStatus),
     issuedFrom: Type.Optional({ ...DateTime, description: 'Issued at or after this time' }),
@@ -144,6 +158,18 @@ export const SearchCredentialsBody = Type.Object(
   { additionalProperties: false },
 );
 export type CredentialSearch = Static<typeof SearchCredentialsBody>;
+
+export const ExportCredentialsQuery = Type.Object(
+  {
+    status: Type.Optional(CredentialStatus),
+    definitionId: Type.Optional(Type.String({ maxLength: 200 })),
+    recipientName: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: "Part of the recipient's stored name, any case" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CredentialExportQuery = Static<typeof ExportCredentialsQuery>;
 
 export const RevokeBody = Type.Object({ reason: Type.Optional(Text(500)) });
 export const ReissueBody = Type.Object({

@@ -4,15 +4,20 @@ import { errors } from '../../core/errors.js';
 import { refuseEmailIn } from '../../core/personal-data.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { NotificationService } from '../notifications/notifications.service.js';
+import { attachment, toCsv } from '../reports/csv.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
 import { credentialEventData } from '../webhooks/webhooks.events.js';
 import { COMPACT_AFTER_DELTA_ROWS, type CountCompaction } from './counts.compaction.js';
 import { type CredentialWithSlugs, createCredentialRepository } from './credentials.repository.js';
-import type { CredentialSearch, CredentialStatus } from './credentials.schemas.js';
-import { toDetail, toSummary } from './credentials.views.js';
+import type { CredentialExportQuery, CredentialSearch, CredentialStatus } from './credentials.schemas.js';
+import { effectiveStatus, toDetail, toSummary } from './credentials.views.js';
 import type { IssuanceService, IssueOutcome } from './issuance.service.js';
 
 export const REISSUED_REASON = 'reissued';
+
+/** The most lines one export holds (about 10 MB); narrower filters export the rest. */
+export const EXPORT_MAX_ROWS = 50_000;
+const EXPORT_COLUMNS = ['name', 'definition', 'status', 'issued', 'expires', 'verificationUrl'] as const;
 
 /** Reading, revoking and reissuing an issuer's credentials. */
 export function createCredentialService(
@@ -88,6 +93,7 @@ export function createCredentialService(
               ? undefined
               : await deps.issuance.recipientHash(issuerId, query.recipientEmail),
           completionKey: query.completionKey,
+          recipientName: query.recipientName,
           issuedFrom: query.issuedFrom === undefined ? undefined : new Date(query.issuedFrom).toISOString(),
           issuedTo: query.issuedTo === undefined ? undefined : new Date(query.issuedTo).toISOString(),
         },
@@ -95,6 +101,36 @@ export function createCredentialService(
         query.offset,
       );
       return { total, limit: query.limit, offset: query.offset, items: rows.map((r) => toSummary(urls, r, now)) };
+    },
+
+    /**
+     * The credentials export (issue 39 §3): one line per credential, newest first, at most
+     * EXPORT_MAX_ROWS, every cell formula-safe. Names only, never an email (none is stored).
+     */
+    async exportCsv(issuerId: string, query: CredentialExportQuery): Promise<{ body: string; disposition: string }> {
+      const now = core.clock.now();
+      const rows = await repo.exportRows(
+        issuerId,
+        {
+          status: query.status,
+          definitionId: query.definitionId,
+          recipientName: query.recipientName,
+          now: now.toISOString(),
+        },
+        EXPORT_MAX_ROWS,
+      );
+      const body = toCsv(
+        EXPORT_COLUMNS,
+        rows.map((row) => ({
+          name: row.display_name ?? '',
+          definition: row.definition_name,
+          status: effectiveStatus(row, now),
+          issued: row.issued_on,
+          expires: row.expires_on ?? '',
+          verificationUrl: urls.verifyPage(row.issuer_slug, row.id),
+        })),
+      );
+      return { body, disposition: attachment('credentials', now) };
     },
 
     async get(issuerId: string, id: string) {

@@ -30,6 +30,7 @@ export function toSummary(urls: PublicUrls, row: CredentialWithSlugs, now: Date)
     expiresOn: row.expires_on,
     revokedAt: row.revoked_at,
     completionKey: row.completion_key,
+    recipientName: row.display_name,
   };
 }
 
@@ -43,6 +44,7 @@ export function toDetail(urls: PublicUrls, row: CredentialWithSlugs, now: Date) 
     revokedAt: row.revoked_at,
     revokedReason: row.revoked_reason,
     completionKey: row.completion_key,
+    recipientName: row.display_name,
     openBadgeCredentialUrl: urls.openBadgeCredential(row.issuer_slug, row.id),
   };
 }
