@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { errorResponses, IdParams, keyedErrors, openErrors } from '../../core/schemas.js';
+import { errorResponses, IdParams, keyedErrors, openErrors, ValidationErrorBody } from '../../core/schemas.js';
 import { ProtocolError } from './wallet.protocol.js';
 import {
   CreateWalletOfferBody,
@@ -17,13 +17,6 @@ import {
   WalletOfferSchema,
 } from './wallet.schemas.js';
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** On the OpenID4VCI routes: the spec's error code for a request whose body fails its schema. */
-    protocol?: string;
-  }
-}
-
 /**
  * A credential request is a signature check and one or two signings (Data Integrity canonicalises
  * the credential): a few milliseconds of CPU, so it costs as many requests of the open limit as a
@@ -32,8 +25,21 @@ declare module 'fastify' {
 const SIGNING_COST = 10;
 const FORM = 'application/x-www-form-urlencoded';
 
+/**
+ * The spec's error bodies; a body that fails its schema (400) keeps the service's validation body,
+ * whose `issues` say which member.
+ */
 const protocolErrors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, { ...ProtocolErrorBody, description: 'OAuth 2.0 / OpenID4VCI error' }]));
+  Object.fromEntries(
+    statuses.map((s) => [
+      s,
+      s === 400
+        ? Type.Union([ProtocolErrorBody, Type.Ref(ValidationErrorBody)], {
+            description: 'OAuth 2.0 / OpenID4VCI error, or the request body fails its schema',
+          })
+        : { ...ProtocolErrorBody, description: 'OAuth 2.0 / OpenID4VCI error' },
+    ]),
+  );
 
 /** Headers of the protocol's answers: never cached (RFC 6749 §5.1, OpenID4VCI 1.0 §7.2). */
 function noStore(reply: FastifyReply) {
@@ -69,16 +75,12 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
   });
 
-  app.setErrorHandler((error: FastifyError, request, reply) => {
+  app.setErrorHandler((error: FastifyError, _request, reply) => {
     if (error instanceof ProtocolError) {
       return noStore(reply)
         .status(error.status)
         .headers(error.headers)
         .send({ error: error.code, error_description: error.message });
-    }
-    const protocol = request.routeOptions.config.protocol;
-    if (protocol && error.validation) {
-      return noStore(reply).status(400).send({ error: protocol, error_description: error.message });
     }
     throw error;
   });
@@ -161,7 +163,6 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/issuers/:slug/oid4vci/token',
     {
-      config: { protocol: 'invalid_request' },
       schema: {
         operationId: 'redeemPreAuthorizedCode',
         tags: protocolTags,
@@ -196,7 +197,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/issuers/:slug/oid4vci/credential',
     {
-      config: { protocol: 'invalid_credential_request', rateLimitCost: () => SIGNING_COST },
+      config: { rateLimitCost: () => SIGNING_COST },
       schema: {
         operationId: 'requestCredential',
         tags: protocolTags,

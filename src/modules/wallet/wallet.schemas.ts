@@ -61,8 +61,25 @@ export const TokenResponse = Type.Object(
 
 export const NonceResponse = Type.Object({ c_nonce: Type.String(), c_nonce_expires_in: Type.Optional(Type.Integer()) });
 
-/** The credential request (OpenID4VCI 1.0 §8.2): checked by the library, which answers the spec's errors. */
-export const CredentialRequestBody = Type.Object({}, { additionalProperties: true, maxProperties: 20 });
+const Member = Type.Unknown();
+
+/**
+ * The credential request (OpenID4VCI 1.0 §8.2) and the members earlier drafts' wallets still send
+ * (`format`, `credential_definition`, `proof`): the library checks their content and answers the
+ * spec's errors.
+ */
+export const CredentialRequestBody = Type.Object(
+  {
+    credential_configuration_id: Type.Optional(Type.String({ maxLength: 200 })),
+    credential_identifier: Type.Optional(Type.String({ maxLength: 200 })),
+    proofs: Type.Optional(Member),
+    proof: Type.Optional(Member),
+    credential_response_encryption: Type.Optional(Member),
+    format: Type.Optional(Type.String({ maxLength: 100 })),
+    credential_definition: Type.Optional(Member),
+  },
+  { additionalProperties: false },
+);
 
 export const CredentialResponse = Type.Object(
   {
