@@ -36,6 +36,13 @@ export const PageOffset = Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_IN
 export const IdParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
 
 export const Text = (maxLength = 500) => Type.String({ minLength: 1, maxLength });
+/**
+ * No control character (C0, DEL, C1): a name shows in email headers, logs, CSV exports and badge
+ * images, where a CR or LF could start a line of its own.
+ */
+export const NAME_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$';
+/** A name (of an issuer, a definition, a person, a key): Text without control characters. */
+export const Name = (maxLength = 200) => Type.String({ minLength: 1, maxLength, pattern: NAME_PATTERN });
 
 export const ErrorBody = Type.Object(
   {

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { DateTime, Nullable, Text, WebUrl } from '../../core/schemas.js';
+import { DateTime, Name, Nullable, Text, WebUrl } from '../../core/schemas.js';
 
 export const AlignmentSchema = Type.Object(
   {
@@ -19,7 +19,7 @@ export type Alignment = Static<typeof AlignmentSchema>;
 
 /** targetUrl must be http(s): the Open Badges validator requires a URL there, not any URI. */
 export const CreateAlignmentBody = Type.Object({
-  targetName: Text(300),
+  targetName: Name(300),
   targetUrl: WebUrl,
   targetFramework: Type.Optional(Text(300)),
   targetCode: Type.Optional(Text(100)),

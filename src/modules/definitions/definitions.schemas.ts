@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { DateTime, Nullable, StringEnum, Text, WebUrl } from '../../core/schemas.js';
+import { DateTime, Name, Nullable, StringEnum, Text, WebUrl } from '../../core/schemas.js';
 import { SLUG_PATTERN } from '../../core/slug.js';
 
 export const DefinitionStatus = StringEnum(['active', 'archived']);
@@ -30,7 +30,7 @@ export const DefinitionSchema = Type.Object(
 export type Definition = Static<typeof DefinitionSchema>;
 
 export const CreateDefinitionBody = Type.Object({
-  name: Text(200),
+  name: Name(200),
   description: Text(5000),
   slug: Type.Optional(Slug),
   criteriaNarrative: Type.Optional(Text(10_000)),
@@ -44,7 +44,7 @@ export type CreateDefinitionInput = Static<typeof CreateDefinitionBody>;
 
 export const UpdateDefinitionBody = Type.Object(
   {
-    name: Type.Optional(Text(200)),
+    name: Type.Optional(Name(200)),
     description: Type.Optional(Text(5000)),
     criteriaNarrative: Type.Optional(Nullable(Text(10_000))),
     criteriaUrl: Type.Optional(Nullable(WebUrl)),

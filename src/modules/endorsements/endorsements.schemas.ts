@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { DateTime, Nullable, StringEnum, Text, WebUrl } from '../../core/schemas.js';
+import { DateTime, Name, Nullable, StringEnum, Text, WebUrl } from '../../core/schemas.js';
 
 export const EndorsementTargetType = StringEnum(['definition', 'credential']);
 export type EndorsementTargetType = Static<typeof EndorsementTargetType>;
@@ -25,7 +25,7 @@ export type Endorsement = Static<typeof EndorsementSchema>;
 
 /** endorserUrl must be http(s): it becomes the `url` of the endorser's hosted Profile, which must be a URL. */
 export const CreateEndorsementBody = Type.Object({
-  endorserName: Text(200),
+  endorserName: Name(200),
   claim: Text(5000),
   endorserUrl: Type.Optional(WebUrl),
 });

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { DateTime, Email, Nullable, Text, Uuid, WebUrl } from '../../core/schemas.js';
+import { DateTime, Email, Name, Nullable, Uuid, WebUrl } from '../../core/schemas.js';
 import {
   CompletionKey,
   CredentialStatus,
@@ -20,7 +20,7 @@ export const IngestCompletionBody = Type.Object({
       description: 'The credential type by slug, else by case-insensitive name; used when there is no definitionId.',
     }),
   ),
-  recipientName: Type.Optional(Text(200)),
+  recipientName: Type.Optional(Name(200)),
   completionKey: Type.Optional(CompletionKey),
   issuedOn: Type.Optional(DateTime),
   evidenceUrl: Type.Optional(WebUrl),

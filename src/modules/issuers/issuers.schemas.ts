@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, Email, Nullable, Text, WebUrl } from '../../core/schemas.js';
+import { DateTime, Email, Name, Nullable, Text, WebUrl } from '../../core/schemas.js';
 
 const HexColor = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: 'A hex colour such as #1f5fbf.' });
 
@@ -20,7 +20,7 @@ export const IssuerSchema = Type.Object(
 
 export const UpdateIssuerBody = Type.Object(
   {
-    name: Type.Optional(Text(200)),
+    name: Type.Optional(Name(200)),
     url: Type.Optional(WebUrl),
     email: Type.Optional(Email),
     description: Type.Optional(Nullable(Text(5000))),
@@ -55,7 +55,7 @@ export const CreatedApiKey = Type.Object({
   createdAt: DateTime,
 });
 
-export const CreateKeyBody = Type.Object({ name: Type.Optional(Text(100)) }, { additionalProperties: false });
+export const CreateKeyBody = Type.Object({ name: Type.Optional(Name(100)) }, { additionalProperties: false });
 
 export const RotateKeyBody = Type.Object(
   {

@@ -3,7 +3,7 @@ import { safeHexColor } from '../../core/colors.js';
 import type { AuthContext, Core } from '../../core/context.js';
 import { AppError, errors } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hashing.js';
-import { WEB_URL_PATTERN } from '../../core/schemas.js';
+import { NAME_PATTERN, WEB_URL_PATTERN } from '../../core/schemas.js';
 import { SLUG_PATTERN } from '../../core/slug.js';
 import type { Executor } from '../../db/database.js';
 import type { ReadCaches } from '../../db/read-cache.js';
@@ -14,6 +14,7 @@ export const API_KEY_PREFIX = 'acc_';
 const KEY_BODY_LENGTH = 40;
 /** The issuer's website, logo and image: http(s) URLs with a host, without spaces. */
 const WEB_URL = new RegExp(`${WEB_URL_PATTERN}[^\\s]*$`);
+const NAME = new RegExp(NAME_PATTERN, 'u');
 
 export interface NewIssuer {
   name: string;
@@ -153,12 +154,18 @@ export function createIssuerService(
 
   /** The checks every issuer profile field gets, at creation and on change. */
   function checkProfile(input: {
+    name?: string;
     url?: string;
     email?: string;
     imageUrl?: string | null;
     brandLogoUrl?: string | null;
     brandPrimaryColor?: string | null;
   }): void {
+    if (input.name !== undefined && !NAME.test(input.name)) {
+      throw errors.validation('The issuer name may not contain control characters (such as a line break).', [
+        { path: '/name', message: 'must not contain control characters', code: 'pattern' },
+      ]);
+    }
     if (input.url !== undefined && !WEB_URL.test(input.url)) {
       throw errors.validation('The issuer url must be an http(s) URL.');
     }

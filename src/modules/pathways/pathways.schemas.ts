@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { DateTime, Email, StringEnum, Text } from '../../core/schemas.js';
+import { DateTime, Email, Name, StringEnum, Text } from '../../core/schemas.js';
 import { SLUG_PATTERN } from '../../core/slug.js';
 
 export const PathwayStatus = StringEnum(['active', 'archived']);
@@ -62,7 +62,7 @@ export const PathwayProgressSchema = Type.Object(
 export type PathwayProgress = Static<typeof PathwayProgressSchema>;
 
 export const CreatePathwayBody = Type.Object({
-  name: Text(200),
+  name: Name(200),
   description: Text(5000),
   slug: Type.Optional(Type.String({ pattern: SLUG_PATTERN, maxLength: 64 })),
 });
@@ -70,7 +70,7 @@ export type CreatePathwayInput = Static<typeof CreatePathwayBody>;
 
 export const UpdatePathwayBody = Type.Object(
   {
-    name: Type.Optional(Text(200)),
+    name: Type.Optional(Name(200)),
     description: Type.Optional(Text(5000)),
     status: Type.Optional(PathwayStatus),
   },
