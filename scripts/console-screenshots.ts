@@ -114,7 +114,7 @@ try {
       await page.getByLabel('Password').fill(PASSWORD);
       await page.getByRole('button', { name: 'Sign in' }).click();
     }
-    await page.getByRole('heading', { name: 'Definitions' }).waitFor();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     for (const name of PAGES) {
       await page.goto(`${base}/console/${name}`);
       await page.locator('main h1').waitFor();

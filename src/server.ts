@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   logRedisError = (err) => app.log.warn({ err }, 'redis error');
 
   const address = await app.listen({ port: config.port, host: config.host });
-  const banner = await bootstrapDemoIssuer(config, app.services.issuers, address);
+  const banner = await bootstrapDemoIssuer(config, app.services.issuers, app.services.accounts, address);
   if (banner) process.stdout.write(`${banner}\n`);
 
   let closing = false;

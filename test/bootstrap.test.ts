@@ -2,11 +2,16 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../src/db/database.js';
+import { DEMO_OWNER_EMAIL } from '../src/modules/issuers/bootstrap.js';
+import { PASSWORD } from './console.support.js';
 import { freshDatabase, type TestDatabase, testConfig } from './helpers.js';
+
+const PUBLIC = 'https://badges.example.test';
 
 /*
  * Issue 22 items 11 and 22: a first start that fails to listen creates no demo issuer (so the next
  * start still shows a key), and the "Try it" curl names the port the server really listens on.
+ * Issue 39 §1: the first start also prints the demo owner's one-time console link.
  */
 
 function start(env: Record<string, string>) {
@@ -63,7 +68,7 @@ describe('demo issuer at first start on sqlite', () => {
     expect(await issuerCount(db)).toBe(0);
 
     // PORT=0: the operating system picks the port, so only the listening address can name it.
-    const server = start({ DATABASE_URL: db.url, PORT: '0', HOST: '127.0.0.1' });
+    const server = start({ DATABASE_URL: db.url, PORT: '0', HOST: '127.0.0.1', PUBLIC_BASE_URL: PUBLIC });
     try {
       let curl: RegExpMatchArray | null = null;
       for (let i = 0; i < 600 && !curl; i++) {
@@ -80,6 +85,31 @@ describe('demo issuer at first start on sqlite', () => {
       expect(me.status).toBe(200);
       expect(((await me.json()) as { slug: string }).slug).toBe('demo');
       expect(server.output()).toContain('npm run cli -- keys create --issuer demo');
+
+      // Next to the key: the first owner's one-time console link, which sets a password and signs in.
+      const link = server.output().match(/^ {4}(https:\/\/\S+)$/m)?.[1];
+      expect(link, server.output()).toMatch(new RegExp(`^${PUBLIC}/console/invite/[A-Za-z0-9_-]{43}$`));
+      expect(server.output()).toContain(`owner ${DEMO_OWNER_EMAIL}`);
+      const token = link?.split('/').pop();
+      const invite = await fetch(`${base}/api/v1/invites/${token}`);
+      expect(await invite.json()).toMatchObject({ email: DEMO_OWNER_EMAIL, role: 'owner', issuerName: 'Demo Academy' });
+      const accept = () =>
+        fetch(`${base}/api/v1/invites/${token}/accept`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ password: PASSWORD }),
+        });
+      const accepted = await accept();
+      expect(accepted.status).toBe(200);
+      expect(((await accepted.json()) as { user: { role: string } }).user.role).toBe('owner');
+      expect((await accept()).status).toBe(404);
+      const signIn = await fetch(`${base}/api/v1/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: DEMO_OWNER_EMAIL, password: PASSWORD }),
+      });
+      expect(signIn.status).toBe(200);
+      expect(((await signIn.json()) as { user: { issuer: { slug: string } } }).user.issuer.slug).toBe('demo');
     } finally {
       server.child.kill('SIGTERM');
       await server.exited;

@@ -22,6 +22,8 @@ describe.each(dialects)('console definition endorsements and alignments on %s', 
     await target.goto(inviteUrl);
     await target.getByLabel('Password').fill(PASSWORD);
     await target.getByRole('button', { name: 'Set password' }).click();
+    await target.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    await target.getByRole('link', { name: 'Definitions' }).click();
     await target.getByRole('heading', { name: 'Definitions' }).waitFor();
   }
 

@@ -31,7 +31,7 @@ export function InvitePage() {
     });
     if (result.data) {
       setSession(result.data);
-      route('/console/definitions');
+      route('/console/dashboard');
     } else setError(problem(result.error));
   }
 

@@ -16,7 +16,7 @@ export function LoginPage() {
     setError(null);
     const result = await signIn(email, password);
     setBusy(false);
-    if (result.data) route('/console/definitions');
+    if (result.data) route('/console/dashboard');
     else setError(problem(result.error));
   }
 
