@@ -23,6 +23,7 @@ import { documentDecorations } from './core/openapi.js';
 import { createRateLimits } from './core/rate-limit.js';
 import { sharedSchemas } from './core/schemas.js';
 import { registerSecurityHeaders, responseHeaders } from './core/security-headers.js';
+import { serializerFactory } from './core/serialization.js';
 import { createValidatorCompiler } from './core/validation.js';
 import type { Database } from './db/database.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
@@ -84,6 +85,11 @@ export interface AppDeps {
   https?: { key: Buffer; cert: Buffer } | null;
   /** The built web console; defaults to dist/console (tests point it elsewhere). */
   consoleDir?: string;
+  /**
+   * Compile every request validator and response serializer while routes register, as Fastify
+   * does by default, instead of at each one's first use (tests set it to prove that all compile).
+   */
+  compileSchemasAtStart?: boolean;
 }
 
 export const API_VERSION = '1.1.0';
@@ -183,6 +189,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     connectionsCheckingInterval: Math.min(CONNECTIONS_CHECK_INTERVAL_MS, config.http.headersTimeoutMs),
   };
   const headers = responseHeaders({ hsts: config.tls !== null || config.publicBaseUrl.startsWith('https://') });
+  const schemasAtFirstUse = deps.compileSchemasAtStart !== true;
   const app = Fastify({
     logger: deps.logger ?? logOptions(config.logLevel),
     logController: new OneLinePerRequest(),
@@ -195,6 +202,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     ...(deps.https ? { https: { ...deps.https, ...serverTimeouts, minVersion: 'TLSv1.2' as const } } : {}),
     ajv: { customOptions: { strict: false } },
+    // Response serializers compile at each route's first answer (src/core/serialization.ts).
+    schemaController: { compilersFactory: { buildSerializer: serializerFactory(schemasAtFirstUse) } },
     // Node refuses a request line over its 16 KiB header limit; every parameter under that reaches
     // its route, whose own schema and lookup answer for it (a list under an unknown id is empty).
     routerOptions: { maxParamLength: 16_384 },
@@ -252,7 +261,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   ]) {
     app.addSchema(schema);
   }
-  app.setValidatorCompiler(createValidatorCompiler(() => app.getSchemas()));
+  app.setValidatorCompiler(createValidatorCompiler(() => app.getSchemas(), schemasAtFirstUse));
   // An empty JSON body is "no body" (revoke and reissue take an optional one), not a parse error.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');

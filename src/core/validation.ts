@@ -143,23 +143,47 @@ function createAjv(coerce: boolean): Ajv {
   );
 }
 
+/** A validator compiled at its first call, which then answers exactly as `compile()`'s would. */
+function compiledAtFirstCall(compile: () => Validator): Validator {
+  let inner: Validator | undefined;
+  const validate: Validator = (data) => {
+    inner ??= compile();
+    const ok = inner(data);
+    validate.errors = inner.errors;
+    return ok;
+  };
+  validate.errors = null;
+  return validate;
+}
+
 /**
  * Bodies are validated strictly (no type coercion, unknown properties refused); query strings and
  * path parameters are coerced from text, as they can only be text.
+ *
+ * With `atFirstUse` (the server's setting), each route's validator is compiled at its first
+ * request, not at start, and a shared schema only when a compiled one refers to it: compiling them
+ * all at start was about 1.4 s of CPU in ajv before the server answered anything (docs/decisions.md,
+ * "Start in a second"). Without it, every validator compiles at route registration (tests use it
+ * to prove that every request schema compiles).
  */
 export function createValidatorCompiler(
   sharedSchemas: () => Record<string, unknown>,
+  atFirstUse = false,
 ): FastifySchemaCompiler<FastifySchema> {
   const strict = createAjv(false);
   const coercing = createAjv(true);
-  const ensureShared = (ajv: Ajv) => {
+  const added = { strict: new Set<string>(), coercing: new Set<string>() };
+  // Added, not compiled: ajv compiles a shared schema when a route's schema first refers to it.
+  const ensureShared = (ajv: Ajv, ids: Set<string>) => {
     for (const [id, schema] of Object.entries(sharedSchemas())) {
-      if (!ajv.getSchema(id)) ajv.addSchema(closeObjects(schema) as AnySchema, id);
+      if (ids.has(id)) continue;
+      ajv.addSchema(closeObjects(schema) as AnySchema, id);
+      ids.add(id);
     }
   };
-  return ({ schema, httpPart }) => {
+  const compileFor = ({ schema, httpPart }: Parameters<FastifySchemaCompiler<FastifySchema>>[0]): Validator => {
     const ajv = httpPart === 'body' ? strict : coercing;
-    ensureShared(ajv);
+    ensureShared(ajv, httpPart === 'body' ? added.strict : added.coercing);
     if (httpPart !== 'body') return refusingUnstorableText(ajv.compile(schema as AnySchema));
     const compiled: ValidateFunction = ajv.compile(closeObjects(schema) as AnySchema);
     if ((schema as JsonObject)[NUL_CHECKED_BY_HANDLER] === true) return compiled;
@@ -173,4 +197,6 @@ export function createValidatorCompiler(
     validate.errors = null as ValidateFunction['errors'];
     return refusingUnstorableText(validate);
   };
+  if (!atFirstUse) return compileFor;
+  return (route) => compiledAtFirstCall(() => compileFor(route));
 }
