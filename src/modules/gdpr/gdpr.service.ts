@@ -7,11 +7,10 @@ import { credentialUrls, effectiveStatus } from '../credentials/credentials.view
 import type { IssuanceService } from '../credentials/issuance.service.js';
 import type { NotificationService } from '../notifications/notifications.service.js';
 import type { ProfileService } from '../verification/profiles.service.js';
+import { GDPR_ERASURE_REASON } from '../verification/revocation-reason.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
 import { credentialEventData } from '../webhooks/webhooks.events.js';
 import { createGdprRepository } from './gdpr.repository.js';
-
-export const GDPR_ERASURE_REASON = 'gdpr_erasure';
 
 /** The completion key an erasure gives a credential whose key held an email address. */
 export const erasedCompletionKey = (credentialId: string) => `erased:${credentialId}`;

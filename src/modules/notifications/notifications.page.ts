@@ -1,4 +1,4 @@
-import { escapeHtml } from '../verification/html.js';
+import { escapeHtml } from '../../core/html.js';
 import { fill, messagesFor } from './notifications.messages.js';
 
 /** The unsubscribe page: styles by nonce, and the one form posting back to the same URL. */

@@ -1,6 +1,6 @@
 import QRCode from 'qrcode';
 import { contrastRatio, safeHexColor, textColorOn } from '../../core/colors.js';
-import { html, Markup, safeUrl } from './html.js';
+import { html, Markup, safeUrl } from '../../core/html.js';
 import { PAGE_ASSETS_VERSION } from './page.assets.js';
 import type { PageView } from './page.service.js';
 import { REVOKED_BY_ISSUER } from './revocation-reason.js';

@@ -1,5 +1,7 @@
 import { REISSUED_REASON } from '../credentials/credentials.service.js';
-import { GDPR_ERASURE_REASON } from '../gdpr/gdpr.service.js';
+
+/** The stored reason of a revocation made by an erasure request (gdpr.service.ts writes it). */
+export const GDPR_ERASURE_REASON = 'gdpr_erasure';
 
 /** What the public is told when an issuer revoked without a reason, or on the holder's erasure request. */
 export const REVOKED_BY_ISSUER = 'Revoked by the issuer';
