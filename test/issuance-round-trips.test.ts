@@ -28,19 +28,20 @@ describe.each(dialects)('issuance round trips and guarantees on %s', (dialect) =
 
   /** POSTs an issuance; `counted` gets the statements and transactions the request ran. */
   async function issue(issuer: { key: string; definitionId: string }, completionKey: string, counted?: Scope) {
-    const url = `/api/v1/credentials?n=${++requestNo}`;
-    if (counted) scopes.set(url, counted);
+    // Named by a header, not a query parameter: the API refuses query parameters it does not list.
+    const name = String(++requestNo);
+    if (counted) scopes.set(name, counted);
     const res = await app.inject({
       method: 'POST',
-      url,
-      headers: auth(issuer.key),
+      url: '/api/v1/credentials',
+      headers: { ...auth(issuer.key), 'x-test-request': name },
       payload: {
         definitionId: issuer.definitionId,
         recipientEmail: `earner${requestNo}@earners.example`,
         completionKey,
       },
     });
-    scopes.delete(url);
+    scopes.delete(name);
     return res;
   }
 
@@ -117,7 +118,8 @@ describe.each(dialects)('issuance round trips and guarantees on %s', (dialect) =
     };
     app = await buildApp({ config, database: { ...database, db }, logger: false, redis: null });
     app.addHook('onRequest', (req, _reply, done) => {
-      const scope = scopes.get(req.url);
+      const name = req.headers['x-test-request'];
+      const scope = typeof name === 'string' ? scopes.get(name) : undefined;
       if (scope) request.run(scope, done);
       else done();
     });
@@ -248,6 +250,51 @@ describe.each(dialects)('issuance round trips and guarantees on %s', (dialect) =
       event: 'credential.issued',
       data: { credentialId, status: 'valid', assertionUrl: res.json().assertionUrl },
     });
+  });
+
+  // The conformance test of the two issuance paths (docs/decisions.md, "Issuance rules in two
+  // places"): on SQLite issuance.service.ts writes every row itself; on PostgreSQL the plpgsql
+  // accolade_issue_credential (migration 0056) checks the quota and writes them. The same literal
+  // expectations run on both engines, so the two paths must leave the same rows.
+  it('leaves the same rows whichever path issued: the credential, one quota unit, its audit record and deliveries', async () => {
+    const before = await stored(limited.id);
+    const res = await issue(limited, 'conformance');
+    expect(res.statusCode, res.body).toBe(201);
+    const credentialId = res.json().credentialId as string;
+    expect(await stored(limited.id)).toEqual({
+      credentials: before.credentials + 1,
+      auditRecords: before.auditRecords + 1,
+      quotaUnits: before.quotaUnits + 1,
+      deliveries: before.deliveries + 2,
+    });
+    const record = await database.db
+      .selectFrom('audit_log')
+      .select(['actor', 'action', 'target_type', 'target_id', 'details'])
+      .where('issuer_id', '=', limited.id)
+      .where('target_id', '=', credentialId)
+      .executeTakeFirstOrThrow();
+    expect({ ...record, details: JSON.parse(record.details) }).toEqual({
+      actor: expect.stringMatching(/^key:/),
+      action: 'credential.issued',
+      target_type: 'credential',
+      target_id: credentialId,
+      details: { definitionId: limited.definitionId, completionKey: 'conformance', source: 'api' },
+    });
+    const deliveries = await database.db
+      .selectFrom('webhook_deliveries')
+      .select(['subscription_id', 'event', 'status', 'attempts'])
+      .where('issuer_id', '=', limited.id)
+      .where('payload', 'like', `%${credentialId}%`)
+      .orderBy('subscription_id')
+      .execute();
+    expect(deliveries).toEqual(
+      [0, 1].map((n) => ({
+        subscription_id: `sub-free-${n}-${dialect}`,
+        event: 'credential.issued',
+        status: 'pending',
+        attempts: 0,
+      })),
+    );
   });
 
   it('issues exactly the room left under a quota to concurrent requests, and stores nothing for the others', async () => {

@@ -16,6 +16,11 @@ import type { Dialect } from '../types.js';
  * The lookup stays a SQL function: a PL/pgSQL one keeps a generic plan made when the tables were
  * empty, and in a measured run that plan scanned an issuer's whole index for each key (2.5 ms of
  * the database's CPU an issuance after a minute).
+ *
+ * The quota check and the audit and delivery writes below repeat issuance.service.ts's SQLite path;
+ * the conformance test in test/issuance-round-trips.test.ts holds both to the same outcomes
+ * (docs/decisions.md, "Issuance rules in two places"). A later migration that replaces this
+ * function must keep it passing.
  */
 export function issueInsertFirstMigration(dialect: Dialect) {
   return {

@@ -107,6 +107,13 @@ function createDefinitionMemo() {
 /**
  * The one way a credential comes into being, for every channel: idempotent on the completion key,
  * quota-counted, audited and announced in the same transaction.
+ *
+ * On PostgreSQL a single issuance runs the plpgsql `accolade_issue_credential` (migration 0056),
+ * which holds its own copy of the quota check and of the audit and delivery writes; this file builds
+ * the rows it writes. The two are held to the same outcomes by the conformance test in
+ * test/issuance-round-trips.test.ts ("leaves the same rows whichever path issued", and its quota,
+ * duplicate and chain tests), which runs the same expectations on both engines (docs/decisions.md,
+ * "Issuance rules in two places"). A change to one path changes the other, or that test fails.
  */
 export function createIssuanceService(
   core: Pick<Core, 'db' | 'dialect' | 'clock' | 'ids' | 'config' | 'metrics'>,
