@@ -15,8 +15,9 @@ import { registerAuth, SESSION_COOKIE } from './core/auth.js';
 import { type Clock, type IdSource, randomIds, systemClock } from './core/clock.js';
 import type { Core } from './core/context.js';
 import { registerCors } from './core/cors.js';
-import { registerErrorHandling } from './core/error-handler.js';
+import { answerClientError, registerErrorHandling } from './core/error-handler.js';
 import { AppError } from './core/errors.js';
+import { strictJsonParser } from './core/json-body.js';
 import { REDACTED, redactUrl, scrubLogLine } from './core/log-redaction.js';
 import { createMetrics, type Metrics } from './core/metrics.js';
 import { documentDecorations } from './core/openapi.js';
@@ -24,7 +25,7 @@ import { createRateLimits } from './core/rate-limit.js';
 import { sharedSchemas } from './core/schemas.js';
 import { registerSecurityHeaders, responseHeaders } from './core/security-headers.js';
 import { serializerFactory } from './core/serialization.js';
-import { createValidatorCompiler } from './core/validation.js';
+import { closeApiQueryStrings, createValidatorCompiler } from './core/validation.js';
 import type { Database } from './db/database.js';
 import { accountRoutes } from './modules/accounts/accounts.routes.js';
 import { accountSchemas } from './modules/accounts/accounts.schemas.js';
@@ -204,9 +205,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ajv: { customOptions: { strict: false } },
     // Response serializers compile at each route's first answer (src/core/serialization.ts).
     schemaController: { compilersFactory: { buildSerializer: serializerFactory(schemasAtFirstUse) } },
-    // Node refuses a request line over its 16 KiB header limit; every parameter under that reaches
+    // Node refuses a request line over its 16 KiB header limit (431); every parameter under that reaches
     // its route, whose own schema and lookup answer for it (a list under an unknown id is empty).
     routerOptions: { maxParamLength: 16_384 },
+    // What Node's HTTP parser refuses (headers over 16 KiB: 431) answers with the Error body too.
+    clientErrorHandler: answerClientError(headers),
     // Errors the router raises before any route runs still answer with the Error body: an
     // undecodable URL is a bad request, and an over-long path parameter names nothing that exists.
     // These answers skip every hook, so they set the response headers and write their log line here.
@@ -262,16 +265,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     app.addSchema(schema);
   }
   app.setValidatorCompiler(createValidatorCompiler(() => app.getSchemas(), schemasAtFirstUse));
-  // An empty JSON body is "no body" (revoke and reissue take an optional one), not a parse error.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') return done(null, undefined);
-    return parseJson(request, text, done);
-  });
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, strictJsonParser(app));
     ...walletSchemas,
-  registerErrorHandling(app);
+  closeApiQueryStrings(app);
+  const refuseShadowedMethods = registerErrorHandling(app);
 
   registerSecurityHeaders(app, headers);
   // First of the request's own work: an over-long URL is refused before keys, limits or routes read it.
@@ -387,6 +385,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(notificationRoutes);
   await app.register(vcRoutes);
   await app.register(consoleUiRoutes, deps.consoleDir ? { dir: deps.consoleDir } : {});
+  refuseShadowedMethods();
 
   app.addHook('onReady', async () => {
     for (const job of services.jobs) job.start();

@@ -22,6 +22,56 @@ describe.each(dialects)('error bodies on %s', (dialect) => {
     expect(body.issues).toEqual([expect.objectContaining({ code: 'json' })]);
   });
 
+  it('refuses a JSON body that is not UTF-8 instead of storing U+FFFD', async () => {
+    const body = Buffer.concat([Buffer.from('{"name":"Caf'), Buffer.from([0xe9]), Buffer.from('","description":"y"}')]);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: { ...auth(issuer.key), 'content-type': 'application/json' },
+      payload: body,
+    });
+    const refused = expectErrorBody(res, 400, 'validation_failed');
+    expect(refused.message).toBe('The body is not valid UTF-8.');
+    expect(refused.issues).toEqual([expect.objectContaining({ path: '', code: 'json' })]);
+    const list = await t.app.inject({ method: 'GET', url: '/api/v1/definitions', headers: auth(issuer.key) });
+    expect(list.body).not.toContain('\ufffd');
+    expect(list.body).not.toContain('�');
+    // The same text written as UTF-8 is taken.
+    const utf8 = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: { ...auth(issuer.key), 'content-type': 'application/json' },
+      payload: Buffer.from('{"name":"Café","description":"y"}'),
+    });
+    expect(utf8.statusCode, utf8.body).toBe(201);
+    expect(utf8.json().name).toBe('Café');
+  });
+
+  it('refuses a JSON body that names a key twice in one object, at any depth', async () => {
+    for (const payload of [
+      '{"name":"a","name":"b","description":"y"}',
+      '{"name":"a","description":"y","tags":["t"],"nested":[{"k":1,"k":2}]}',
+      '{"name" : "a", "description":"y", "name"\n:"b"}',
+    ]) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/definitions',
+        headers: { ...auth(issuer.key), 'content-type': 'application/json' },
+        payload,
+      });
+      const refused = expectErrorBody(res, 400, 'validation_failed');
+      expect(refused.message, payload).toBe('The body names a key twice in one object.');
+    }
+    // The same name in two objects, or as a value, or inside a string, is no duplicate.
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: { ...auth(issuer.key), 'content-type': 'application/json' },
+      payload: '{"name":"name","description":"\\"name\\":1","tags":["name"]}',
+    });
+    expect(res.statusCode, res.body).toBe(201);
+  });
+
   it('names the allowed values when a value is not one of them', async () => {
     const res = await t.app.inject({
       method: 'GET',

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import vm from 'node:vm';
 import type { Redis } from 'ioredis';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { logOptions, MAX_URL_LENGTH } from '../src/app.js';
+import { MAX_HEADER_BYTES } from '../src/core/error-handler.js';
 import { REDACTED, redactUrl, scrubLogLine } from '../src/core/log-redaction.js';
 import {
   auth,
@@ -245,6 +247,43 @@ describe.each(dialects)('the front door on %s', (dialect) => {
     }
   });
 
+  it('answers a request line or headers over 16 KiB with 431 and the Error body, on a listening server', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = t.app.server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    const raw = (head: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1');
+        let answer = '';
+        socket.on('data', (chunk) => {
+          answer += chunk.toString();
+        });
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve(answer));
+        socket.on('connect', () => socket.write(head));
+        socket.setTimeout(10_000, () => reject(new Error('no answer')));
+      });
+    const big = 'b'.repeat(MAX_HEADER_BYTES + 1024);
+    for (const head of [
+      `GET /api/v1/credentials?q=${big} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`,
+      `GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${big}\r\n\r\n`,
+    ]) {
+      const answer = await raw(head);
+      const [status, ...lines] = answer.split('\r\n');
+      expect(status).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+      const headers = lines.slice(0, lines.indexOf('')).map((line) => line.toLowerCase());
+      expect(headers).toContain('content-type: application/json; charset=utf-8');
+      expect(headers).toContain('x-content-type-options: nosniff');
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+        error: 'headers_too_large',
+        message: 'The request line and headers together are larger than 16 KiB.',
+      });
+    }
+    expect(logLines.join('\n')).not.toContain('b'.repeat(1000));
+    const ok = await fetch(`http://127.0.0.1:${port}/health`);
+    expect(ok.status).toBe(200);
+  });
+
   it('never logs a key or a token given in the query string or the path', async () => {
     const urls = [
       `/api/v1/credentials?api_key=${issuer.key}`,
@@ -392,6 +431,35 @@ describe.each(dialects)('the front door on %s', (dialect) => {
     });
     expectErrorBody(query, 405, 'method_not_allowed');
     expect(query.headers.allow).toBe('GET, HEAD');
+    // A method the service does not know, sent without a Content-Type: 405 all the same, not 400.
+    for (const url of ['/health', '/api/v1/credentials', '/no/such/path']) {
+      const bare = await t.app.inject({ method: 'QUERY' as 'GET', url, remoteAddress: randomAddress() });
+      expectErrorBody(
+        bare,
+        url === '/no/such/path' ? 404 : 405,
+        url === '/no/such/path' ? 'not_found' : 'method_not_allowed',
+      );
+    }
+    // A concrete path has its own methods only, never those of the templated path beside it.
+    for (const [method, url, allow] of [
+      ['POST', '/api/v1/webhooks/catalog', 'GET, HEAD'],
+      ['DELETE', '/api/v1/webhooks/catalog', 'GET, HEAD'],
+      ['PATCH', '/api/v1/webhooks/catalog', 'GET, HEAD'],
+      ['GET', '/api/v1/credentials/search', 'POST'],
+      ['DELETE', '/api/v1/credentials/search', 'POST'],
+    ] as const) {
+      const res = await t.app.inject({ method, url, headers: auth(issuer.key), remoteAddress: randomAddress() });
+      expectErrorBody(res, 405, 'method_not_allowed');
+      expect(res.headers.allow, `${method} ${url}`).toBe(allow);
+    }
+    const templated = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/webhooks/0f8fad5b-d9cb-469f-a165-70867728950e',
+      headers: auth(issuer.key),
+      remoteAddress: randomAddress(),
+    });
+    expectErrorBody(templated, 405, 'method_not_allowed');
+    expect(templated.headers.allow).not.toContain('PUT');
     const unknown = await t.app.inject({ method: 'GET', url: '/no/such/path', remoteAddress: '198.51.100.100' });
     expectErrorBody(unknown, 404, 'not_found');
     const preflight = await t.app.inject({
@@ -401,6 +469,18 @@ describe.each(dialects)('the front door on %s', (dialect) => {
       remoteAddress: '198.51.100.100',
     });
     expect(preflight.statusCode).toBe(204);
+    // A preflight without its headers is refused with the Error body, not text/plain.
+    for (const headers of [{}, { origin: 'https://elsewhere.example' }, { 'access-control-request-method': 'POST' }]) {
+      const bad = await t.app.inject({
+        method: 'OPTIONS',
+        url: '/api/v1/verify',
+        headers,
+        remoteAddress: randomAddress(),
+      });
+      expect(bad.headers['content-type']).toBe('application/json; charset=utf-8');
+      expectErrorBody(bad, 400, 'validation_failed');
+      expect(bad.json().issues).toEqual([]);
+    }
   });
 
   it('serves a landing page at / linking the API reference, the OpenAPI document and the embed guide', async () => {

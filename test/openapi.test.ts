@@ -1,7 +1,9 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lintDocument } from '../scripts/lint-openapi.js';
-import { RATE_LIMIT_EXEMPT } from '../src/core/openapi.js';
+import { NO_NUL_PATTERN, RATE_LIMIT_EXEMPT } from '../src/core/openapi.js';
+import { EMAIL_PATTERN, HTTPS_URL_PATTERN, WEB_URL_PATTERN } from '../src/core/schemas.js';
+import { createWebhookBody } from '../src/modules/webhooks/webhooks.schemas.js';
 import { type ConsoleUser, consoleUser } from './console.support.js';
 import { auth, createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
 
@@ -149,7 +151,11 @@ describe.each(dialects)('OpenAPI document says what the service does on %s', (di
   let t: TestApp;
   let issuer: TestIssuer;
   let owner: ConsoleUser;
-  let doc: { paths: Record<string, Record<string, Operation>>; components: Record<string, Record<string, unknown>> };
+  let doc: {
+    info: { description: string };
+    paths: Record<string, Record<string, Operation>>;
+    components: Record<string, Record<string, unknown>>;
+  };
   beforeAll(async () => {
     t = await createTestApp(dialect, { env: { METRICS_TOKEN: 'scrape-token-0123456789' } });
     issuer = await t.issuer();
@@ -225,7 +231,7 @@ describe.each(dialects)('OpenAPI document says what the service does on %s', (di
   });
 
   it('closes every request body object, as the validator does, and the service refuses unknown properties', async () => {
-    const bodies = operations(doc).filter(([, op]) => op.requestBody);
+    const bodies = operations(doc).filter(([, op]) => op.requestBody?.content['application/json']);
     expect(bodies.length).toBeGreaterThan(20);
     const open: string[] = [];
     for (const [name, op] of bodies) {
@@ -255,6 +261,143 @@ describe.each(dialects)('OpenAPI document says what the service does on %s', (di
       'POST /api/v1/connectors/axcelerate/completions',
       'POST /api/v1/connectors/{provider}/completions',
     ]);
+  });
+
+  it('says in its schemas what the service refuses: a dotted email domain, U+0000, an http webhook in production', async () => {
+    const issue = doc.paths['/api/v1/credentials']?.post?.requestBody?.content['application/json']?.schema ?? {};
+    const email = (issue.properties as Record<string, { pattern?: string; format?: string }>).recipientEmail;
+    expect(email).toEqual(expect.objectContaining({ format: 'email', pattern: EMAIL_PATTERN }));
+    const emailPattern = new RegExp(EMAIL_PATTERN, 'u');
+    for (const refused of ['0@com', 'ada@localhost', 'ada@[127.0.0.1]']) expect(emailPattern.test(refused)).toBe(false);
+    expect(emailPattern.test(' ada@example.org ')).toBe(true);
+    const definition = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: auth(issuer.key),
+      payload: { name: 'Contract', description: 'd' },
+    });
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/credentials',
+      headers: auth(issuer.key),
+      payload: { definitionId: definition.json().id, recipientEmail: '0@com' },
+    });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().issues).toContainEqual(expect.objectContaining({ path: '/recipientEmail' }));
+
+    // Every request string says it takes no U+0000: by this pattern, or by a format, pattern or enum of its own.
+    const open: string[] = [];
+    const visit = (schema: unknown, at: string) => {
+      if (schema === null || typeof schema !== 'object') return;
+      const node = schema as Record<string, unknown>;
+      if (node.type === 'string' && !node.pattern && !node.format && !node.enum) open.push(at);
+      for (const [key, child] of Object.entries(node)) if (key !== 'enum') visit(child, `${at}/${key}`);
+    };
+    for (const [name, op] of operations(doc)) {
+      visit(op.requestBody, name);
+      visit((op as { parameters?: unknown[] }).parameters, name);
+    }
+    expect(open).toEqual([]);
+    const definitionBody = doc.paths['/api/v1/definitions']?.post?.requestBody?.content['application/json']?.schema;
+    const definitionFields = (definitionBody?.properties ?? {}) as Record<string, { pattern?: string }>;
+    expect(definitionFields.description?.pattern).toBe(NO_NUL_PATTERN);
+    const nul = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: auth(issuer.key),
+      payload: { name: 'Contract', description: 'a\u0000b' },
+    });
+    expect(nul.statusCode).toBe(400);
+    expect(nul.json().issues).toEqual([expect.objectContaining({ path: '/description', code: 'nul' })]);
+
+    // These tests run with WEBHOOK_ALLOW_PRIVATE (http allowed); a production deployment's document says https.
+    const webhook = doc.paths['/api/v1/webhooks']?.post?.requestBody?.content['application/json']?.schema ?? {};
+    expect((webhook.properties as Record<string, { pattern?: string }>).url?.pattern).toBe(WEB_URL_PATTERN);
+    const production = createWebhookBody(false).properties.url;
+    expect(production.pattern).toBe(HTTPS_URL_PATTERN);
+    expect(new RegExp(production.pattern ?? '', 'u').test('http://hooks.example.com/a')).toBe(false);
+    expect(new RegExp(production.pattern ?? '', 'u').test('https://hooks.example.com/a')).toBe(true);
+  });
+
+  it('documents the image upload body with its media types, and takes an SVG under it', async () => {
+    const upload = doc.paths['/api/v1/images']?.post;
+    expect(upload?.requestBody?.required).toBe(true);
+    expect(upload?.requestBody?.content).toEqual({
+      'image/png': { schema: { type: 'string', format: 'binary' } },
+      'image/svg+xml': { schema: { type: 'string', format: 'binary' } },
+    });
+    expect(JSON.stringify(upload)).not.toContain('x-raw-body');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/images',
+      headers: { ...auth(issuer.key), 'content-type': 'image/svg+xml' },
+      payload: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 4 4"><rect width="4" height="4"/></svg>',
+    });
+    expect(res.statusCode, res.body).toBe(201);
+  });
+
+  it('refuses unknown query parameters on every /api/ operation and ignores them on public pages, as its info says', async () => {
+    expect(doc.info.description).toContain('answers 400 validation_failed to a query parameter it does not list');
+    const reads = operations(doc).filter(([name]) => name.startsWith('GET /api/'));
+    expect(reads.length).toBeGreaterThan(20);
+    for (const [name, op] of reads) {
+      const path = name.slice('GET '.length).replace(/\{[^}]+\}/g, '0f8fad5b-d9cb-469f-a165-70867728950e');
+      const consoleOnly = (op.security ?? []).every((s) => 'consoleSession' in s) && (op.security ?? []).length > 0;
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `${path}?notInTheDocument=1`,
+        headers: consoleOnly ? owner.headers : auth(issuer.key),
+      });
+      expect(res.statusCode, name).toBe(400);
+      expect(op.responses['400'], name).toBeDefined();
+      expect(res.json().issues, name).toContainEqual({
+        path: '/notInTheDocument',
+        message: 'querystring/notInTheDocument is not a known property',
+        code: 'additionalProperties',
+      });
+    }
+    // A documented parameter is still taken, and public links keep working with what gets added to them.
+    const listed = await t.app.inject({ method: 'GET', url: '/api/v1/credentials?limit=5', headers: auth(issuer.key) });
+    expect(listed.statusCode).toBe(200);
+    for (const url of ['/health?utm_source=x', '/openapi.json?v=2', '/embed/v1.js?cache=1']) {
+      expect((await t.app.inject({ method: 'GET', url })).statusCode, url).toBe(200);
+    }
+  });
+
+  it('takes the largest bulk verification its schema allows: schema and body limit agree', async () => {
+    const body = doc.paths['/api/v1/verify/bulk']?.post?.requestBody?.content['application/json']?.schema ?? {};
+    const forms = (body.properties as { ids: { anyOf: { maxItems: number; items: { maxLength: number } }[] } }).ids
+      .anyOf;
+    expect(forms.length).toBe(2);
+    for (const form of forms) {
+      const ids = Array.from({ length: form.maxItems }, (_, i) => String(i).padEnd(form.items.maxLength, 'x'));
+      const payload = JSON.stringify({ ids });
+      expect(Buffer.byteLength(payload)).toBeLessThanOrEqual(1024 * 1024);
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/verify/bulk',
+        headers: { 'content-type': 'application/json' },
+        payload,
+      });
+      expect(res.statusCode, res.body.slice(0, 200)).toBe(200);
+      expect(res.json().results).toHaveLength(form.maxItems);
+    }
+    const tooMany = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/verify/bulk',
+      payload: { ids: Array.from({ length: 121 }, () => 'x'.repeat(1001)) },
+    });
+    expect(tooMany.statusCode).toBe(400);
+  });
+
+  it('documents the 414 and 431 every operation may answer before routing', async () => {
+    for (const [name, op] of operations(doc)) {
+      for (const status of ['414', '431']) {
+        expect(op.responses[status]?.content, `${name} ${status}`).toEqual({
+          'application/json': { schema: { $ref: '#/components/schemas/Error' } },
+        });
+      }
+    }
   });
 
   it('gives the webhook url the format the service enforces', async () => {

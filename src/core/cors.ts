@@ -29,7 +29,8 @@ export function registerCors(app: FastifyInstance, openPaths: readonly RegExp[])
     if (request.raw.method !== 'OPTIONS') return done();
     const headers = request.headers;
     if (!headers.origin || !headers['access-control-request-method']) {
-      reply.status(400).type('text/plain').send('Invalid Preflight Request');
+      const message = 'A CORS preflight needs the Origin and Access-Control-Request-Method headers.';
+      reply.status(400).send({ error: 'validation_failed', message, issues: [] });
       return;
     }
     request.corsPreflightEnabled = true;

@@ -1,8 +1,17 @@
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { isUnavailable } from '../db/dialect.js';
 import { negotiate } from '../modules/documents/negotiation.js';
 import { AppError, type ErrorCode, ErrorCodes, type ValidationIssue } from './errors.js';
 import { errorResponses } from './schemas.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A hidden route that answers 405 for a method its concrete path lacks (refuseShadowedMethods). */
+    refusesMethod?: boolean;
+  }
+}
 
 interface AjvIssue {
   instancePath: string;
@@ -79,12 +88,39 @@ function sendRateLimitPage(request: FastifyRequest, reply: FastifyReply, message
   return true;
 }
 
+/** The methods of every route registered at a path without parameters (a concrete path). */
+type ConcretePaths = Map<string, Set<string>>;
+
+function isConcrete(url: string): boolean {
+  return !url.includes(':') && !url.includes('*');
+}
+
 /**
  * The methods `path` has routes for, OPTIONS aside (it is answered for CORS preflights only).
  * A request whose method is among them was not found by its route (an unknown id), not refused.
+ * A concrete path (`/api/v1/webhooks/catalog`) has only its own routes' methods, as in the
+ * OpenAPI document, where a concrete path is matched before a templated one (`/webhooks/{id}`).
  */
-function allowedMethods(app: FastifyInstance, path: string): string[] {
-  return app.supportedMethods.filter((method) => method !== 'OPTIONS' && app.findRoute({ method, url: path }));
+function allowedMethods(app: FastifyInstance, concrete: ConcretePaths, path: string): string[] {
+  const own = concrete.get(path);
+  return app.supportedMethods.filter(
+    (method) => method !== 'OPTIONS' && (own ? own.has(method) : app.findRoute({ method, url: path }) !== null),
+  );
+}
+
+function sendMethodNotAllowed(reply: FastifyReply, method: string, allowed: string[]) {
+  reply.header('allow', allowed.join(', '));
+  return send(reply, 'method_not_allowed', `${method} is not allowed here; allowed: ${allowed.join(', ')}.`);
+}
+
+/** 405 with Allow for a method the path lacks, 404 for a path nothing is routed at. */
+function sendUnrouted(app: FastifyInstance, concrete: ConcretePaths, request: FastifyRequest, reply: FastifyReply) {
+  const path = request.url.split('?')[0] ?? '';
+  const allowed = allowedMethods(app, concrete, path);
+  if (allowed.length > 0 && !allowed.includes(request.method)) {
+    return sendMethodNotAllowed(reply, request.method, allowed);
+  }
+  return send(reply, 'not_found', `No route for ${request.method} ${path}.`);
 }
 
 /**
@@ -107,11 +143,20 @@ function documentFrameworkErrors(route: RouteOptions): void {
 }
 
 /**
- * One place renders every failure as the Error body. A 5xx never carries the underlying message:
+ * One place renders every failure as the Error body. Returns what to call once every route is
+ * registered (refuseShadowedMethods). A 5xx never carries the underlying message:
  * database errors can quote values, and internals are nobody's business.
  */
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance): () => void {
   app.addHook('onRoute', documentFrameworkErrors);
+  const concrete: ConcretePaths = new Map();
+  app.addHook('onRoute', (route) => {
+    if (!isConcrete(route.url) || route.url === '' || route.config?.refusesMethod === true) return;
+    const methods = concrete.get(route.url) ?? new Set<string>();
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) methods.add(method);
+    if (methods.has('GET')) methods.add('HEAD');
+    concrete.set(route.url, methods);
+  });
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof AppError) {
       if (err.statusCode >= 500) request.log.error({ err }, 'request failed');
@@ -145,17 +190,72 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return send(reply, 'internal_error', 'An unexpected error occurred.');
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
-    const allowed = allowedMethods(app, path);
-    if (allowed.length > 0 && !allowed.includes(request.method)) {
-      reply.header('allow', allowed.join(', '));
-      return send(
-        reply,
-        'method_not_allowed',
-        `${request.method} is not allowed here; allowed: ${allowed.join(', ')}.`,
+  app.setNotFoundHandler((request, reply) => sendUnrouted(app, concrete, request, reply));
+  // A request no route takes is answered before its body is read: a method this service does not
+  // know (QUERY) gets its 405 whatever its Content-Type, and an unknown path never parses a body.
+  app.addHook('preParsing', async (request, reply) => {
+    if (request.is404) return sendUnrouted(app, concrete, request, reply);
+  });
+  return () => refuseShadowedMethods(app, concrete);
+}
+
+/**
+ * Routes a method a concrete path lacks to a 405, where a templated sibling would take it
+ * (`DELETE /api/v1/webhooks/catalog` would otherwise look up a webhook called "catalog"). Called once
+ * every route is registered; the routes it adds are left out of the document.
+ */
+function refuseShadowedMethods(app: FastifyInstance, concrete: ConcretePaths): void {
+  for (const [path, own] of [...concrete]) {
+    // A route a plugin registered under its prefix (`/docs/`) can reach the hook under another url.
+    for (const method of app.supportedMethods) if (app.hasRoute({ method, url: path })) own.add(method);
+    const allowed = app.supportedMethods.filter((method) => method !== 'OPTIONS' && own.has(method));
+    for (const method of app.supportedMethods) {
+      if (method === 'OPTIONS' || own.has(method) || app.findRoute({ method, url: path }) === null) continue;
+      app.route({
+        method,
+        url: path,
+        schema: { hide: true },
+        exposeHeadRoute: false,
+        config: { refusesMethod: true },
+        handler: (request, reply) => sendMethodNotAllowed(reply, request.method, allowed),
+      });
+    }
+  }
+}
+
+/** Node's limit on a request line and its headers together (its `--max-http-header-size` default). */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+function clientErrorAnswer(code: string | undefined): { status: number; body: Record<string, unknown> } {
+  if (code === 'HPE_HEADER_OVERFLOW') {
+    const message = `The request line and headers together are larger than ${MAX_HEADER_BYTES / 1024} KiB.`;
+    return { status: 431, body: { error: 'headers_too_large', message } };
+  }
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return { status: 408, body: { error: 'request_timeout', message: 'The request did not arrive in time.' } };
+  }
+  return { status: 400, body: { error: 'validation_failed', message: 'The request is not valid HTTP.', issues: [] } };
+}
+
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before any route or hook (a
+ * request line or headers over 16 KiB, a request that did not arrive in time, bytes that are not
+ * HTTP) is answered with the Error body and the service's response headers, then the connection is
+ * closed. Fastify's own answer had a body of its own shape (`statusCode`, a status text as `error`).
+ */
+export function answerClientError(headers: Iterable<readonly [string, string]>) {
+  const fixed = [...headers].map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  return function clientError(this: FastifyInstance, err: Error & { code?: string }, socket: Duplex): void {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const { status, body } = clientErrorAnswer(err.code);
+    this.log.info({ code: err.code, status }, 'request refused by the HTTP parser');
+    if (socket.writable) {
+      const text = JSON.stringify(body);
+      socket.write(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${fixed}Content-Type: application/json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
       );
     }
-    return send(reply, 'not_found', `No route for ${request.method} ${path}.`);
-  });
+    socket.destroy(err);
+  };
 }

@@ -9,6 +9,8 @@ export const ErrorCodes = {
   not_found: 404,
   method_not_allowed: 405,
   uri_too_long: 414,
+  request_timeout: 408,
+  headers_too_large: 431,
   slug_taken: 409,
   stage_exists: 409,
   quota_exceeded: 402,

@@ -48,6 +48,13 @@ const HEADERS = {
 const RATE_LIMIT_NOTE =
   'Every operation is rate limited per API key (per client address without one), except those marked `x-rate-limit: exempt`; a 429 carries `Retry-After` and the `X-RateLimit-*` headers.';
 
+/** What every operation's request is held to, beyond its own schemas (docs/decisions.md, "The document says exactly what the service does"). */
+const REQUEST_RULES_NOTE = [
+  'Query parameters: an operation under /api/ answers 400 validation_failed to a query parameter it does not list (as a body answers to an unknown property); the public pages, hosted documents, images and the embed script outside /api/ ignore parameters they do not list, since their links are shared and gain tracking and cache-busting parameters.',
+  'No string in a request may hold U+0000 or an unpaired surrogate (400). A JSON body must be UTF-8 and may not name a key twice in one object (400).',
+  'A URL over 8 KiB answers 414, and a request line with headers over 16 KiB answers 431, both with the Error body. A method a path does not have answers 405 with Allow, a concrete path (/api/v1/webhooks/catalog) taking precedence over a templated one (/api/v1/webhooks/{id}).',
+].join(' ');
+
 /**
  * Per route: an operation without a security requirement is open and says so (`security: []`), and
  * one the limiter exempts is marked `x-rate-limit: exempt`.
@@ -64,6 +71,26 @@ export const describeRoute: SwaggerTransform = ({ schema, url, route }) => {
   };
 };
 
+/**
+ * Every string a request carries is refused with a 400 when it holds U+0000 (src/core/validation.ts);
+ * a string schema that has no pattern, format or enum of its own says so with this pattern. (The
+ * formats and patterns the service uses take no U+0000 already.)
+ */
+export const NO_NUL_PATTERN = '^[^\\u0000]*$';
+
+function forbidNul(schema: unknown): void {
+  if (schema === null || typeof schema !== 'object') return;
+  if (Array.isArray(schema)) {
+    for (const item of schema) forbidNul(item);
+    return;
+  }
+  const node = schema as Json;
+  if (node.type === 'string' && node.pattern === undefined && node.format === undefined && node.enum === undefined) {
+    node.pattern = NO_NUL_PATTERN;
+  }
+  for (const [key, value] of Object.entries(node)) if (key !== 'enum' && key !== 'default') forbidNul(value);
+}
+
 /** A request body as the validator checks it: closed objects, and `required: false` where it may be left out. */
 function describeRequestBody(requestBody: Json): void {
   const content = (requestBody.content ?? {}) as Record<string, Json>;
@@ -73,17 +100,50 @@ function describeRequestBody(requestBody: Json): void {
     if (schema[OPTIONAL_BODY] === true) requestBody.required = false;
     const { [OPTIONAL_BODY]: _optional, [NUL_CHECKED_BY_HANDLER]: _nul, ...rest } = schema;
     media.schema = closeObjects(rest);
+    forbidNul(media.schema);
   }
 }
 
+/** Marker of an operation whose body is raw bytes of the listed media types (no JSON schema validates it). */
+const RAW_BODY = 'x-raw-body';
+
+/**
+ * Route schema fields documenting a body taken as raw bytes (an image upload): spread into the
+ * route's schema, they become a requestBody of `format: binary` for each media type.
+ */
+export function rawRequestBody(mediaTypes: readonly string[], description: string) {
+  return { consumes: [...mediaTypes], [RAW_BODY]: { mediaTypes: [...mediaTypes], description } };
+}
+
+function describeRawBody(operation: Json): void {
+  const raw = operation[RAW_BODY] as { mediaTypes: string[]; description: string } | undefined;
+  if (!raw) return;
+  delete operation[RAW_BODY];
+  const binary = { schema: { type: 'string', format: 'binary' } };
+  operation.requestBody = {
+    required: true,
+    description: raw.description,
+    content: Object.fromEntries(raw.mediaTypes.map((type) => [type, binary])),
+  };
+}
+
+const ERROR_CONTENT = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+
 /** Any URL longer than this is refused before routing (app.ts), so every operation may answer 414. */
-const URI_TOO_LONG = {
-  description: 'The request URL is longer than 8 KiB',
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+const URI_TOO_LONG = { description: 'The request URL is longer than 8 KiB', content: ERROR_CONTENT };
+
+/**
+ * A request line or header block over Node's 16 KiB header limit is refused by the HTTP server
+ * itself, before any route (app.ts, `clientErrorHandler`), so every operation may answer 431.
+ */
+const HEADERS_TOO_LARGE = {
+  description: 'The request line and headers together are larger than 16 KiB',
+  content: ERROR_CONTENT,
 };
 
 function describeResponses(responses: Json): void {
   responses['414'] ??= URI_TOO_LONG;
+  responses['431'] ??= HEADERS_TOO_LARGE;
   for (const [status, response] of Object.entries(responses as Record<string, Json>)) {
     if (status === '429') response.headers = { ...(response.headers as Json | undefined), ...RATE_LIMIT_HEADERS };
     if (/^3\d\d$/.test(status) && status !== '304') {
@@ -98,7 +158,7 @@ export const describeDocument: SwaggerTransformObject = (documentObject) => {
   const info = document.info as Json;
   document.info = {
     ...info,
-    description: `${info.description ?? ''} ${RATE_LIMIT_NOTE}`.trim(),
+    description: `${info.description ?? ''} ${RATE_LIMIT_NOTE} ${REQUEST_RULES_NOTE}`.trim(),
     license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
   };
   const components = (document.components ?? {}) as Json;
@@ -107,7 +167,9 @@ export const describeDocument: SwaggerTransformObject = (documentObject) => {
     for (const method of METHODS) {
       const operation = item[method] as Json | undefined;
       if (!operation) continue;
+      describeRawBody(operation);
       if (operation.requestBody) describeRequestBody(operation.requestBody as Json);
+      for (const parameter of (operation.parameters ?? []) as Json[]) forbidNul(parameter.schema);
       describeResponses((operation.responses ?? {}) as Json);
     }
   }

@@ -18,7 +18,16 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 }
 
 export const Uuid = Type.String({ format: 'uuid' });
-export const Email = Type.String({ format: 'email', maxLength: 254 });
+/** The characters of an email's local part (RFC 5322 atext), as ajv's `email` format takes them. */
+const ATEXT = "[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]+";
+const LABEL = '[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?';
+/**
+ * The `email` format as a pattern, so the document says what the service takes: a dotted domain
+ * (`0@com` is refused), no quoted local part or address literal, surrounding whitespace allowed
+ * (normalisation trims it before hashing).
+ */
+export const EMAIL_PATTERN = `^\\s*${ATEXT}(\\.${ATEXT})*@(${LABEL}\\.)+${LABEL}\\s*$`;
+export const Email = Type.String({ format: 'email', pattern: EMAIL_PATTERN, maxLength: 254 });
 export const Uri = Type.String({ format: 'uri', maxLength: 2048 });
 /**
  * An http(s) URL a browser can open: the scheme, then a host (after any user info) that is not
@@ -26,6 +35,8 @@ export const Uri = Type.String({ format: 'uri', maxLength: 2048 });
  */
 export const WEB_URL_PATTERN = '^https?://([^/?#\\s@]*@)?[^/?#\\s@:]';
 export const WebUrl = Type.String({ format: 'uri', pattern: WEB_URL_PATTERN, maxLength: 2048 });
+/** WEB_URL_PATTERN for https only (webhook receivers). */
+export const HTTPS_URL_PATTERN = '^https://([^/?#\\s@]*@)?[^/?#\\s@:]';
 export const DateTime = Type.String({ format: 'date-time' });
 /**
  * A list offset. Above 2^53 a number is no longer an exact integer and the databases refuse it as a
@@ -38,9 +49,10 @@ export const IdParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
 export const Text = (maxLength = 500) => Type.String({ minLength: 1, maxLength });
 /**
  * No control character (C0, DEL, C1): a name shows in email headers, logs, CSV exports and badge
- * images, where a CR or LF could start a line of its own.
+ * images, where a CR or LF could start a line of its own. U+0000 is left to the check of every
+ * string (validation.ts), which names it.
  */
-export const NAME_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$';
+export const NAME_PATTERN = '^[^\\u0001-\\u001f\\u007f-\\u009f]*$';
 /** A name (of an issuer, a definition, a person, a key): Text without control characters. */
 export const Name = (maxLength = 200) => Type.String({ minLength: 1, maxLength, pattern: NAME_PATTERN });
 

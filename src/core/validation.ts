@@ -5,7 +5,7 @@ import { fullFormats } from 'ajv-formats/dist/formats.js';
 // ajv-formats is CommonJS with a default export; under NodeNext it arrives as the module object.
 const addFormats = formats as unknown as typeof formats.default;
 
-import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
+import type { FastifyInstance, FastifySchema, FastifySchemaCompiler } from 'fastify';
 
 type JsonObject = Record<string, unknown>;
 
@@ -199,4 +199,23 @@ export function createValidatorCompiler(
   };
   if (!atFirstUse) return compileFor;
   return (route) => compiledAtFirstCall(() => compileFor(route));
+}
+
+/** The operations whose query strings are closed: the API itself (docs/decisions.md, "Unknown query parameters"). */
+const CLOSED_QUERY_PREFIX = '/api/';
+
+/**
+ * An API operation refuses a query parameter it does not list (400 validation_failed, naming it),
+ * as its body refuses an unknown property: a misspelt `limt=5` must not silently list 50. Public
+ * pages, hosted documents, images and the embed script (outside /api/) ignore unknown parameters:
+ * their links are shared, and the places they are shared add tracking and cache-busting parameters.
+ * Hidden routes (the CORS preflight, the 405 answers) are no operations and are left alone.
+ * Register before the error handling, whose hook documents the 400 of a route with a query string.
+ */
+export function closeApiQueryStrings(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith(CLOSED_QUERY_PREFIX) || !route.schema || route.schema.hide === true) return;
+    const querystring = (route.schema.querystring ?? { type: 'object', properties: {} }) as JsonObject;
+    route.schema = { ...route.schema, querystring: { ...querystring, additionalProperties: false } };
+  });
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errors } from '../../core/errors.js';
+import { rawRequestBody } from '../../core/openapi.js';
 import { errorResponses, IdParams, keyedErrors, openErrors } from '../../core/schemas.js';
 import { IMAGE_MAX_BYTES, IMAGE_TYPES, type ImageType } from './images.service.js';
 
@@ -25,7 +26,10 @@ export const imageRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'uploadImage',
         tags: ['Images'],
         summary: 'Upload a badge image or logo (PNG up to 2048 px, or SVG, sanitised), at most 256 KiB',
-        consumes: [...IMAGE_TYPES],
+        ...rawRequestBody(
+          IMAGE_TYPES,
+          'The image bytes: a PNG (at most 2048 px a side) or an SVG (sanitised), at most 256 KiB.',
+        ),
         response: {
           201: Type.Object({ id: Type.String(), url: Type.String({ format: 'uri' }), contentType: Type.String() }),
           ...errorResponses(400, 413, 415, ...keyedErrors),

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { errors } from '../../core/errors.js';
+import { strictJsonParser } from '../../core/json-body.js';
 import { BULK_IDS_PER_UNIT } from '../../core/rate-limit.js';
 import { errorResponses, keyedErrors, openErrors } from '../../core/schemas.js';
 import {
@@ -88,7 +89,7 @@ export const verificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     throw errors.validation(`ids ${message}.`, [{ path: '/ids', message, code: 'maxJwts' }]);
   };
 
-  app.addContentTypeParser(VC_MEDIA_TYPE, { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+  app.addContentTypeParser(VC_MEDIA_TYPE, { parseAs: 'buffer' }, strictJsonParser(app));
 
   app.post(
     '/api/v1/verify',

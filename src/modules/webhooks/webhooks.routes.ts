@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses, keyedErrors, openErrors } from '../../core/schemas.js';
 import { webhookCatalog } from './catalog.js';
 import {
-  CreateWebhookBody,
+  createWebhookBody,
   DeliveriesQuery,
   WebhookCatalog,
   WebhookDelivery,
@@ -40,7 +40,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'createWebhook',
         tags: ['Webhooks'],
         summary: 'Subscribe a receiver URL to events; the signing secret is returned only here',
-        body: CreateWebhookBody,
+        body: createWebhookBody(app.core.config.webhookAllowPrivate),
         response: { 201: Type.Ref(WebhookSubscriptionCreated), ...errorResponses(400, ...keyedErrors) },
       },
     },

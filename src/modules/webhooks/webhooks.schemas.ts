@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, Nullable, PageOffset } from '../../core/schemas.js';
+import { DateTime, HTTPS_URL_PATTERN, Nullable, PageOffset, WEB_URL_PATTERN } from '../../core/schemas.js';
 import { WEBHOOK_EVENTS, type WebhookEvent } from './outbox.service.js';
 import { DELIVERY_STATUSES, TEST_EVENT } from './webhooks.constants.js';
 
@@ -93,10 +93,24 @@ export const WebhookCatalog = Type.Object(
   { $id: 'WebhookCatalog' },
 );
 
-export const CreateWebhookBody = Type.Object({
-  url: Type.String({ format: 'uri', minLength: 1, maxLength: 2048, description: 'https URL of a public receiver.' }),
-  events: Type.Array(EventName, { minItems: 1, maxItems: WEBHOOK_EVENTS.length, uniqueItems: true }),
-});
+/**
+ * The subscription body. The receiver URL is https (`HTTPS_URL_PATTERN`); a deployment with
+ * WEBHOOK_ALLOW_PRIVATE (development, tests) takes http too, and its document says so.
+ */
+export function createWebhookBody(allowHttp: boolean) {
+  return Type.Object({
+    url: Type.String({
+      format: 'uri',
+      pattern: allowHttp ? WEB_URL_PATTERN : HTTPS_URL_PATTERN,
+      minLength: 1,
+      maxLength: 2048,
+      description: allowHttp
+        ? 'URL of the receiver: https, or http on this development deployment (WEBHOOK_ALLOW_PRIVATE).'
+        : 'https URL of a public receiver.',
+    }),
+    events: Type.Array(EventName, { minItems: 1, maxItems: WEBHOOK_EVENTS.length, uniqueItems: true }),
+  });
+}
 
 export const WebhookIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
