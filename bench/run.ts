@@ -9,6 +9,7 @@ import { ingestWorkloads } from './workloads/ingest.js';
 import { issuanceWorkloads } from './workloads/issuance.js';
 import { notifyWorkloads } from './workloads/notify.js';
 import { ob3Workloads } from './workloads/ob3.js';
+import { startupWorkloads } from './workloads/startup.js';
 import { verificationWorkloads } from './workloads/verification.js';
 
 /**
@@ -16,12 +17,12 @@ import { verificationWorkloads } from './workloads/verification.js';
  * PostgreSQL too. The server runs as its own process and autocannon drives it from this one.
  *
  *   BENCH_SECONDS        length of each timed run (default 10)
- *   BENCH_ONLY           comma-separated subset: issuance,verification,ingest,ob3,notify,analytics,flat
+ *   BENCH_ONLY           comma-separated subset: issuance,verification,ingest,ob3,notify,analytics,flat,startup
  *   BENCH_ANALYTICS_ROWS credentials and verification events seeded for analytics (default 1,000,000)
  *   BENCH_FLAT_TOTAL     issuances of the flat-latency run (default 300,000)
  *   BENCH_DOC_ONLY=1     measure nothing: regenerate docs/performance.md from bench/results
  */
-const WORKLOADS = ['issuance', 'verification', 'ingest', 'ob3', 'notify', 'analytics', 'flat'] as const;
+const WORKLOADS = ['issuance', 'verification', 'ingest', 'ob3', 'notify', 'analytics', 'flat', 'startup'] as const;
 
 interface RunFile {
   date: string;
@@ -42,7 +43,11 @@ async function main(): Promise<void> {
   const flatTotal = Number(process.env.BENCH_FLAT_TOTAL ?? '300000');
   const postgresUrl = process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : null;
   const engines: Engine[] = postgresUrl ? ['sqlite', 'postgres'] : ['sqlite'];
-  execFileSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+  // Always built (what is measured is the code as it is), and stamped so `npm start`'s check sees it current.
+  execFileSync(process.execPath, ['scripts/build-if-stale.mjs'], {
+    stdio: 'inherit',
+    env: { ...process.env, FORCE_BUILD: '1' },
+  });
   mkdirSync('bench/results', { recursive: true });
   const machine = {
     cpus: cpus().length,
@@ -59,6 +64,7 @@ async function main(): Promise<void> {
     if (only.has('notify')) rows.push(...(await notifyWorkloads(engine, postgresUrl)));
     if (only.has('analytics')) rows.push(...(await analyticsWorkloads(engine, postgresUrl, analyticsRows)));
     if (only.has('flat')) rows.push(...(await flatLatencyWorkload(engine, postgresUrl, flatTotal)));
+    if (only.has('startup')) rows.push(...(await startupWorkloads(engine, postgresUrl)));
     printTable(engine, rows);
     const date = new Date().toISOString();
     const file = `bench/results/${date.slice(0, 10)}-${engine}.json`;
