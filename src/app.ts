@@ -261,13 +261,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...reportSchemas,
     ...notificationSchemas,
     ...accountSchemas,
+    ...walletSchemas,
   ]) {
     app.addSchema(schema);
   }
   app.setValidatorCompiler(createValidatorCompiler(() => app.getSchemas(), schemasAtFirstUse));
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, strictJsonParser(app));
-    ...walletSchemas,
   closeApiQueryStrings(app);
   const refuseShadowedMethods = registerErrorHandling(app);
 
