@@ -384,6 +384,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(reportRoutes);
   await app.register(notificationRoutes);
   await app.register(vcRoutes);
+  await app.register(walletRoutes);
   await app.register(consoleUiRoutes, deps.consoleDir ? { dir: deps.consoleDir } : {});
   refuseShadowedMethods();
 
@@ -392,7 +393,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.addHook('onClose', async () => {
     for (const job of services.jobs) await job.stop();
-  await app.register(walletRoutes);
   });
 
   return app;
