@@ -61,10 +61,10 @@ import { pageRoutes } from './modules/verification/page.routes.js';
 import { profileRoutes } from './modules/verification/profiles.routes.js';
 import { verificationRoutes } from './modules/verification/verification.routes.js';
 import { verificationSchemas } from './modules/verification/verification.schemas.js';
-import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
-import { webhookSchemas } from './modules/webhooks/webhooks.schemas.js';
 import { walletRoutes } from './modules/wallet/wallet.routes.js';
 import { walletSchemas } from './modules/wallet/wallet.schemas.js';
+import { webhookRoutes } from './modules/webhooks/webhooks.routes.js';
+import { webhookSchemas } from './modules/webhooks/webhooks.schemas.js';
 import { createServices, type Services } from './services.js';
 
 declare module 'fastify' {
