@@ -117,7 +117,17 @@ describe.each(dialects)('platform on %s', (dialect) => {
       headers: { ...auth(issuer.key), 'content-type': 'application/json' },
       payload: '{"recipientEmail":"lone@example.test","definitionRef":"x","recipientName":"\u007f\\t\\ud800.\u007f"}',
     });
+    // Its DEL and tab are control characters, which a name refuses first (issue 37.8).
     expect(expectErrorBody(res, 400, 'validation_failed').issues).toEqual([
+      expect.objectContaining({ path: '/recipientName', code: 'pattern' }),
+    ]);
+    const lone = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/ingest/completions',
+      headers: { ...auth(issuer.key), 'content-type': 'application/json' },
+      payload: '{"recipientEmail":"lone@example.test","definitionRef":"x","recipientName":"\\ud800."}',
+    });
+    expect(expectErrorBody(lone, 400, 'validation_failed').issues).toEqual([
       {
         path: '/recipientName',
         message: 'body/recipientName must not contain an unpaired surrogate (U+D800-U+DFFF)',

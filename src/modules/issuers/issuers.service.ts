@@ -161,7 +161,7 @@ export function createIssuerService(
     brandLogoUrl?: string | null;
     brandPrimaryColor?: string | null;
   }): void {
-    if (input.name !== undefined && !NAME.test(input.name)) {
+    if (input.name !== undefined && (!NAME.test(input.name) || input.name.includes('\u0000'))) {
       throw errors.validation('The issuer name may not contain control characters (such as a line break).', [
         { path: '/name', message: 'must not contain control characters', code: 'pattern' },
       ]);
