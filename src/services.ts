@@ -42,7 +42,7 @@ export function createServices(core: Core) {
   const images = createImageService(core, { audit });
   const outbox = createOutboxService(core);
   const usage = createUsageService(core, { issuers });
-  const definitions = createDefinitionService(core);
+  const definitions = createDefinitionService(core, { audit });
   const notifications = createNotificationModule(core, { issuers, definitions, audit });
   const issuance = createIssuanceService(core, { issuers, definitions, usage, audit, outbox, notifications });
   const countCompaction = createCountCompaction(core);
@@ -52,7 +52,7 @@ export function createServices(core: Core) {
   const alignments = createAlignmentService(core, { definitions, audit });
   const endorsements = createEndorsementService(core, { definitions, credentials, audit });
   const documents = createDocumentService(core, { issuers, definitions, endorsements, readCaches });
-  const profiles = createProfileService(core, { issuance });
+  const profiles = createProfileService(core, { issuance, audit });
   const vc = createVcModule(core, {
     issuers,
     definitions,

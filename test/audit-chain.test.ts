@@ -19,7 +19,7 @@ async function populated(
 ): Promise<{ t: TestApp; issuer: TestIssuer }> {
   const t = await createTestApp(dialect);
   const issuer = await t.issuer();
-  const definition = await t.app.services.definitions.create(issuer.id, { name: 'Chain', description: 'x' });
+  const definition = await t.app.services.definitions.create(issuer.id, 'system', { name: 'Chain', description: 'x' });
   for (let i = 0; i < credentials; i++) {
     await t.app.services.issuance.issue(issuer.id, 'test', {
       definitionId: definition.id,
@@ -97,7 +97,8 @@ describe.each(dialects)('audit chains and their heads on %s', (dialect) => {
       t = made.t;
       const { issuer } = made;
       const intact = await t.app.services.audit.verify(issuer.id);
-      expect(intact).toEqual([{ issuerId: issuer.id, records: 14, ok: true }]);
+      // issuer.created, api_key.created, definition.created and 12 credential.issued
+      expect(intact).toEqual([{ issuerId: issuer.id, records: 15, ok: true }]);
       const [longest] = (await stripes(t, issuer.id)).sort((a, b) => Number(b.last) - Number(a.last));
       const stripe = longest?.stripe ?? 0;
       const last = Number(longest?.last);
@@ -161,7 +162,9 @@ describe.each(dialects)('audit chains and their heads on %s', (dialect) => {
 
       // The log grows after the checkpoint: it still extends it.
       await t.app.services.issuance.issue(issuer.id, 'test', {
-        definitionId: (await t.app.services.definitions.create(issuer.id, { name: 'Later', description: 'x' })).id,
+        definitionId: (
+          await t.app.services.definitions.create(issuer.id, 'system', { name: 'Later', description: 'x' })
+        ).id,
         recipientEmail: 'later@example.test',
         completionKey: 'later',
         source: 'api',
@@ -169,7 +172,7 @@ describe.each(dialects)('audit chains and their heads on %s', (dialect) => {
       for (const file of [apiCheckpoint, cliCheckpoint]) {
         const run = await cli(t, ['audit', 'verify', '--checkpoint', file]);
         expect(run.code, run.text).toBe(0);
-        expect(run.text).toContain(`${issuer.id}: 15 records, chain intact, extends the checkpoint of`);
+        expect(run.text).toContain(`${issuer.id}: 17 records, chain intact, extends the checkpoint of`);
       }
 
       // Rewrite one stripe from its first record on, recomputing every hash and the head.
@@ -196,7 +199,7 @@ describe.each(dialects)('audit chains and their heads on %s', (dialect) => {
       );
       await behindTheTriggers(t, statements);
 
-      expect(await t.app.services.audit.verify(issuer.id)).toEqual([{ issuerId: issuer.id, records: 15, ok: true }]);
+      expect(await t.app.services.audit.verify(issuer.id)).toEqual([{ issuerId: issuer.id, records: 17, ok: true }]);
       for (const file of [apiCheckpoint, cliCheckpoint]) {
         const run = await cli(t, ['audit', 'verify', '--checkpoint', file]);
         expect(run.code, run.text).toBe(2);
@@ -226,7 +229,7 @@ describe.each(dialects)('audit chains and their heads on %s', (dialect) => {
       ).json();
       expect(mine.issuerId).toBe(made.issuer.id);
       expect(theirs.issuerId).toBe(other.id);
-      expect(mine.stripes.reduce((n: number, s: { count: number }) => n + s.count, 0)).toBe(6);
+      expect(mine.stripes.reduce((n: number, s: { count: number }) => n + s.count, 0)).toBe(7);
       expect(theirs.stripes.reduce((n: number, s: { count: number }) => n + s.count, 0)).toBe(2);
       const records = (
         await t.app.inject({ method: 'GET', url: '/api/v1/audit?limit=200', headers: auth(made.issuer.key) })

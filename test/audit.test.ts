@@ -39,8 +39,8 @@ describe.each(dialects)('append-only audit on %s', (dialect) => {
 
   it('chains records per issuer and verifies the chain', async () => {
     const [report] = await t.app.services.audit.verify(issuer.id);
-    // issuer.created and api_key.created, then the three credentials.
-    expect(report).toEqual({ issuerId: issuer.id, records: 5, ok: true });
+    // issuer.created and api_key.created, definition.created, then the three credentials.
+    expect(report).toEqual({ issuerId: issuer.id, records: 6, ok: true });
   });
 
   it.each(APPEND_ONLY)('refuses UPDATE and DELETE on %s', async (table) => {

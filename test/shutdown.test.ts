@@ -17,7 +17,10 @@ describe('graceful shutdown on sqlite', () => {
   it('writes buffered verification events before closing the database on SIGTERM', async () => {
     const t = await createTestApp('sqlite');
     const issuer = await t.issuer();
-    const definition = await t.app.services.definitions.create(issuer.id, { name: 'Shutdown', description: 'x' });
+    const definition = await t.app.services.definitions.create(issuer.id, 'system', {
+      name: 'Shutdown',
+      description: 'x',
+    });
     const { row } = await t.app.services.issuance.issue(issuer.id, 'test', {
       definitionId: definition.id,
       recipientEmail: 'shutdown@example.test',

@@ -106,7 +106,7 @@ describe.each(dialects)('expiry sweeper on %s', (dialect) => {
     for (let i = 0; i < 7; i++) {
       await insertCredential(t.database, issuer.id, definition.id, { expires_on: '2026-01-01T00:00:00.000Z' });
     }
-    const sweeper = createExpirySweeper(t.app.core, { outbox: t.app.services.outbox }, { batchSize: 3 });
+    const sweeper = createExpirySweeper(t.app.core, t.app.services, { batchSize: 3 });
     expect(await sweeper.runOnce()).toBe(7);
     expect(await sweeper.runOnce()).toBe(0);
   });
@@ -134,7 +134,7 @@ describe.each(dialects)('expiry sweeper on %s', (dialect) => {
     await t.database.db.insertInto('credentials').values(rows).execute();
     const second = createDatabase(t.config.database);
     try {
-      const deps = { outbox: t.app.services.outbox };
+      const deps = { outbox: t.app.services.outbox, audit: t.app.services.audit };
       const a = createExpirySweeper(t.app.core, deps, { batchSize: 50 });
       const b = createExpirySweeper({ ...t.app.core, db: second.db }, deps, { batchSize: 50 });
       const [na, nb] = await Promise.all([a.runOnce(), b.runOnce()]);

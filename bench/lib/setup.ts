@@ -35,7 +35,7 @@ export async function seed(databaseUrl: string): Promise<Seeded> {
     url: 'https://bench.example',
     plan: 'enterprise',
   });
-  const definition = await app.services.definitions.create(issuer.id, {
+  const definition = await app.services.definitions.create(issuer.id, 'system', {
     name: 'Benchmark Badge',
     description: 'Issued by the benchmark harness',
   });

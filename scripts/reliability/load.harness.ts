@@ -214,7 +214,7 @@ export async function seedIssuer(databaseUrl: string, options: SeedOptions = {})
       url: `https://${slug}.example`,
       plan,
     });
-    const definition = await services.definitions.create(issuer.id, {
+    const definition = await services.definitions.create(issuer.id, 'system', {
       name: 'Reliability Badge',
       description: 'Issued by the reliability scripts',
     });

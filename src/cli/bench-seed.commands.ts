@@ -13,7 +13,8 @@ function count(values: Record<string, string | undefined>, name: string, fallbac
 
 /**
  * `accolade bench-seed`: fills an existing issuer with synthetic credentials and events for the
- * benchmark harness (set-based inserts), then prints what it wrote and how long it took.
+ * benchmark harness (set-based inserts), then prints what it wrote and how long it took. The seeding
+ * is audited as one `bench.seeded` record (actor `cli`) with its counts.
  */
 export const benchSeedCommand: CliCommand = async (args, ctx) => {
   const values = parseOptions(args, {
@@ -37,6 +38,22 @@ export const benchSeedCommand: CliCommand = async (args, ctx) => {
     engagements,
     definitions,
   });
+  await ctx.core.db.transaction().execute((trx) =>
+    ctx.services.audit.append(trx, {
+      issuerId: issuer.id,
+      actor: 'cli',
+      action: 'bench.seeded',
+      targetType: 'issuer',
+      targetId: issuer.id,
+      details: {
+        definitions: result.definitions,
+        pathways: result.pathways,
+        credentials: result.credentials,
+        verifications: result.verifications,
+        engagements: result.engagements,
+      },
+    }),
+  );
   ctx.out(
     `Seeded issuer ${issuer.slug}: ${result.definitions} definitions, ${result.pathways} pathways, ` +
       `${result.credentials} credentials, ${result.verifications} verifications, ` +

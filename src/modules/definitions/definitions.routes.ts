@@ -21,7 +21,8 @@ export const definitionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 201: Definition, ...errorResponses(400, 409, ...keyedErrors) },
       },
     },
-    async (request, reply) => reply.status(201).send(await definitions.create(request.issuerId(), request.body)),
+    async (request, reply) =>
+      reply.status(201).send(await definitions.create(request.issuerId(), request.actor(), request.body)),
   );
 
   app.get(
@@ -66,7 +67,7 @@ export const definitionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Definition, ...errorResponses(400, 404, ...keyedErrors) },
       },
     },
-    async (request) => definitions.update(request.issuerId(), request.params.id, request.body),
+    async (request) => definitions.update(request.issuerId(), request.actor(), request.params.id, request.body),
   );
 };
 

@@ -4,6 +4,7 @@ import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
 import { createWithSlug } from '../../core/slug.js';
 import type { DefinitionsTable } from '../../db/schema.js';
+import type { AuditService } from '../audit/audit.service.js';
 import { createDefinitionRepository, type DefinitionRow } from './definitions.repository.js';
 import type { CreateDefinitionInput, Definition, UpdateDefinitionInput } from './definitions.schemas.js';
 
@@ -26,12 +27,18 @@ export function toDefinition(row: DefinitionRow): Definition {
   };
 }
 
-/** Credential definitions (Open Badges BadgeClasses) of one issuer. */
-export function createDefinitionService(core: Pick<Core, 'db' | 'clock' | 'ids'>) {
+/**
+ * Credential definitions (Open Badges BadgeClasses) of one issuer. Creating, changing and archiving
+ * one is audited with its actor in the same transaction as the change.
+ */
+export function createDefinitionService(
+  core: Pick<Core, 'db' | 'clock' | 'ids'>,
+  deps: { audit: Pick<AuditService, 'append'> },
+) {
   const repo = createDefinitionRepository(core.db);
 
   return {
-    async create(issuerId: string, input: CreateDefinitionInput): Promise<Definition> {
+    async create(issuerId: string, actor: string, input: CreateDefinitionInput): Promise<Definition> {
       const now = isoNow(core.clock);
       return createWithSlug({
         explicit: input.slug,
@@ -54,7 +61,18 @@ export function createDefinitionService(core: Pick<Core, 'db' | 'clock' | 'ids'>
             created_at: now,
             updated_at: now,
           };
-          await repo.insert(row);
+          // One transaction per attempt: a slug taken meanwhile aborts it, and the next slug is tried anew.
+          await core.db.transaction().execute(async (trx) => {
+            await createDefinitionRepository(trx).insert(row);
+            await deps.audit.append(trx, {
+              issuerId,
+              actor,
+              action: 'definition.created',
+              targetType: 'definition',
+              targetId: row.id,
+              details: { slug },
+            });
+          });
           return toDefinition(row);
         },
       });
@@ -83,21 +101,38 @@ export function createDefinitionService(core: Pick<Core, 'db' | 'clock' | 'ids'>
       return repo.listByIds(issuerId, ids);
     },
 
-    async update(issuerId: string, id: string, input: UpdateDefinitionInput): Promise<Definition> {
-      const existing = await repo.getById(issuerId, id);
-      if (!existing) throw errors.notFound('Definition');
-      const changes: Updateable<DefinitionsTable> = { updated_at: isoNow(core.clock) };
-      if (input.name !== undefined) changes.name = input.name;
-      if (input.description !== undefined) changes.description = input.description;
-      if (input.criteriaNarrative !== undefined) changes.criteria_narrative = input.criteriaNarrative;
-      if (input.criteriaUrl !== undefined) changes.criteria_url = input.criteriaUrl;
-      if (input.imageUrl !== undefined) changes.image_url = input.imageUrl;
-      if (input.tags !== undefined) changes.tags = JSON.stringify(input.tags);
-      if (input.skills !== undefined) changes.skills = JSON.stringify(input.skills);
-      if (input.expiresAfterDays !== undefined) changes.expires_after_days = input.expiresAfterDays;
-      if (input.status !== undefined) changes.status = input.status;
-      await repo.update(issuerId, id, changes);
-      return toDefinition({ ...existing, ...changes } as DefinitionRow);
+    /** `definition.archived` or `definition.reactivated` when the status changes, else `definition.updated`. */
+    async update(issuerId: string, actor: string, id: string, input: UpdateDefinitionInput): Promise<Definition> {
+      return core.db.transaction().execute(async (trx) => {
+        const definitions = createDefinitionRepository(trx);
+        const existing = await definitions.getById(issuerId, id);
+        if (!existing) throw errors.notFound('Definition');
+        const changes: Updateable<DefinitionsTable> = { updated_at: isoNow(core.clock) };
+        if (input.name !== undefined) changes.name = input.name;
+        if (input.description !== undefined) changes.description = input.description;
+        if (input.criteriaNarrative !== undefined) changes.criteria_narrative = input.criteriaNarrative;
+        if (input.criteriaUrl !== undefined) changes.criteria_url = input.criteriaUrl;
+        if (input.imageUrl !== undefined) changes.image_url = input.imageUrl;
+        if (input.tags !== undefined) changes.tags = JSON.stringify(input.tags);
+        if (input.skills !== undefined) changes.skills = JSON.stringify(input.skills);
+        if (input.expiresAfterDays !== undefined) changes.expires_after_days = input.expiresAfterDays;
+        if (input.status !== undefined) changes.status = input.status;
+        await definitions.update(issuerId, id, changes);
+        const statusChanged = input.status !== undefined && input.status !== existing.status;
+        await deps.audit.append(trx, {
+          issuerId,
+          actor,
+          action: !statusChanged
+            ? 'definition.updated'
+            : input.status === 'archived'
+              ? 'definition.archived'
+              : 'definition.reactivated',
+          targetType: 'definition',
+          targetId: id,
+          details: { fields: Object.keys(input).sort() },
+        });
+        return toDefinition({ ...existing, ...changes } as DefinitionRow);
+      });
     },
   };
 }

@@ -75,6 +75,8 @@ export function createNotificationService(
     definitions: Pick<DefinitionService, 'findRow'>;
     audit: Pick<AuditService, 'append'>;
     mailer: Mailer | null;
+    /** The earner's wallet offer for the email (modules/wallet); null when none can be made. */
+    walletOffer?: (issuerId: string, credentialId: string) => Promise<{ offer: string; qr: string } | null>;
   },
 ) {
   const repo = createNotificationRepository(core.db);
@@ -126,6 +128,7 @@ export function createNotificationService(
         openBadges3: urls.openBadgeCredential(issuer.slug, request.credentialId),
         unsubscribe,
       },
+      wallet: deps.walletOffer ? await deps.walletOffer(request.issuerId, request.credentialId) : null,
     });
     return {
       from: { name: settings.senderName ?? issuer.name, address: mail.from },
@@ -223,11 +226,26 @@ export function createNotificationService(
       return { issuerName: issuer.name, language: settings.language };
     },
 
-    /** Adds the token's recipient hash to its issuer's suppression list; false for an unknown token. */
+    /**
+     * Adds the token's recipient hash to its issuer's suppression list; false for an unknown token.
+     * A new suppression is audited in the issuer's log with the issuer and the action only (actor
+     * `anonymous`, target the issuer): nothing in the record leads back to the recipient.
+     */
     async unsubscribe(token: string): Promise<boolean> {
       const row = await repo.byUnsubscribeToken(sha256Hex(token));
       if (!row) return false;
-      await repo.suppress(row.issuer_id, row.recipient_hash, 'unsubscribed', isoNow(core.clock));
+      await core.db.transaction().execute(async (trx) => {
+        const notifications = createNotificationRepository(trx);
+        if (await notifications.isSuppressed(row.issuer_id, row.recipient_hash)) return;
+        await notifications.suppress(row.issuer_id, row.recipient_hash, 'unsubscribed', isoNow(core.clock));
+        await deps.audit.append(trx, {
+          issuerId: row.issuer_id,
+          actor: 'anonymous',
+          action: 'notifications.unsubscribed',
+          targetType: 'issuer',
+          targetId: row.issuer_id,
+        });
+      });
       return true;
     },
 

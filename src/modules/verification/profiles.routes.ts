@@ -28,7 +28,11 @@ export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const { created, profile } = await profiles.create(request.issuerId(), request.body.recipientEmail);
+      const { created, profile } = await profiles.create(
+        request.issuerId(),
+        request.actor(),
+        request.body.recipientEmail,
+      );
       return reply.status(created ? 201 : 200).send(profile);
     },
   );
@@ -49,7 +53,7 @@ export const profileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await profiles.delete(request.issuerId(), request.params.id);
+      await profiles.delete(request.issuerId(), request.actor(), request.params.id);
       return reply.status(204).send(null);
     },
   );

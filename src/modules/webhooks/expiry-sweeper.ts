@@ -1,5 +1,6 @@
 import type { Core } from '../../core/context.js';
 import { publicUrls } from '../../core/urls.js';
+import type { AuditEntry, AuditService } from '../audit/audit.service.js';
 import { createExpiryRepository } from './expiry.repository.js';
 import type { OutboxService } from './outbox.service.js';
 import { createPollingJob, type PollingJob } from './polling-job.js';
@@ -19,13 +20,14 @@ export interface ExpirySweeper extends PollingJob {
 
 /**
  * Emits exactly one credential.expired per credential once its expiresOn has passed (never for a
- * revoked one). The announcement mark and the outbox rows commit in one transaction, so a crash
- * either announces a batch completely or not at all. Each pass also prunes the outbox of deliveries
+ * revoked one). The announcement mark, the outbox rows and one `credential.expired` audit record per
+ * credential (actor `system`) commit in one transaction, so a crash either announces a batch
+ * completely or not at all. Each pass also prunes the outbox of deliveries
  * that finished more than the retention period ago, so the table holds recent work, not all history.
  */
 export function createExpirySweeper(
   core: Pick<Core, 'db' | 'dialect' | 'clock' | 'config' | 'log'>,
-  deps: { outbox: Pick<OutboxService, 'enqueueMany'> },
+  deps: { outbox: Pick<OutboxService, 'enqueueMany'>; audit: Pick<AuditService, 'appendMany'> },
   options: { batchSize?: number; intervalMs?: number } = {},
 ): ExpirySweeper {
   const batchSize = options.batchSize ?? 500;
@@ -35,13 +37,26 @@ export function createExpirySweeper(
     return core.db.transaction().execute(async (trx) => {
       const now = core.clock.now();
       const expired = await createExpiryRepository(trx, core.dialect).claimExpired(now.toISOString(), batchSize);
-      const byIssuer = new Map<string, { event: 'credential.expired'; data: Record<string, unknown> }[]>();
+      const byIssuer = new Map<
+        string,
+        { events: { event: 'credential.expired'; data: Record<string, unknown> }[]; records: AuditEntry[] }
+      >();
       for (const row of expired) {
-        const events = byIssuer.get(row.issuer_id) ?? [];
-        events.push({ event: 'credential.expired', data: credentialEventData(links, row, now) });
-        byIssuer.set(row.issuer_id, events);
+        const issuer = byIssuer.get(row.issuer_id) ?? { events: [], records: [] };
+        issuer.events.push({ event: 'credential.expired', data: credentialEventData(links, row, now) });
+        issuer.records.push({
+          issuerId: row.issuer_id,
+          actor: 'system',
+          action: 'credential.expired',
+          targetType: 'credential',
+          targetId: row.id,
+        });
+        byIssuer.set(row.issuer_id, issuer);
       }
-      for (const [issuerId, events] of byIssuer) await deps.outbox.enqueueMany(trx, issuerId, events);
+      for (const [issuerId, { events, records }] of byIssuer) {
+        await deps.outbox.enqueueMany(trx, issuerId, events);
+        await deps.audit.appendMany(trx, issuerId, records);
+      }
       return expired.length;
     });
   }

@@ -7,7 +7,10 @@ import { systemLookup } from './ssrf.js';
 import { createWebhookService } from './webhooks.service.js';
 
 /** Webhooks: subscriptions (API and console), the dispatcher and the expiry sweeper. */
-export function createWebhookModule(core: Core, deps: { outbox: OutboxService; audit: Pick<AuditService, 'append'> }) {
+export function createWebhookModule(
+  core: Core,
+  deps: { outbox: OutboxService; audit: Pick<AuditService, 'append' | 'appendMany'> },
+) {
   const subscriptions = createWebhookService(core, { lookup: systemLookup, audit: deps.audit });
   const dispatcher = createWebhookDispatcher(core);
   const expirySweeper = createExpirySweeper(core, deps);
