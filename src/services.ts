@@ -58,7 +58,6 @@ export function createServices(core: Core) {
     definitions,
     credentials,
     alignments,
-    endorsements,
     audit,
     images,
     readCaches,

@@ -69,6 +69,8 @@ describe.each(dialects)('endorsements on %s', (dialect) => {
           endorserUrl: 'https://guild.example',
           claim: 'Meets the guild standard.',
           createdAt: '2026-04-01T12:00:00.000Z',
+          // An outside endorser's claim: recorded, signed by no one.
+          signed: false,
         });
         const audit = await t.app.inject({ method: 'GET', url: '/api/v1/audit?limit=200', headers: auth(a.key) });
         const record = audit.json().items.find((i: { targetId: string }) => i.targetId === endorsement.id) as Record<

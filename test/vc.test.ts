@@ -426,7 +426,7 @@ describe.each(dialects)('Open Badges 3.0 credentials on %s', (dialect) => {
         valid: true,
         credential: { name: 'Analytical Engines' },
         // The record's issue time; the credential's validFrom is the same instant in whole seconds.
-        issuedOn: new Date(Date.parse(validFrom)).toISOString(),
+        issuedOn: new Date(Date.parse(String(validFrom))).toISOString(),
       });
     }
     const [header = '', body = '', signature = ''] = jwt.split('.');

@@ -270,6 +270,20 @@ export interface VcCredentialsTable {
   signed_at: string | null;
 }
 
+/** An EndorsementCredential an issuer of this service signed for another issuer's definition (0057). */
+export interface EndorsementCredentialsTable {
+  id: string;
+  endorser_issuer_id: string;
+  endorsed_issuer_id: string;
+  definition_id: string;
+  claim: string;
+  status_position: number;
+  key_version: number;
+  credential: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
 export interface VcEndorsementsTable {
   endorsement_id: string;
   issuer_id: string;
@@ -380,4 +394,5 @@ export interface DB {
   vc_endorsements: VcEndorsementsTable;
   wallet_offers: WalletOffersTable;
   wallet_nonces: WalletNoncesTable;
+  endorsement_credentials: EndorsementCredentialsTable;
 }

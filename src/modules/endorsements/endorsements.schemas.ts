@@ -14,6 +14,12 @@ export const EndorsementSchema = Type.Object(
     endorserUrl: Type.Optional(Nullable(Type.String({ format: 'uri' }))),
     claim: Type.String(),
     createdAt: DateTime,
+    signed: Type.Optional(
+      Type.Literal(false, {
+        description:
+          'Always false: a recorded claim of an outside endorser, signed by no one (never by this issuer in the endorser’s name). An issuer of this service endorses with its own key through /api/v1/endorsements/given.',
+      }),
+    ),
   },
   {
     $id: 'Endorsement',
@@ -31,4 +37,40 @@ export const CreateEndorsementBody = Type.Object({
 });
 export type CreateEndorsementInput = Static<typeof CreateEndorsementBody>;
 
-export const endorsementSchemas = [EndorsementSchema];
+export const GivenEndorsementSchema = Type.Object(
+  {
+    id: Type.String(),
+    endorserIssuerId: Type.String(),
+    endorsedIssuerId: Type.String(),
+    definitionId: Type.String(),
+    badgeClass: Type.String({ format: 'uri', description: 'The endorsed BadgeClass (the Achievement id)' }),
+    claim: Type.String(),
+    createdAt: DateTime,
+    revokedAt: Nullable(DateTime),
+    credential: Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description:
+          'The OB 3.0 EndorsementCredential: issued by the endorser’s Profile (its did:web), signed with the endorser’s key (Data Integrity eddsa-rdfc-2022), with an entry in the endorser’s status list',
+      },
+    ),
+  },
+  {
+    $id: 'GivenEndorsement',
+    description:
+      'An endorsement this issuer gave another issuer’s definition, signed with its own key. Listed in the Achievement of that definition’s credentials signed while it is not revoked; revoking flips its status bit.',
+  },
+);
+export type GivenEndorsement = Static<typeof GivenEndorsementSchema>;
+
+export const GiveEndorsementBody = Type.Object({
+  badgeClass: Type.String({
+    format: 'uri',
+    maxLength: 2048,
+    description: 'The BadgeClass URL of another issuer’s definition on this service',
+  }),
+  claim: Text(5000),
+});
+
+export const endorsementSchemas = [EndorsementSchema, GivenEndorsementSchema];

@@ -17,6 +17,7 @@ export function toEndorsement(row: EndorsementRow): Endorsement {
     endorserUrl: row.endorser_url,
     claim: row.claim,
     createdAt: row.created_at,
+    signed: false,
   };
 }
 

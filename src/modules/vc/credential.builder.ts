@@ -3,7 +3,6 @@ import type { AlignmentRow } from '../alignments/alignments.repository.js';
 import type { CredentialWithSlugs } from '../credentials/credentials.repository.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import { criteriaOf, imageUrlOf, keywords } from '../documents/documents.builders.js';
-import type { EndorsementRow } from '../endorsements/endorsements.repository.js';
 import type { IssuerRow } from '../issuers/issuers.repository.js';
 import { OB_V3_CONTEXT, OB_V3_CREDENTIAL_SCHEMA, OB_V3_EXTENSIONS_CONTEXT, VC_V2_CONTEXT } from './contexts.js';
 
@@ -60,43 +59,58 @@ export interface CredentialParts {
   credential: CredentialWithSlugs;
   definition: DefinitionRow;
   alignments: AlignmentRow[];
-  /** The signed EndorsementCredentials of the definition, in recording order. */
+  /** The definition's EndorsementCredentials, each signed by its endorser, in the order they were given. */
   endorsements: Record<string, unknown>[];
   statusPosition: number;
   /** The subject's id: a holder's DID for a copy bound to its holder; none for the hosted credential. */
   subjectId?: string;
 }
 
+/** A BitstringStatusListEntry (revocation) at `position` of the issuer's status lists. */
+export function statusEntry(vc: VcUrls, issuerSlug: string, position: number) {
+  const listUrl = vc.statusList(issuerSlug, Math.floor(position / STATUS_LIST_LENGTH));
+  const index = position % STATUS_LIST_LENGTH;
+  return {
+    id: `${listUrl}#${index}`,
+    type: 'BitstringStatusListEntry',
+    statusPurpose: 'revocation',
+    statusListIndex: String(index),
+    statusListCredential: listUrl,
+  };
+}
+
 /**
- * The unsigned OB 3.0 EndorsementCredential of an endorsement of a definition. Its issuer is the
- * issuer that recorded the endorser's claim and signs it (the endorser has no key here); the
- * endorser is named in the credential's name and description, as the OB 2.0 Endorsement's hosted
- * endorser Profile names it. The subject is the Achievement, the comment the recorded claim.
+ * The unsigned OB 3.0 EndorsementCredential an issuer of this service gives another issuer's
+ * definition: issued by the endorser (its Profile, its did:web) and signed with the endorser's key,
+ * with an entry in the endorser's status list so the endorser can revoke it. The subject is the
+ * endorsed Achievement (the BadgeClass URL), the comment the endorser's claim.
  */
 export function endorsementCredential(parts: {
   urls: PublicUrls;
-  did: string;
-  issuer: IssuerRow;
-  definition: DefinitionRow;
-  endorsement: EndorsementRow;
+  endorserDid: string;
+  endorser: IssuerRow;
+  badgeClassUrl: string;
+  endorsedName: string;
+  id: string;
+  claim: string;
+  createdAt: string;
+  statusPosition: number;
 }) {
-  const { urls, did, issuer, definition, endorsement } = parts;
-  const endorser = endorsement.endorser_url
-    ? `${endorsement.endorser_name} (${endorsement.endorser_url})`
-    : endorsement.endorser_name;
+  const { urls, endorser } = parts;
   return {
     '@context': [VC_V2_CONTEXT, OB_V3_CONTEXT, OB_V3_EXTENSIONS_CONTEXT],
-    id: `urn:uuid:${endorsement.id}`,
+    id: `urn:uuid:${parts.id}`,
     type: ['VerifiableCredential', 'EndorsementCredential'],
-    name: `Endorsement by ${endorsement.endorser_name}`,
-    description: `${endorser} endorses this achievement; ${issuer.name} recorded the claim and signs it.`,
-    issuer: issuerProfile(did, issuer, urls.issuerProfile(issuer.slug)),
-    validFrom: endorsement.created_at,
+    name: `Endorsement by ${endorser.name}`,
+    description: `${endorser.name} endorses ${parts.endorsedName}.`,
+    issuer: issuerProfile(parts.endorserDid, endorser, urls.issuerProfile(endorser.slug)),
+    validFrom: wholeSeconds(parts.createdAt),
     credentialSubject: {
-      id: urls.badgeClass(issuer.slug, definition.slug),
+      id: parts.badgeClassUrl,
       type: ['EndorsementSubject'],
-      endorsementComment: endorsement.claim,
+      endorsementComment: parts.claim,
     },
+    credentialStatus: statusEntry(vcUrls(urls), endorser.slug, parts.statusPosition),
   };
 }
 
@@ -110,9 +124,6 @@ export function openBadgeCredential(parts: CredentialParts) {
   const vc = vcUrls(urls);
   const badgeClassUrl = urls.badgeClass(issuer.slug, definition.slug);
   const profile = issuerProfile(did, issuer, urls.issuerProfile(issuer.slug));
-  const list = Math.floor(parts.statusPosition / STATUS_LIST_LENGTH);
-  const index = parts.statusPosition % STATUS_LIST_LENGTH;
-  const listUrl = vc.statusList(issuer.slug, list);
   const tagList = keywords(definition);
   const criteria = criteriaOf(definition);
   return {
@@ -150,13 +161,7 @@ export function openBadgeCredential(parts: CredentialParts) {
     },
     ...(credential.evidence_url ? { evidence: [{ id: credential.evidence_url, type: ['Evidence'] }] } : {}),
     credentialSchema: [{ id: OB_V3_CREDENTIAL_SCHEMA, type: '1EdTechJsonSchemaValidator2019' }],
-    credentialStatus: {
-      id: `${listUrl}#${index}`,
-      type: 'BitstringStatusListEntry',
-      statusPurpose: 'revocation',
-      statusListIndex: String(index),
-      statusListCredential: listUrl,
-    },
+    credentialStatus: statusEntry(vc, issuer.slug, parts.statusPosition),
   };
 }
 

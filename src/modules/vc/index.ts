@@ -4,7 +4,6 @@ import type { AlignmentService } from '../alignments/alignments.service.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { CredentialService } from '../credentials/credentials.service.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
-import type { EndorsementService } from '../endorsements/endorsements.service.js';
 import type { ImageService } from '../images/images.service.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
 import { createPresentedCredentialReader } from './presented.js';
@@ -13,13 +12,12 @@ import { createVcService } from './vc.service.js';
 
 /** Open Badges 3.0: signing keys, did:web documents, signed credentials and status lists. */
 export function createVcModule(
-  core: Pick<Core, 'config' | 'db' | 'dialect' | 'clock'>,
+  core: Pick<Core, 'config' | 'db' | 'dialect' | 'clock' | 'ids'>,
   deps: {
-    issuers: Pick<IssuerService, 'findIssuerBySlug'>;
+    issuers: Pick<IssuerService, 'findIssuerBySlug' | 'getIssuer'>;
     definitions: Pick<DefinitionService, 'findRow'>;
     credentials: Pick<CredentialService, 'findRow'>;
     alignments: Pick<AlignmentService, 'listRows'>;
-    endorsements: Pick<EndorsementService, 'listRows'>;
     audit: Pick<AuditService, 'append'>;
     images: Pick<ImageService, 'hostedPng'>;
     readCaches: ReadCaches;

@@ -1,10 +1,10 @@
 import { credentialsByIds } from '../../db/credential-reads.js';
 import type { Dialect, Executor } from '../../db/database.js';
-import type { VcCredentialsTable, VcEndorsementsTable, VcStatusListsTable } from '../../db/schema.js';
+import type { EndorsementCredentialsTable, VcCredentialsTable, VcStatusListsTable } from '../../db/schema.js';
 
 export type VcCredentialRow = VcCredentialsTable;
 export type StatusListRow = VcStatusListsTable;
-export type SignedEndorsementRow = VcEndorsementsTable;
+export type EndorsementCredentialRow = EndorsementCredentialsTable;
 
 /** A credential with its issuer and its stored signed form (null until the first fetch signs it). */
 export interface SignedRow {
@@ -50,14 +50,25 @@ export function createVcRepository(db: Executor) {
         .where('credential_id', '=', credentialId)
         .executeTakeFirst();
     },
-    /** The next free status position of the issuer (call with the issuer's allocation lock held). */
+    /**
+     * The next free status position of the issuer (call with the issuer's allocation lock held):
+     * its credentials and the endorsements it signed share one sequence.
+     */
     async nextPosition(issuerId: string): Promise<number> {
-      const row = await db
-        .selectFrom('vc_credentials')
-        .select((eb) => eb.fn.max('status_position').as('last'))
-        .where('issuer_id', '=', issuerId)
-        .executeTakeFirst();
-      return row?.last === null || row?.last === undefined ? 0 : Number(row.last) + 1;
+      const [credentials, endorsements] = await Promise.all([
+        db
+          .selectFrom('vc_credentials')
+          .select((eb) => eb.fn.max('status_position').as('last'))
+          .where('issuer_id', '=', issuerId)
+          .executeTakeFirst(),
+        db
+          .selectFrom('endorsement_credentials')
+          .select((eb) => eb.fn.max('status_position').as('last'))
+          .where('endorser_issuer_id', '=', issuerId)
+          .executeTakeFirst(),
+      ]);
+      const last = [credentials?.last, endorsements?.last].filter((n) => n !== null && n !== undefined).map(Number);
+      return last.length === 0 ? 0 : Math.max(...last) + 1;
     },
     async insertPosition(issuerId: string, credentialId: string, position: number): Promise<void> {
       await db
@@ -92,8 +103,19 @@ export function createVcRepository(db: Executor) {
         .where('data_integrity', 'is', null)
         .execute();
     },
-    /** Positions in [from, to) whose credential is revoked (revocation, GDPR erasure and reissue all revoke). */
+    /**
+     * Positions in [from, to) whose credential is revoked (revocation, GDPR erasure and reissue all
+     * revoke), or whose endorsement the issuer signed and revoked.
+     */
     async revokedPositions(issuerId: string, from: number, to: number): Promise<number[]> {
+      const endorsements = await db
+        .selectFrom('endorsement_credentials')
+        .select('status_position')
+        .where('endorser_issuer_id', '=', issuerId)
+        .where('status_position', '>=', from)
+        .where('status_position', '<', to)
+        .where('revoked_at', 'is not', null)
+        .execute();
       const rows = await db
         .selectFrom('vc_credentials')
         .innerJoin('credentials', 'credentials.id', 'vc_credentials.credential_id')
@@ -104,26 +126,57 @@ export function createVcRepository(db: Executor) {
         .where('credentials.revoked_at', 'is not', null)
         .orderBy('vc_credentials.status_position')
         .execute();
-      return rows.map((r) => r.status_position);
+      return [...rows, ...endorsements].map((r) => r.status_position).sort((x, y) => x - y);
     },
-    /** The stored EndorsementCredentials among `endorsementIds`, by endorsement id. */
-    async findEndorsements(issuerId: string, endorsementIds: string[]): Promise<Map<string, string>> {
-      if (endorsementIds.length === 0) return new Map();
-      const rows = await db
-        .selectFrom('vc_endorsements')
-        .select(['endorsement_id', 'credential'])
+    async definitionBySlug(issuerId: string, slug: string) {
+      return db
+        .selectFrom('definitions')
+        .select(['id', 'slug', 'name'])
         .where('issuer_id', '=', issuerId)
-        .where('endorsement_id', 'in', endorsementIds)
-        .execute();
-      return new Map(rows.map((r) => [r.endorsement_id, r.credential]));
+        .where('slug', '=', slug)
+        .executeTakeFirst();
     },
-    /** Stores a signed endorsement unless another request stored its own first (both are valid; the first stays). */
-    async storeEndorsement(row: SignedEndorsementRow): Promise<void> {
-      await db
-        .insertInto('vc_endorsements')
-        .values(row)
-        .onConflict((oc) => oc.column('endorsement_id').doNothing())
+    async insertEndorsementCredential(row: EndorsementCredentialRow): Promise<void> {
+      await db.insertInto('endorsement_credentials').values(row).execute();
+    },
+    /** The endorsements the issuer signed, oldest first. */
+    async endorsementsBy(endorserIssuerId: string): Promise<EndorsementCredentialRow[]> {
+      return db
+        .selectFrom('endorsement_credentials')
+        .selectAll()
+        .where('endorser_issuer_id', '=', endorserIssuerId)
+        .orderBy('created_at')
+        .orderBy('id')
         .execute();
+    },
+    async endorsementBy(endorserIssuerId: string, id: string): Promise<EndorsementCredentialRow | undefined> {
+      return db
+        .selectFrom('endorsement_credentials')
+        .selectAll()
+        .where('endorser_issuer_id', '=', endorserIssuerId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+    },
+    async revokeEndorsement(endorserIssuerId: string, id: string, at: string): Promise<void> {
+      await db
+        .updateTable('endorsement_credentials')
+        .set({ revoked_at: at })
+        .where('endorser_issuer_id', '=', endorserIssuerId)
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .execute();
+    },
+    /** A definition's endorsements not revoked, signed by their endorsers, in the order they were given. */
+    async activeEndorsementsOf(definitionId: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('endorsement_credentials')
+        .select('credential')
+        .where('definition_id', '=', definitionId)
+        .where('revoked_at', 'is', null)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+      return rows.map((r) => r.credential);
     },
     async findStatusList(issuerId: string, list: number): Promise<StatusListRow | undefined> {
       return db

@@ -8,11 +8,10 @@ import { coalescedReads } from '../../db/coalesced-reads.js';
 import { CONCURRENT_READS } from '../../db/credential-reads.js';
 import type { ReadCaches } from '../../db/read-cache.js';
 import type { AlignmentService } from '../alignments/alignments.service.js';
+import type { AuditService } from '../audit/audit.service.js';
 import type { CredentialService } from '../credentials/credentials.service.js';
-import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import { renderCredentialBadgeSvg } from '../documents/badge-image.js';
-import type { EndorsementService } from '../endorsements/endorsements.service.js';
 import type { ImageService } from '../images/images.service.js';
 import type { IssuerRow } from '../issuers/issuers.repository.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
@@ -31,7 +30,7 @@ import { vcLibraries } from './libraries.js';
 import { bakePng } from './png-baking.js';
 import { createSigningKeyRepository } from './signing-keys.repository.js';
 import type { SigningKey, SigningKeyService } from './signing-keys.service.js';
-import { createVcRepository, signedByIds } from './vc.repository.js';
+import { createVcRepository, type EndorsementCredentialRow, signedByIds } from './vc.repository.js';
 
 /**
  * The hosted credential as stored: the Data Integrity JSON text. It has no VC-JWT: OB 3.0 §8.2
@@ -63,13 +62,13 @@ export const MAX_STATUS_LIST = 100_000;
  *   re-signed only when that set changed; the signed list is stored, so replicas share it.
  */
 export function createVcService(
-  core: Pick<Core, 'config' | 'db' | 'dialect' | 'clock'>,
+  core: Pick<Core, 'config' | 'db' | 'dialect' | 'clock' | 'ids'>,
   deps: {
-    issuers: Pick<IssuerService, 'findIssuerBySlug'>;
+    issuers: Pick<IssuerService, 'findIssuerBySlug' | 'getIssuer'>;
     definitions: Pick<DefinitionService, 'findRow'>;
     credentials: Pick<CredentialService, 'findRow'>;
     alignments: Pick<AlignmentService, 'listRows'>;
-    endorsements: Pick<EndorsementService, 'listRows'>;
+    audit: Pick<AuditService, 'append'>;
     signingKeys: SigningKeyService;
     images: Pick<ImageService, 'hostedPng'>;
     readCaches: ReadCaches;
@@ -132,42 +131,25 @@ export function createVcService(
   }
 
   /**
-   * The definition's endorsements as signed EndorsementCredentials, in recording order: each signed
-   * the first time it is needed and stored, so every credential carrying it carries the same bytes.
+   * The definition a BadgeClass URL of this service names (its issuer, slug and name), or a 4xx:
+   * only a definition here can be endorsed with a key here.
    */
-  async function signedEndorsements(
-    issuer: IssuerRow,
-    definition: DefinitionRow,
-    key: SigningKey,
-  ): Promise<Record<string, unknown>[]> {
-    const rows = await deps.endorsements.listRows(issuer.id, 'definition', definition.id);
-    const repo = createVcRepository(core.db);
-    const stored = await repo.findEndorsements(
-      issuer.id,
-      rows.map((r) => r.id),
-    );
-    const did = issuerDid(core.config.publicBaseUrl, issuer.slug);
-    for (const endorsement of rows.filter((r) => !stored.has(r.id))) {
-      const signed = await signDataIntegrity(
-        endorsementCredential({ urls, did, issuer, definition, endorsement }),
-        key,
-      );
-      await repo.storeEndorsement({
-        endorsement_id: endorsement.id,
-        issuer_id: issuer.id,
-        key_version: key.version,
-        credential: JSON.stringify({ ...signed, proof: [signed.proof] }),
-        signed_at: isoNow(core.clock),
-      });
+  async function badgeClassTarget(badgeClass: string) {
+    const prefix = `${urls.issuerProfile('')}`;
+    const [slug, badges, definitionSlug, ...rest] = badgeClass.startsWith(prefix)
+      ? badgeClass.slice(prefix.length).split('/')
+      : [];
+    if (!slug || badges !== 'badges' || !definitionSlug || rest.length > 0) {
+      throw errors.validation('badgeClass must be the BadgeClass URL of a definition on this service.', [
+        { path: '/badgeClass', message: 'not a BadgeClass URL of this service', code: 'badgeClass' },
+      ]);
     }
-    const all = await repo.findEndorsements(
-      issuer.id,
-      rows.map((r) => r.id),
-    );
-    return rows.flatMap((r) => {
-      const json = all.get(r.id);
-      return json ? [JSON.parse(json) as Record<string, unknown>] : [];
-    });
+    const issuer = await deps.issuers.findIssuerBySlug(decodeURIComponent(slug));
+    const definition = issuer
+      ? await createVcRepository(core.db).definitionBySlug(issuer.id, decodeURIComponent(definitionSlug))
+      : undefined;
+    if (!issuer || !definition) throw errors.notFound('Definition');
+    return { issuer, definition, badgeClassUrl: urls.badgeClass(issuer.slug, definition.slug) };
   }
 
   /** The unsigned OpenBadgeCredential of a stored credential, with its status position, and the key to sign it. */
@@ -189,7 +171,9 @@ export function createVcService(
       credential,
       definition,
       alignments,
-      endorsements: await signedEndorsements(issuer, definition, key),
+      endorsements: (await createVcRepository(core.db).activeEndorsementsOf(definition.id)).map(
+        (json) => JSON.parse(json) as Record<string, unknown>,
+      ),
       statusPosition: position,
     });
     return { unsigned, key, credentialId: credential.id };
@@ -248,6 +232,103 @@ export function createVcService(
         return { dataIntegrity: stored.data_integrity };
       }
       return signedCredential(await requireIssuer(slug, 'Credential'), credentialId);
+    },
+
+    /**
+     * The endorser (an issuer of this service) endorses another issuer's definition, named by its
+     * BadgeClass URL: an EndorsementCredential issued by the endorser's Profile and signed with the
+     * endorser's current key, with an entry in the endorser's status list. It is listed in the
+     * Achievement of the definition's credentials signed from now on, until revoked. Audited.
+     */
+    async giveEndorsement(
+      endorserIssuerId: string,
+      actor: string,
+      input: { badgeClass: string; claim: string },
+    ): Promise<EndorsementCredentialRow> {
+      const target = await badgeClassTarget(input.badgeClass);
+      if (target.issuer.id === endorserIssuerId) {
+        throw errors.validation('An issuer cannot endorse its own definition.', [
+          { path: '/badgeClass', message: 'a definition of the endorsing issuer', code: 'selfEndorsement' },
+        ]);
+      }
+      const endorser = await deps.issuers.getIssuer(endorserIssuerId);
+      const endorserDid = issuerDid(core.config.publicBaseUrl, endorser.slug);
+      const key = await currentKey(endorser);
+      return core.db.transaction().execute(async (trx) => {
+        await createSigningKeyRepository(trx, core.dialect).lockFirst(endorser.id);
+        const repo = createVcRepository(trx);
+        const id = core.ids.uuid();
+        const createdAt = isoNow(core.clock);
+        const statusPosition = await repo.nextPosition(endorser.id);
+        const unsigned = endorsementCredential({
+          urls,
+          endorserDid,
+          endorser,
+          badgeClassUrl: target.badgeClassUrl,
+          endorsedName: `${target.definition.name} (${target.issuer.name})`,
+          id,
+          claim: input.claim,
+          createdAt,
+          statusPosition,
+        });
+        const signed = await signDataIntegrity(unsigned, key);
+        const row: EndorsementCredentialRow = {
+          id,
+          endorser_issuer_id: endorser.id,
+          endorsed_issuer_id: target.issuer.id,
+          definition_id: target.definition.id,
+          claim: input.claim,
+          status_position: statusPosition,
+          key_version: key.version,
+          credential: JSON.stringify({ ...signed, proof: [signed.proof] }),
+          created_at: createdAt,
+          revoked_at: null,
+        };
+        await repo.insertEndorsementCredential(row);
+        await deps.audit.append(trx, {
+          issuerId: endorser.id,
+          actor,
+          action: 'endorsement.given',
+          targetType: 'endorsement',
+          targetId: id,
+          details: { endorsedIssuerId: target.issuer.id, definitionId: target.definition.id },
+        });
+        return row;
+      });
+    },
+
+    /** The endorsements the issuer signed for other issuers' definitions, oldest first. */
+    async givenEndorsements(endorserIssuerId: string): Promise<EndorsementCredentialRow[]> {
+      return createVcRepository(core.db).endorsementsBy(endorserIssuerId);
+    },
+
+    /**
+     * Revokes an endorsement the issuer signed: its status bit flips in the endorser's list, and
+     * credentials of the endorsed definition signed from now on no longer list it. Revoking twice
+     * changes nothing more. Another issuer's endorsement is not found. Audited.
+     */
+    async revokeGivenEndorsement(
+      endorserIssuerId: string,
+      actor: string,
+      id: string,
+    ): Promise<EndorsementCredentialRow> {
+      return core.db.transaction().execute(async (trx) => {
+        const repo = createVcRepository(trx);
+        const row = await repo.endorsementBy(endorserIssuerId, id);
+        if (!row) throw errors.notFound('Endorsement');
+        if (row.revoked_at !== null) return row;
+        const revokedAt = isoNow(core.clock);
+        await repo.revokeEndorsement(endorserIssuerId, id, revokedAt);
+        await deps.audit.append(trx, {
+          issuerId: endorserIssuerId,
+          actor,
+          action: 'endorsement.revoked',
+          targetType: 'endorsement',
+          targetId: id,
+          details: { endorsedIssuerId: row.endorsed_issuer_id, definitionId: row.definition_id },
+        });
+        return { ...row, revoked_at: revokedAt };
+      });
     },
 
     /**
