@@ -13,7 +13,12 @@ export interface FuzzRequest {
   url: string;
   headers: Record<string, string>;
   payload?: string;
+  /** `latin1`: the payload is sent as one byte per character (bytes that are not UTF-8). */
+  encoding?: 'latin1';
 }
+
+/** A small image for operations whose body is raw bytes (an image upload). */
+const TINY_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><circle r="4" cx="5" cy="5"/></svg>';
 
 type Json = Record<string, unknown>;
 
@@ -254,18 +259,52 @@ export function materialise(op: OperationSpec, draw: CaseDraw, pool: ResourcePoo
       query.append(encodable(m.name) || 'q', encodable(m.value));
       break;
     }
+    case 'undotted-email': {
+      const emails = leaves(body).filter((at) => /email/i.test(String(at[at.length - 1] ?? '')));
+      const at = pickFrom(emails, m.pick);
+      if (at) body = setAt(body, at, m.value);
+      break;
+    }
     default:
       break;
   }
 
-  if (
+  let encoding: 'latin1' | undefined;
+  const rawTypes = op.body && !op.body.contentTypes.includes('application/json') ? op.body.contentTypes : null;
+  if (rawTypes && !['empty-body', 'wrong-content-type'].includes(m.kind)) {
+    // A raw body (an image): the image itself, under the media type the document names.
+    contentType = rawTypes.includes('image/svg+xml') ? 'image/svg+xml' : (rawTypes[0] ?? 'application/octet-stream');
+    payload = TINY_SVG;
+  } else if (
     hasBody ||
-    ['empty-body', 'wrong-content-type', 'malformed-json', 'non-object-body', 'proto-key', 'deep-nesting'].includes(
-      m.kind,
-    )
+    [
+      'empty-body',
+      'wrong-content-type',
+      'malformed-json',
+      'non-object-body',
+      'proto-key',
+      'deep-nesting',
+      'duplicate-key',
+      'invalid-utf8',
+    ].includes(m.kind)
   ) {
     const text = JSON.stringify(body ?? {});
     switch (m.kind) {
+      case 'duplicate-key': {
+        const twice = `"twice":${JSON.stringify(m.value ?? null)}`;
+        payload =
+          text === '{}' || !text.startsWith('{') ? `{${twice},${twice}}` : `{${twice},${twice},${text.slice(1)}`;
+        break;
+      }
+      case 'invalid-utf8': {
+        // Each character a byte: the JSON's own non-ASCII text is cut to its low byte, and the drawn
+        // byte (a lone continuation byte, an overlong or out-of-range lead) is never UTF-8.
+        const quote = text.indexOf('"');
+        const at = quote < 0 ? 1 : quote + 1;
+        payload = `${text.slice(0, at)}${String.fromCharCode(m.byte)}${text.slice(at)}`;
+        encoding = 'latin1';
+        break;
+      }
       case 'empty-body':
         payload = '';
         break;
@@ -301,5 +340,6 @@ export function materialise(op: OperationSpec, draw: CaseDraw, pool: ResourcePoo
     url: `${fillPath(op.path, pathValues)}${qs ? `?${qs}` : ''}`,
     headers,
     ...(payload !== undefined ? { payload } : {}),
+    ...(encoding ? { encoding } : {}),
   };
 }

@@ -24,7 +24,10 @@ export type Mutation =
   | { kind: 'malformed-json'; cut: number }
   | { kind: 'non-object-body'; value: unknown }
   | { kind: 'query-junk'; name: string; value: string }
-  | { kind: 'deep-nesting'; depth: number };
+  | { kind: 'deep-nesting'; depth: number }
+  | { kind: 'duplicate-key'; value: unknown }
+  | { kind: 'invalid-utf8'; byte: number }
+  | { kind: 'undotted-email'; pick: number; value: string };
 
 export interface CaseDraw {
   jsfSeed: number;
@@ -189,6 +192,23 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc.record({ kind: fc.constant('deep-nesting' as const), depth: fc.integer({ min: 100, max: 5_000 }) }),
+  },
+  // The contract audit's inputs: a key named twice, bytes that are not UTF-8, an email without a dotted domain.
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('duplicate-key' as const), value: anyJson }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('invalid-utf8' as const),
+      byte: fc.constantFrom(0x80, 0xbf, 0xc0, 0xc3, 0xe9, 0xed, 0xf5, 0xff),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('undotted-email' as const),
+      pick: fc.nat(),
+      value: fc.constantFrom('0@com', 'ada@localhost', 'ada@[127.0.0.1]', 'ada@example.'),
+    }),
   },
 );
 

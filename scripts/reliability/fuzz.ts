@@ -5,7 +5,7 @@ import { type ConsoleSession, type FuzzRequest, materialise } from './fuzz.cases
 import { type CaseDraw, caseDraw } from './fuzz.mutations.js';
 import { type Dialect, startHarnessApp } from './lib/app.js';
 import { createContractChecker, NON_ERROR_4XX, type Violation } from './lib/contract.js';
-import { loadApiDocument, type OperationSpec } from './lib/openapi.js';
+import { fillPath, loadApiDocument, type OperationSpec } from './lib/openapi.js';
 import { parseCommonArgs, runMain, writeReport } from './lib/report.js';
 import { learnFromResponse, seedIssuer } from './lib/resources.js';
 
@@ -30,7 +30,7 @@ export interface FuzzOptions {
 
 export interface FailureGroup {
   operation: string;
-  rule: Violation['rule'];
+  rule: Violation['rule'] | 'front-door';
   status: number;
   count: number;
   /** The shortest failing request of the group, with the key replaced by $KEY. */
@@ -54,7 +54,15 @@ export interface FuzzResult {
   /** Operations no case reached with a 2xx: the generator could not get past validation or lookups. */
   neverSucceeded: string[];
   mutations: Record<string, number>;
-  totals: { operations: number; cases: number; failures: number; serverErrors: number; errorLogLines: number };
+  totals: {
+    operations: number;
+    cases: number;
+    /** Requests of the front-door probes (probeFrontDoor), outside the per-operation cases. */
+    frontDoorProbes: number;
+    failures: number;
+    serverErrors: number;
+    errorLogLines: number;
+  };
   byRule: Record<string, number>;
   failureGroups: FailureGroup[];
   errorLogSamples: string[];
@@ -102,6 +110,75 @@ async function consoleSession(app: FastifyInstance, issuerId: string, email: str
   if (res.statusCode !== 200) throw new Error(`console sign-in answered ${res.statusCode}: ${res.body}`);
   const cookie = String(res.headers['set-cookie']).split(';')[0] ?? '';
   return { cookie, csrf: (res.json() as { csrfToken: string }).csrfToken };
+}
+
+/** Methods probed on every documented path; QUERY is one the service has no route for. */
+const PROBED_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'QUERY'];
+
+/**
+ * What the contract audit found outside any one operation, asked of every documented path: a method
+ * the path does not document answers 405 with an Allow header naming exactly the documented methods
+ * (a concrete path over a templated one, as OpenAPI matches them), with or without a Content-Type;
+ * a CORS preflight without its headers answers the Error body.
+ */
+async function probeFrontDoor(
+  app: FastifyInstance,
+  operations: OperationSpec[],
+  key: string,
+): Promise<{ probes: number; failures: FailureGroup[] }> {
+  const documented = new Map<string, Set<string>>();
+  for (const op of operations) documented.set(op.path, (documented.get(op.path) ?? new Set()).add(op.method));
+  const failures: FailureGroup[] = [];
+  let probes = 0;
+  const fail = (operation: string, status: number, request: FuzzRequest, detail: string) =>
+    failures.push({
+      operation,
+      rule: 'front-door',
+      status,
+      count: 1,
+      reproduction: { caseIndex: 0, mutation: 'front-door', request, detail },
+    });
+  const errorBody = (body: string) => {
+    try {
+      const parsed = JSON.parse(body) as { error?: unknown };
+      return typeof parsed.error === 'string';
+    } catch {
+      return false;
+    }
+  };
+  for (const [path, methods] of documented) {
+    const url = fillPath(path, Object.fromEntries([...path.matchAll(/\{([^}]+)\}/g)].map((m) => [m[1], 'probe'])));
+    const allowed = new Set([...methods, ...(methods.has('GET') ? ['HEAD'] : [])]);
+    for (const method of PROBED_METHODS.filter((m) => !methods.has(m))) {
+      const request: FuzzRequest = { method, url, headers: { authorization: `Bearer ${key}` } };
+      const res = await app.inject({ method: method as 'GET', url, headers: request.headers });
+      probes++;
+      const allow = new Set(
+        String(res.headers.allow ?? '')
+          .split(/,\s*/)
+          .filter(Boolean),
+      );
+      const sameAllow = allow.size === allowed.size && [...allow].every((m) => allowed.has(m));
+      if (res.statusCode !== 405 || !sameAllow || !errorBody(res.body)) {
+        fail(
+          `${method} ${path}`,
+          res.statusCode,
+          request,
+          `Allow ${res.headers.allow}; documented ${[...allowed]}: ${res.body.slice(0, 200)}`,
+        );
+      }
+    }
+  }
+  for (const url of ['/api/v1/verify', '/api/v1/verify/bulk']) {
+    const request: FuzzRequest = { method: 'OPTIONS', url, headers: { origin: 'https://elsewhere.example' } };
+    const res = await app.inject({ method: 'OPTIONS', url, headers: request.headers });
+    probes++;
+    const json = String(res.headers['content-type'] ?? '').startsWith('application/json');
+    if (res.statusCode !== 400 || !json || !errorBody(res.body)) {
+      fail(`OPTIONS ${url}`, res.statusCode, request, `${res.headers['content-type']}: ${res.body.slice(0, 200)}`);
+    }
+  }
+  return { probes, failures };
 }
 
 export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
@@ -169,11 +246,15 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
         const figure = figures.get(op);
         if (!draw || !figure) continue;
         const request = materialise(op, draw, pool, keys);
+        const payload =
+          request.payload !== undefined && request.encoding === 'latin1'
+            ? Buffer.from(request.payload, 'latin1')
+            : request.payload;
         const res = await app.inject({
           method: request.method as 'GET',
           url: request.url,
           headers: request.headers,
-          ...(request.payload !== undefined ? { payload: request.payload } : {}),
+          ...(payload !== undefined ? { payload } : {}),
         });
         cases++;
         figure.cases++;
@@ -217,6 +298,12 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
           `  ${options.dialect}: ${i + 1}/${options.casesPerOperation} rounds, ${failures} failing cases`,
         );
     }
+    const frontDoor = await probeFrontDoor(app, document.operations, issuer.key);
+    for (const failure of frontDoor.failures) {
+      failures++;
+      byRule[failure.rule] = (byRule[failure.rule] ?? 0) + 1;
+      groups.set(`${failure.operation}|${failure.rule}|${failure.status}`, failure);
+    }
     await app.services.verification.events.flush();
     const figuresList = [...figures.values()];
     return {
@@ -229,7 +316,14 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
         .filter((f) => !Object.keys(f.statuses).some((s) => Number(s) >= 200 && Number(s) < 400))
         .map((f) => f.operation),
       mutations,
-      totals: { operations: operations.length, cases, failures, serverErrors, errorLogLines: errorLines.length },
+      totals: {
+        operations: operations.length,
+        cases,
+        frontDoorProbes: frontDoor.probes,
+        failures,
+        serverErrors,
+        errorLogLines: errorLines.length,
+      },
       byRule,
       failureGroups: [...groups.values()],
       errorLogSamples: errorLines.slice(0, 5).map((l) => l.slice(0, 1_000)),
