@@ -58,7 +58,10 @@ async function leg(engine: Engine, calls: number): Promise<AmplificationResult> 
     await app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const issuer = await harness.issuer('amplified');
-    const definition = await app.services.definitions.create(issuer.id, { name: 'Amplified', description: 'x' });
+    const definition = await app.services.definitions.create(issuer.id, 'system', {
+      name: 'Amplified',
+      description: 'x',
+    });
     const { row } = await app.services.issuance.issue(issuer.id, 'reliability', {
       definitionId: definition.id,
       recipientEmail: 'amplified@example.test',
@@ -154,7 +157,7 @@ async function forgedJwtLeg(engine: Engine): Promise<ForgedJwtResult> {
   try {
     const { app } = harness;
     const issuer = await harness.issuer('forged');
-    const definition = await app.services.definitions.create(issuer.id, { name: 'Forged', description: 'x' });
+    const definition = await app.services.definitions.create(issuer.id, 'system', { name: 'Forged', description: 'x' });
     const { row } = await app.services.issuance.issue(issuer.id, 'reliability', {
       definitionId: definition.id,
       recipientEmail: 'forged@example.test',
