@@ -66,11 +66,8 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     await expectAccessible(page, 'invite');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Set password' }).click();
-    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
-    expect(new URL(page.url()).pathname).toBe('/console/dashboard');
-    await expect.poll(() => page.getByText(`${OWNER} (owner)`).isVisible()).toBe(true);
-    await page.getByRole('link', { name: 'Definitions' }).click();
     await page.getByRole('heading', { name: 'Definitions' }).waitFor();
+    await expect.poll(() => page.getByText(`${OWNER} (owner)`).isVisible()).toBe(true);
     await expectAccessible(page, 'definitions');
   });
 
@@ -206,8 +203,14 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     await page.goto(`${base}/console/credentials/${credentialId}`);
     await page.getByRole('heading', { name: 'Credential console-e2e-1' }).waitFor();
     await expectAccessible(page, 'credential detail');
-    await page.getByLabel('Reason').fill('Issued in error');
     await page.getByRole('button', { name: 'Revoke' }).click();
+    // One click only asks: the dialog needs a reason before it revokes.
+    const dialog = page.getByRole('alertdialog', { name: 'Revoke credential console-e2e-1?' });
+    await dialog.waitFor();
+    expect(await dialog.getByRole('button', { name: 'Revoke credential' }).isDisabled()).toBe(true);
+    await expectAccessible(page, 'revoke dialog');
+    await dialog.getByLabel('Reason').fill('Issued in error');
+    await dialog.getByRole('button', { name: 'Revoke credential' }).click();
     await page.getByText('The credential is revoked.').waitFor();
     await page.locator('.status-revoked').getByText('revoked').waitFor();
     await expect
@@ -223,11 +226,16 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     await page.getByLabel('Recipient email').fill('two@example.test');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByText('1 credential', { exact: true }).waitFor();
-    expect(await page.locator('tbody tr td:nth-child(3)').allTextContents()).toEqual(['csv-2']);
+    expect(await page.locator('tbody tr td:nth-child(4)').allTextContents()).toEqual(['csv-2']);
+    expect(await page.locator('tbody tr td:nth-child(2)').allTextContents()).toEqual(['Two Person']);
     await page.getByLabel('Recipient email').fill('');
+    await page.getByLabel('Recipient name').fill('one pers');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.locator('tbody tr td:nth-child(4)').allTextContents()).toEqual(['csv-1']);
+    await page.getByLabel('Recipient name').fill('');
     await page.getByLabel('Status').selectOption('revoked');
     await page.getByRole('button', { name: 'Search' }).click();
-    await expect.poll(() => page.locator('tbody tr td:nth-child(3)').allTextContents()).toEqual(['console-e2e-1']);
+    await expect.poll(() => page.locator('tbody tr td:nth-child(4)').allTextContents()).toEqual(['console-e2e-1']);
     await page.getByRole('link', { name: /\d{4}/ }).first().click();
     await page.getByRole('heading', { name: 'Credential console-e2e-1' }).waitFor();
   });
@@ -282,6 +290,18 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
       .getByRole('row', { name: /CI/ })
       .getByRole('button', { name: /^Rotate/ })
       .click();
+    // Nothing happens on one click: a dialog asks, and Cancel leaves every key as it was.
+    const rotateDialog = page.getByRole('alertdialog', { name: /^Rotate key "CI"/ });
+    await rotateDialog.waitFor();
+    expect(await rotateDialog.textContent()).toContain('Other keys are not changed.');
+    await rotateDialog.getByRole('button', { name: 'Cancel' }).click();
+    await rotateDialog.waitFor({ state: 'detached' });
+    expect(await page.locator('.secret').count()).toBe(0);
+    await page
+      .getByRole('row', { name: /CI/ })
+      .getByRole('button', { name: /^Rotate/ })
+      .click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Rotate key' }).click();
     await page.getByText('The previous key works until').waitFor();
     const successor = (await page.locator('.secret .key').textContent()) ?? '';
     expect(successor).not.toBe(created);
@@ -291,12 +311,93 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     const prefixes = await page.locator('tbody th code').allTextContents();
     const prefix = prefixes.find((candidate) => successor.startsWith(candidate)) ?? '';
     expect(prefix).not.toBe('');
+    // The successor kept the label "CI" and is marked rotated; the issuer's other key is untouched.
+    expect(await page.getByRole('row', { name: new RegExp(prefix) }).textContent()).toMatch(/CI rotated/);
+    expect((await me(issuer.key)).statusCode).toBe(200);
     await page.getByRole('button', { name: `Revoke ${prefix}` }).click();
+    const revokeDialog = page.getByRole('alertdialog', { name: new RegExp(`^Revoke key "CI" \\(${prefix}`) });
+    await revokeDialog.getByRole('button', { name: 'Revoke key' }).click();
     await page
       .getByRole('row', { name: new RegExp(prefix) })
       .getByText(/^revoked/)
       .waitFor();
     expect((await me(successor)).statusCode).toBe(401);
+  });
+
+  it('imports a DD/MM/YYYY roster: the date format is detected, an ambiguous file asks, already-held rows issue nothing', async () => {
+    const slug = (
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/definitions',
+        headers: { authorization: `Bearer ${issuer.key}` },
+      })
+    ).json()[0].slug as string;
+    await page.getByRole('link', { name: 'Issue' }).click();
+    await page.getByRole('heading', { name: 'Issue', exact: true }).waitFor();
+    const upload = (name: string, lines: string[]) =>
+      page
+        .getByLabel('CSV file')
+        .setInputFiles({ name, mimeType: 'text/csv', buffer: Buffer.from(lines.join('\r\n')) });
+    await upload('uk.csv', [
+      'Email,Name,Key,Badge,Completed',
+      `uk1@example.test,Uk One,roster-1,${slug},25/03/2026`,
+      `uk2@example.test,Uk Two,roster-2,${slug},03/04/2026`,
+      `one@example.test,One Person,roster-3,${slug},01/04/2026`,
+      `uk4@example.test,Uk Four,roster-4,${slug},31/02/2026`,
+    ]);
+    await expect.poll(() => page.getByLabel('Date format').inputValue()).toBe('DD/MM/YYYY');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByRole('table', { name: 'Preview (nothing issued yet): 4 rows' }).waitFor();
+    const preview = page.getByRole('table', { name: /^Preview \(nothing issued yet\)/ });
+    const cells = await preview
+      .locator('tbody tr')
+      .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)));
+    expect(cells.map((row) => row.slice(1, 5))).toEqual([
+      ['Uk One', expect.any(String), '25 March 2026', 'new'],
+      ['Uk Two', expect.any(String), '3 April 2026', 'new'],
+      ['One Person', expect.any(String), '1 April 2026', 'already held'],
+      ['Uk Four', expect.any(String), '—', 'error'],
+    ]);
+    expect(cells[3]?.[5]).toContain('date 31/02/2026 is not a day');
+    expect(await page.getByRole('list', { name: 'Rows per class' }).textContent()).toBe(
+      'new: 2already held: 1error: 1',
+    );
+    await expectAccessible(page, 'roster preview');
+    await page.getByRole('button', { name: 'Import 2 credentials' }).click();
+    await page.getByText('Imported: 2 issued, 1 skipped, 1 with errors.').waitFor();
+    const held = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/credentials/search',
+      headers: { authorization: `Bearer ${issuer.key}` },
+      payload: { completionKey: 'roster-3' },
+    });
+    expect(held.json().total).toBe(0);
+
+    // Every day ≤ 12: the file reads two ways, so the console asks before any preview.
+    await upload('ambiguous.csv', [
+      'Email,Name,Key,Badge,Completed',
+      `amb1@example.test,Amb One,amb-1,${slug},02/03/2026`,
+      `amb2@example.test,Amb Two,amb-2,${slug},04/05/2026`,
+    ]);
+    await page.getByText("this file's dates read two ways").waitFor();
+    expect(await page.getByLabel('Date format').inputValue()).toBe('');
+    expect(await page.getByRole('button', { name: 'Preview' }).isDisabled()).toBe(true);
+    await page.getByLabel('Date format').selectOption('MM/DD/YYYY');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect
+      .poll(() => preview.locator('tbody tr td:nth-child(4)').allTextContents())
+      .toEqual(['3 February 2026', '5 April 2026']);
+    // The date column "not used": nothing reads it, and no format is asked for.
+    await page.locator('#map-issuedOn').selectOption('');
+    expect(await page.getByLabel('Date format').count()).toBe(0);
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => preview.locator('tbody tr td:nth-child(5)').allTextContents()).toEqual(['new', 'new']);
+
+    // A file of which no row would be issued cannot be imported.
+    await upload('issued.csv', ['Email,Name,Key,Badge', `uk1@example.test,Uk One,roster-1,${slug}`]);
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByText('No row would be issued').waitFor();
+    expect(await page.getByRole('button', { name: /^Import/ }).isDisabled()).toBe(true);
   });
 
   it('adds a webhook (secret shown once) and shows its deliveries with their response codes', async () => {
@@ -412,8 +513,7 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     await page.getByRole('alert').getByText('Email or password is incorrect.').waitFor();
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
-    expect(new URL(page.url()).pathname).toBe('/console/dashboard');
+    await page.getByRole('heading', { name: 'Definitions' }).waitFor();
   });
 
   it('opened at the dashboard without a session, asks for its analytics again once signed in', async () => {
@@ -424,7 +524,8 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     await page.getByLabel('Email').fill(OWNER);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    await page.getByRole('heading', { name: 'Definitions' }).waitFor();
+    await page.getByRole('link', { name: 'Dashboard' }).click();
     // The early answer was a 401: the page asks again and shows numbers, not an error.
     await expect.poll(() => page.locator('[data-total="Issued in range"]').textContent()).toMatch(/^[1-9]\d*$/);
     expect(await page.getByRole('alert').count()).toBe(0);
@@ -438,8 +539,6 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
       await viewer.goto(inviteUrl);
       await viewer.getByLabel('Password').fill(PASSWORD);
       await viewer.getByRole('button', { name: 'Set password' }).click();
-      await viewer.getByRole('heading', { name: 'Dashboard' }).waitFor();
-      await viewer.getByRole('link', { name: 'Definitions' }).click();
       await viewer.getByRole('heading', { name: 'Definitions' }).waitFor();
       expect(await viewer.getByRole('button', { name: 'Create definition' }).count()).toBe(0);
       expect(await viewer.getByRole('navigation').getByRole('link').allTextContents()).toEqual([

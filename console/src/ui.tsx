@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
 
 /** A message read out when it appears. */
 export function Alert({
@@ -47,3 +48,59 @@ export function formatDate(value: string | null | undefined): string {
 
 /** The value of a text input from its change event. */
 export const inputValue = (event: Event) => (event.currentTarget as HTMLInputElement).value;
+
+/**
+ * Asks before something that cannot be undone (issue 39 §6): a modal `alertdialog` named by its
+ * title, described by its text, with Cancel first (focused) and a confirm button named for the
+ * action. Escape cancels. `confirmDisabled` holds the confirm button until a required field is filled.
+ */
+export function ConfirmDialog({
+  id,
+  title,
+  confirmLabel,
+  onConfirm,
+  onCancel,
+  confirmDisabled = false,
+  children,
+}: {
+  id: string;
+  title: string;
+  confirmLabel: string;
+  onConfirm: () => void;
+  onCancel: () => void;
+  confirmDisabled?: boolean;
+  children: ComponentChildren;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const dialog = ref.current;
+    if (dialog && !dialog.open) dialog.showModal();
+    return () => dialog?.close();
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      class="confirm"
+      role="alertdialog"
+      aria-modal="true"
+      aria-labelledby={`${id}-title`}
+      aria-describedby={`${id}-text`}
+      onCancel={(event) => {
+        event.preventDefault();
+        onCancel();
+      }}
+    >
+      <h2 id={`${id}-title`}>{title}</h2>
+      <div id={`${id}-text`}>{children}</div>
+      <div class="actions">
+        {/* biome-ignore lint/a11y/noAutofocus: a dialog moves focus to its safe choice */}
+        <button type="button" class="secondary" autoFocus onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="button" class="danger" disabled={confirmDisabled} onClick={onConfirm}>
+          {confirmLabel}
+        </button>
+      </div>
+    </dialog>
+  );
+}

@@ -3,7 +3,7 @@ import { useRoute } from 'preact-iso';
 import type { components } from '../../../client/index';
 import { api, problem } from '../api';
 import { can, useSession } from '../session';
-import { Alert, Field, formatDate, inputValue } from '../ui';
+import { Alert, ConfirmDialog, Field, formatDate, inputValue } from '../ui';
 
 type Credential = components['schemas']['CredentialDetail'];
 type AuditRecord = components['schemas']['AuditRecord'];
@@ -21,6 +21,7 @@ export function CredentialDetailPage() {
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [reason, setReason] = useState('');
+  const [confirming, setConfirming] = useState(false);
 
   const load = useCallback(async () => {
     const { data, error: failure } = await api.GET('/api/v1/credentials/{id}', { params: { path: { id } } });
@@ -38,11 +39,12 @@ export function CredentialDetailPage() {
     load();
   }, [load]);
 
-  async function revoke(event: Event) {
-    event.preventDefault();
+  /** Revokes once the dialog is confirmed; the console asks for a reason (the API takes none too). */
+  async function revoke() {
+    setConfirming(false);
     const { error: failure } = await api.POST('/api/v1/credentials/{id}/revoke', {
       params: { path: { id } },
-      body: reason ? { reason } : {},
+      body: { reason: reason.trim() },
     });
     if (failure) setError(problem(failure));
     else {
@@ -75,6 +77,8 @@ export function CredentialDetailPage() {
       {error && <Alert>{error}</Alert>}
       {notice && <Alert kind="success">{notice}</Alert>}
       <dl class="facts">
+        <dt>Recipient</dt>
+        <dd>{credential.recipientName ?? 'No name given'}</dd>
         <dt>Status</dt>
         <dd>
           <span class={`status status-${credential.status}`}>{credential.status}</span>
@@ -107,15 +111,35 @@ export function CredentialDetailPage() {
         </dd>
       </dl>
       {mayChange && credential.status !== 'revoked' && (
-        <form class="panel" onSubmit={revoke} aria-labelledby="revoke-title">
+        <section class="panel" aria-labelledby="revoke-title">
           <h2 id="revoke-title">Revoke</h2>
-          <Field label="Reason" id="revoke-reason">
-            <input id="revoke-reason" maxLength={500} value={reason} onInput={(e) => setReason(inputValue(e))} />
-          </Field>
-          <button type="submit" class="danger">
+          <p>The verification page then shows the credential as revoked, with the reason.</p>
+          <button type="button" class="danger" onClick={() => setConfirming(true)}>
             Revoke
           </button>
-        </form>
+        </section>
+      )}
+      {confirming && (
+        <ConfirmDialog
+          id="confirm-revoke-credential"
+          title={`Revoke credential ${credential.completionKey}?`}
+          confirmLabel="Revoke credential"
+          confirmDisabled={reason.trim() === ''}
+          onConfirm={revoke}
+          onCancel={() => setConfirming(false)}
+        >
+          <p>It cannot be undone: every verification from now on answers "revoked".</p>
+          <Field label="Reason" id="revoke-reason" hint="Required: the verification page shows it.">
+            <input
+              id="revoke-reason"
+              required
+              maxLength={500}
+              aria-describedby="revoke-reason-hint"
+              value={reason}
+              onInput={(e) => setReason(inputValue(e))}
+            />
+          </Field>
+        </ConfirmDialog>
       )}
       {mayChange && (
         <form class="panel" onSubmit={reissue} aria-labelledby="reissue-title">

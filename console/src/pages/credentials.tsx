@@ -9,6 +9,7 @@ type CredentialPage = components['schemas']['CredentialPage'];
 type Status = components['schemas']['CredentialSummary']['status'];
 
 interface Search {
+  recipientName: string;
   recipientEmail: string;
   completionKey: string;
   definitionId: string;
@@ -18,6 +19,7 @@ interface Search {
 }
 
 const EMPTY: Search = {
+  recipientName: '',
   recipientEmail: '',
   completionKey: '',
   definitionId: '',
@@ -31,6 +33,7 @@ function searchBody(search: Search) {
   return {
     limit: 50,
     offset: 0,
+    ...(search.recipientName.trim() ? { recipientName: search.recipientName.trim() } : {}),
     ...(search.recipientEmail ? { recipientEmail: search.recipientEmail } : {}),
     ...(search.completionKey ? { completionKey: search.completionKey } : {}),
     ...(search.definitionId ? { definitionId: search.definitionId } : {}),
@@ -38,6 +41,16 @@ function searchBody(search: Search) {
     ...(search.issuedFrom ? { issuedFrom: `${search.issuedFrom}T00:00:00.000Z` } : {}),
     ...(search.issuedTo ? { issuedTo: `${search.issuedTo}T23:59:59.999Z` } : {}),
   };
+}
+
+/** The export takes the list's status, definition and name filters (email and dates are search-only). */
+function exportQuery(search: Search): string {
+  const query = new URLSearchParams();
+  if (search.status) query.set('status', search.status);
+  if (search.definitionId) query.set('definitionId', search.definitionId);
+  if (search.recipientName.trim()) query.set('recipientName', search.recipientName.trim());
+  const text = query.toString();
+  return text ? `?${text}` : '';
 }
 
 export function CredentialsPage() {
@@ -71,6 +84,15 @@ export function CredentialsPage() {
           run(search);
         }}
       >
+        <Field label="Recipient name" id="search-name" hint="Part of the name, any case.">
+          <input
+            id="search-name"
+            maxLength={200}
+            aria-describedby="search-name-hint"
+            value={search.recipientName}
+            onInput={set('recipientName')}
+          />
+        </Field>
         <Field label="Recipient email" id="search-email">
           <input id="search-email" type="email" value={search.recipientEmail} onInput={set('recipientEmail')} />
         </Field>
@@ -103,6 +125,9 @@ export function CredentialsPage() {
         </Field>
         <div class="actions">
           <button type="submit">Search</button>
+          <a href={`/api/v1/credentials/export.csv${exportQuery(search)}`} download>
+            Export CSV
+          </a>
         </div>
       </form>
       {error && <Alert>{error}</Alert>}
@@ -115,6 +140,7 @@ export function CredentialsPage() {
             <thead>
               <tr>
                 <th scope="col">Issued</th>
+                <th scope="col">Name</th>
                 <th scope="col">Definition</th>
                 <th scope="col">Completion key</th>
                 <th scope="col">Status</th>
@@ -126,6 +152,7 @@ export function CredentialsPage() {
                   <td>
                     <a href={`/console/credentials/${credential.id}`}>{formatDate(credential.issuedOn)}</a>
                   </td>
+                  <td>{credential.recipientName ?? '—'}</td>
                   <td>{names.get(credential.definitionId) ?? credential.definitionId}</td>
                   <td>{credential.completionKey}</td>
                   <td>

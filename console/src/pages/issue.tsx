@@ -9,6 +9,24 @@ type ImportReport = components['schemas']['ImportReport'];
 type ImportBatch = components['schemas']['ImportBatch'];
 type ImportBatchDetail = components['schemas']['ImportBatchDetail'];
 type Mapping = Record<(typeof FIELDS)[number]['key'], string>;
+type ImportRow = ImportReport['rows'][number];
+
+/** The date formats a roster may use; DD/MM and MM/DD look alike, so the file's own must be chosen. */
+const DATE_FORMATS = [
+  { value: 'DD/MM/YYYY', label: 'DD/MM/YYYY (day first: 31/12/2026)' },
+  { value: 'MM/DD/YYYY', label: 'MM/DD/YYYY (month first: 12/31/2026)' },
+  { value: 'ISO 8601', label: 'ISO 8601 (2026-12-31)' },
+  { value: 'D Month YYYY', label: 'D Month YYYY (31 December 2026)' },
+  { value: 'Excel serial', label: 'Excel serial number (46387)' },
+] as const;
+type DateFormat = (typeof DATE_FORMATS)[number]['value'];
+
+/** What a dry run's class is called in the preview ("already held" is the key's class already_issued). */
+function classOf(row: ImportRow): string {
+  const cls = row.preview ?? row.outcome;
+  if (cls === 'already_issued') return row.message?.startsWith('already held') ? 'already held' : 'already issued';
+  return cls;
+}
 
 /** What a CSV column can feed, in the order the import reads them. */
 const FIELDS = [
@@ -96,7 +114,7 @@ function guess(headers: string[]): Mapping {
     recipientName: find('name', 'recipientname', 'fullname'),
     completionKey: find('completionkey', 'key', 'id'),
     definitionRef: find('definition', 'definitionid', 'definitionref', 'badge'),
-    issuedOn: find('issuedon', 'date', 'completed'),
+    issuedOn: find('issuedon', 'date', 'completed', 'completiondate', 'datecompleted', 'issuedate', 'awarded'),
     evidenceUrl: find('evidence', 'evidenceurl'),
   };
 }
@@ -109,28 +127,61 @@ function CsvImport({ definitions, onImported }: { definitions: Definition[]; onI
   const [preview, setPreview] = useState<ImportReport | null>(null);
   const [result, setResult] = useState<ImportReport | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [dateFormat, setDateFormat] = useState<DateFormat | ''>('');
+  const [ambiguous, setAmbiguous] = useState(false);
   const headers = headerOf(csv);
+
+  /** The mapping as the import takes it: a field left "(not used)" is null, so no column feeds it. */
+  const mappingBody = (chosen: Mapping, format: DateFormat | '') => ({
+    ...Object.fromEntries(Object.entries(chosen).map(([field, header]) => [field, header || null])),
+    ...(format ? { dateFormat: format } : {}),
+  });
+
+  /**
+   * Detects the file's date format with a dry run the user does not see: the server reads the
+   * date column as the import will. An ambiguous file leaves the choice empty and asks.
+   */
+  async function detect(text: string, chosen: Mapping) {
+    setDateFormat('');
+    setAmbiguous(false);
+    if (!chosen.issuedOn) return;
+    const { data } = await api.POST('/api/v1/ingest/csv', {
+      body: { csv: text, dryRun: true, mapping: mappingBody(chosen, '') },
+    });
+    const found = data?.dateFormat;
+    if (!found) return;
+    setAmbiguous(found.ambiguous);
+    if (found.detected) setDateFormat(found.detected as DateFormat);
+  }
 
   async function read(event: Event) {
     const file = (event.currentTarget as HTMLInputElement).files?.[0];
     if (!file) return;
     const text = await file.text();
+    const guessed = guess(headerOf(text));
     setCsv(text);
     setFilename(file.name);
-    setMapping(guess(headerOf(text)));
+    setMapping(guessed);
     setPreview(null);
     setResult(null);
+    await detect(text, guessed);
+  }
+
+  function remap(field: keyof Mapping, header: string) {
+    const next = { ...mapping, [field]: header };
+    setMapping(next);
+    setPreview(null);
+    if (field === 'issuedOn') detect(csv, next);
   }
 
   async function send(dryRun: boolean) {
     setError(null);
-    const chosen = Object.fromEntries(Object.entries(mapping).filter(([, header]) => header));
     const { data, error: failure } = await api.POST('/api/v1/ingest/csv', {
       body: {
         csv,
         dryRun,
         ...(filename ? { filename } : {}),
-        mapping: chosen,
+        mapping: mappingBody(mapping, dateFormat),
         ...(definitionId ? { defaults: { definitionId } } : {}),
       },
     });
@@ -142,6 +193,8 @@ function CsvImport({ definitions, onImported }: { definitions: Definition[]; onI
       onImported();
     }
   }
+
+  const needsFormat = ambiguous && dateFormat === '';
 
   return (
     <section class="panel" aria-labelledby="csv-import">
@@ -171,7 +224,7 @@ function CsvImport({ definitions, onImported }: { definitions: Definition[]; onI
                       <select
                         id={`map-${field.key}`}
                         value={mapping[field.key]}
-                        onChange={(e) => setMapping({ ...mapping, [field.key]: inputValue(e) })}
+                        onChange={(e) => remap(field.key, inputValue(e))}
                       >
                         <option value="">(not used)</option>
                         {headers.map((header) => (
@@ -186,6 +239,41 @@ function CsvImport({ definitions, onImported }: { definitions: Definition[]; onI
               </tbody>
             </table>
           </div>
+          {mapping.issuedOn && (
+            <Field
+              label="Date format"
+              id="csv-date-format"
+              hint={
+                needsFormat
+                  ? 'Every date in this file reads both ways (all days are 12 or less): choose the order the file uses.'
+                  : 'Detected from the file; change it if the dates are read wrongly.'
+              }
+            >
+              <select
+                id="csv-date-format"
+                aria-describedby="csv-date-format-hint"
+                aria-invalid={needsFormat}
+                required={ambiguous}
+                value={dateFormat}
+                onChange={(e) => {
+                  setDateFormat(inputValue(e) as DateFormat | '');
+                  setPreview(null);
+                }}
+              >
+                <option value="">
+                  {ambiguous ? 'Choose the date format' : 'Not detected: ISO 8601 and D Month YYYY'}
+                </option>
+                {DATE_FORMATS.map((format) => (
+                  <option key={format.value} value={format.value}>
+                    {format.label}
+                  </option>
+                ))}
+              </select>
+            </Field>
+          )}
+          {needsFormat && (
+            <Alert kind="info">Choose the date format before the preview: this file's dates read two ways.</Alert>
+          )}
           <Field label="Definition for rows without one" id="csv-definition">
             <select id="csv-definition" value={definitionId} onChange={(e) => setDefinitionId(inputValue(e))}>
               <option value="">(the column decides)</option>
@@ -197,18 +285,18 @@ function CsvImport({ definitions, onImported }: { definitions: Definition[]; onI
             </select>
           </Field>
           <div class="actions">
-            <button type="button" class="secondary" onClick={() => send(true)}>
+            <button type="button" class="secondary" disabled={needsFormat} onClick={() => send(true)}>
               Preview
             </button>
             {preview && (
-              <button type="button" onClick={() => send(false)}>
-                Import
+              <button type="button" disabled={preview.issued === 0} onClick={() => send(false)}>
+                Import{preview.issued > 0 ? ` ${preview.issued} credential${preview.issued === 1 ? '' : 's'}` : ''}
               </button>
             )}
           </div>
         </>
       )}
-      {preview && <ReportTable report={preview} title="Preview (nothing issued yet)" />}
+      {preview && <PreviewTable report={preview} />}
       {result && (
         <>
           <Alert kind="success">
@@ -220,6 +308,57 @@ function CsvImport({ definitions, onImported }: { definitions: Definition[]; onI
     </section>
   );
 }
+
+/** The dry run: each row's name, definition, date, class and message, and the totals per class. */
+function PreviewTable({ report }: { report: ImportReport }) {
+  const totals = new Map<string, number>();
+  for (const row of report.rows) totals.set(classOf(row), (totals.get(classOf(row)) ?? 0) + 1);
+  return (
+    <>
+      <ul class="totals" aria-label="Rows per class">
+        {[...totals].map(([cls, count]) => (
+          <li key={cls} data-class={cls}>
+            {cls}: <strong>{count}</strong>
+          </li>
+        ))}
+      </ul>
+      {report.issued === 0 && (
+        <Alert kind="info">No row would be issued: fix the rows in error, or choose another mapping.</Alert>
+      )}
+      <div class="table-wrap">
+        <table class="report">
+          <caption>Preview (nothing issued yet): {report.total} rows</caption>
+          <thead>
+            <tr>
+              <th scope="col">Row</th>
+              <th scope="col">Name</th>
+              <th scope="col">Definition</th>
+              <th scope="col">Date</th>
+              <th scope="col">Class</th>
+              <th scope="col">Message</th>
+            </tr>
+          </thead>
+          <tbody>
+            {report.rows.map((row) => (
+              <tr key={row.rowNum} class={`row-${row.preview ?? row.outcome}`}>
+                <td>{row.rowNum}</td>
+                <td>{row.recipientName ?? '—'}</td>
+                <td>{row.definitionName ?? '—'}</td>
+                <td>{row.issuedOn ? formatDay(row.issuedOn) : '—'}</td>
+                <td>{classOf(row)}</td>
+                <td>{row.message ?? ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
+
+/** A date as the verification page writes it (31 December 2026), in UTC. */
+const formatDay = (iso: string) =>
+  new Date(iso).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
 
 /** One row of an import's report as a table shows it. */
 interface ReportLine {

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
 import { api, problem } from '../api';
 import { useApiRead } from '../hooks';
-import { Alert, Field, formatDate, inputValue } from '../ui';
+import { Alert, ConfirmDialog, Field, formatDate, inputValue } from '../ui';
 
 type ApiKey = components['schemas']['ApiKey'];
 
@@ -16,12 +16,25 @@ interface NewKey {
 
 const DAY = 86_400;
 
+/** How a key is named in a dialog: its label and its prefix. */
+const keyName = (key: ApiKey) => (key.name ? `"${key.name}" (${key.prefix}…)` : `${key.prefix}…`);
+
 export function KeysPage() {
   const { data: page, error, setError, reload: load } = useApiRead(() => api.GET('/api/v1/keys'), []);
   const keys = page?.items ?? null;
   const [name, setName] = useState('');
   const [graceDays, setGraceDays] = useState('1');
   const [shown, setShown] = useState<NewKey | null>(null);
+  const [pending, setPending] = useState<{ action: 'rotate' | 'revoke'; key: ApiKey } | null>(null);
+  const graceSeconds = Math.round(Math.min(30, Math.max(0, Number(graceDays) || 0)) * DAY);
+
+  function confirm() {
+    if (!pending) return;
+    const path = { params: { path: { id: pending.key.id } } };
+    setPending(null);
+    if (pending.action === 'rotate') act(api.POST('/api/v1/keys/{id}/rotate', { ...path, body: { graceSeconds } }));
+    else act(api.POST('/api/v1/keys/{id}/revoke', path));
+  }
 
   /** Creating and rotating answer the new key (shown once); revoking answers the key's row. */
   async function act(result: Promise<{ data?: NewKey | ApiKey; error?: unknown }>) {
@@ -70,6 +83,34 @@ export function KeysPage() {
           onInput={(e) => setGraceDays(inputValue(e))}
         />
       </Field>
+      {pending?.action === 'rotate' && (
+        <ConfirmDialog
+          id="confirm-rotate"
+          title={`Rotate key ${keyName(pending.key)}?`}
+          confirmLabel="Rotate key"
+          onConfirm={confirm}
+          onCancel={() => setPending(null)}
+        >
+          <p>
+            A new key is made now{pending.key.name ? ` with the label "${pending.key.name}"` : ''}.{' '}
+            {graceSeconds === 0
+              ? 'This key stops working at once.'
+              : `This key keeps working for ${graceDays} day(s), then stops.`}{' '}
+            Other keys are not changed.
+          </p>
+        </ConfirmDialog>
+      )}
+      {pending?.action === 'revoke' && (
+        <ConfirmDialog
+          id="confirm-revoke"
+          title={`Revoke key ${keyName(pending.key)}?`}
+          confirmLabel="Revoke key"
+          onConfirm={confirm}
+          onCancel={() => setPending(null)}
+        >
+          <p>It stops working at once: every integration that uses it is refused. This cannot be undone.</p>
+        </ConfirmDialog>
+      )}
       {keys && (
         <div class="table-wrap">
           <table>
@@ -89,35 +130,19 @@ export function KeysPage() {
                   <th scope="row">
                     <code>{key.prefix}</code>
                   </th>
-                  <td>{key.name ?? '—'}</td>
+                  <td>
+                    {key.name ?? '—'}
+                    {key.rotatedFrom && <small class="hint"> rotated {formatDate(key.createdAt)}</small>}
+                  </td>
                   <td>{formatDate(key.createdAt)}</td>
                   <td>{key.revokedAt ? `revoked ${formatDate(key.revokedAt)}` : formatDate(key.expiresAt)}</td>
                   <td class="actions">
                     {!key.revokedAt && (
                       <>
-                        <button
-                          type="button"
-                          class="secondary"
-                          onClick={() =>
-                            act(
-                              api.POST('/api/v1/keys/{id}/rotate', {
-                                params: { path: { id: key.id } },
-                                body: {
-                                  graceSeconds: Math.round(Math.min(30, Math.max(0, Number(graceDays) || 0)) * DAY),
-                                },
-                              }),
-                            )
-                          }
-                        >
+                        <button type="button" class="secondary" onClick={() => setPending({ action: 'rotate', key })}>
                           Rotate<span class="visually-hidden"> {key.prefix}</span>
                         </button>
-                        <button
-                          type="button"
-                          class="danger"
-                          onClick={() =>
-                            act(api.POST('/api/v1/keys/{id}/revoke', { params: { path: { id: key.id } } }))
-                          }
-                        >
+                        <button type="button" class="danger" onClick={() => setPending({ action: 'revoke', key })}>
                           Revoke<span class="visually-hidden"> {key.prefix}</span>
                         </button>
                       </>
