@@ -67,6 +67,7 @@ describe.each(dialects)('console definition endorsements and alignments on %s', 
     await endorsements.getByRole('button', { name: 'Record endorsement' }).click();
     await endorsements.getByRole('status').getByText('Recorded the endorsement by “Guild of Testers”.').waitFor();
     await endorsements.getByRole('listitem').getByText('Guild of Testers').waitFor();
+    await endorsements.getByRole('listitem').getByText('(unsigned claim)').waitFor();
 
     await alignments.getByLabel('Target name').fill('Critical thinking');
     await alignments.getByLabel('Target URL').fill('https://framework.example/ct');

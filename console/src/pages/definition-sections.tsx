@@ -7,7 +7,11 @@ import { Alert, Field, inputValue } from '../ui';
 const optional = <K extends string>(key: K, value: string) =>
   (value.trim() ? { [key]: value.trim() } : {}) as Partial<Record<K, string>>;
 
-/** The definition's endorsements (hosted as Open Badges Endorsements) and a form to record one. */
+/**
+ * The definition's recorded endorsements (hosted as Open Badges 2.0 Endorsements) and a form to
+ * record one. Each is an outside endorser's claim that no one signs: the issuer never signs in the
+ * endorser's name, so each is shown as an unsigned claim.
+ */
 export function EndorsementsSection({ definitionId }: { definitionId: string }) {
   const [name, setName] = useState('');
   const [url, setUrl] = useState('');
@@ -36,6 +40,10 @@ export function EndorsementsSection({ definitionId }: { definitionId: string }) 
   return (
     <section class="panel" aria-labelledby="endorsements-title">
       <h2 id="endorsements-title">Endorsements</h2>
+      <p class="hint">
+        Claims of outside endorsers, recorded by you and signed by no one. An issuer on this service endorses with its
+        own key instead (API: POST /api/v1/endorsements/given).
+      </p>
       {items === null ? (
         <p>Loading…</p>
       ) : items.length === 0 ? (
@@ -45,7 +53,7 @@ export function EndorsementsSection({ definitionId }: { definitionId: string }) 
           {items.map((item) => (
             <li key={item.id}>
               <strong>{item.endorserName}</strong>
-              {item.endorserUrl && <> ({item.endorserUrl})</>}: {item.claim}
+              {item.endorserUrl && <> ({item.endorserUrl})</>}: {item.claim} <em>(unsigned claim)</em>
             </li>
           ))}
         </ul>
