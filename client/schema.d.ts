@@ -1446,8 +1446,10 @@ export interface components {
             seq: number;
             /** Format: date-time */
             occurredAt: string;
-            /** @description API key id, `cli` or `system` */
+            /** @description `key:<API key id>`, `user:<console user id>`, `cli`, `system` (a job), `wallet` (OpenID4VCI) or `anonymous` (an unsubscribe link) */
             actor: string;
+            /** @description The actor as people read it: the console user's email, `API key <label>` (its prefix when unlabelled), `CLI`, `System`, `Wallet` or `Anonymous`. Not part of the hash. */
+            actorName: string;
             action: string;
             targetType: string;
             targetId: string;
@@ -3891,6 +3893,14 @@ export interface operations {
                 targetType?: string;
                 /** @description Only records of this target (a credential id, ...) */
                 targetId?: string;
+                /** @description Only records of this action (`credential.revoked`, ...) */
+                action?: string;
+                /** @description Only records of this actor, as records name it (`key:<id>`, `user:<id>`, `cli`, `system`, ...) */
+                actor?: string;
+                /** @description Only records that occurred at or after this instant */
+                from?: string;
+                /** @description Only records that occurred before this instant */
+                to?: string;
             };
             header?: never;
             path?: never;

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AUDIT_VERIFY_COST } from '../src/modules/audit/audit.routes.js';
+import { consoleUser } from './console.support.js';
 import {
   auth,
   createTestApp,
@@ -81,6 +82,51 @@ describe.each(dialects)('audit API on %s', (dialect) => {
         where tablename = 'audit_log' and indexname = 'audit_log_issuer_target'`.execute(t.database.db);
       expect(rows[0]?.indexdef).toMatch(/\(issuer_id, target_id\)/);
     }
+  });
+
+  it('filters by action, actor and date range, and names each actor as people read it', async () => {
+    const issued = (await get(`${URL}?action=credential.issued`)).json();
+    expect(issued.total).toBe(2);
+    expect(issued.items.map((r: { targetId: string }) => r.targetId)).toEqual([credentials[1], credentials[0]]);
+    const key = await t.database.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('issuer_id', '=', a.id)
+      .executeTakeFirstOrThrow();
+    const byKey = (await get(`${URL}?actor=key:${key.id}&targetType=credential`)).json();
+    expect(byKey.total).toBe(3);
+    expect(new Set(byKey.items.map((r: { actorName: string }) => r.actorName))).toEqual(new Set(['API key initial']));
+    const bySystem = (await get(`${URL}?actor=system`)).json();
+    expect(bySystem.items.map((r: { action: string; actorName: string }) => [r.action, r.actorName]).sort()).toEqual([
+      ['api_key.created', 'System'],
+      ['issuer.created', 'System'],
+    ]);
+    const staff = await consoleUser(t.app, a.id, 'viewer');
+    const byUser = (await get(`${URL}?actor=user:${staff.userId}`)).json();
+    expect(byUser.items.map((r: { action: string; actorName: string }) => [r.action, r.actorName])).toEqual([
+      ['console_user.activated', staff.email],
+    ]);
+    expect((await get(`${URL}?actor=user:${staff.userId}`, b.key)).json()).toMatchObject({ total: 0, items: [] });
+
+    const from = '2026-11-21T10:00:01.000Z';
+    const since = (await get(`${URL}?targetType=credential&from=${from}`)).json();
+    expect(since.items.map((r: { action: string; targetId: string }) => [r.action, r.targetId])).toEqual([
+      ['credential.revoked', credentials[0]],
+      ['credential.issued', credentials[1]],
+    ]);
+    const window = (await get(`${URL}?targetType=credential&from=${from}&to=2026-11-21T10:00:02.000Z`)).json();
+    expect(window.items.map((r: { targetId: string }) => r.targetId)).toEqual([credentials[1]]);
+    const offset = (await get(`${URL}?targetType=credential&to=2026-11-21T12:00:01%2B02:00`)).json();
+    expect(offset.items.map((r: { targetId: string }) => r.targetId)).toEqual([credentials[0]]);
+    expectErrorBody(await get(`${URL}?from=2026-11-21T10:00:02.000Z&to=${from}`), 400, 'validation_failed');
+    expectErrorBody(await get(`${URL}?from=yesterday`), 400, 'validation_failed');
+    expectErrorBody(await get(`${URL}?action=`), 400, 'validation_failed');
+  });
+
+  it('documents the filters in the OpenAPI document', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const names = doc.paths['/api/v1/audit'].get.parameters.map((p: { name: string }) => p.name);
+    expect(names).toEqual(expect.arrayContaining(['targetType', 'targetId', 'action', 'actor', 'from', 'to']));
   });
 
   it('checks the chains over the API as the CLI does, for this issuer only, at its rate-limit cost', async () => {

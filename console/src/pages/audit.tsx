@@ -1,13 +1,44 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
 import { api, problem } from '../api';
-import { Alert, formatDate } from '../ui';
+import { Alert, Field, formatDate, inputValue } from '../ui';
 
 type AuditRecord = components['schemas']['AuditRecord'];
 type Checkpoint = components['schemas']['AuditCheckpoint'];
 type ChainReport = components['schemas']['AuditChainReport'];
 
 const PAGE = 50;
+
+/** The filters as typed; dates are days (UTC), `to` inclusive. */
+interface Filters {
+  action: string;
+  actor: string;
+  targetType: string;
+  targetId: string;
+  from: string;
+  to: string;
+}
+
+const NO_FILTERS: Filters = { action: '', actor: '', targetType: '', targetId: '', from: '', to: '' };
+
+/** Actors every issuer's log may name, offered before any record shows them. */
+const KNOWN_ACTORS: [string, string][] = [
+  ['cli', 'CLI'],
+  ['system', 'System'],
+];
+
+/** The list API's query for `filters`: empty fields left out, the `to` day included whole. */
+function auditQuery(filters: Filters) {
+  const nextDay = (day: string) => new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString();
+  return {
+    ...(filters.action ? { action: filters.action.trim() } : {}),
+    ...(filters.actor ? { actor: filters.actor } : {}),
+    ...(filters.targetType ? { targetType: filters.targetType.trim() } : {}),
+    ...(filters.targetId ? { targetId: filters.targetId.trim() } : {}),
+    ...(filters.from ? { from: `${filters.from}T00:00:00.000Z` } : {}),
+    ...(filters.to ? { to: nextDay(filters.to) } : {}),
+  };
+}
 
 /**
  * Each record names the hash of the one before it in its stripe: the page checks that the
@@ -30,6 +61,9 @@ function chainBreaks(records: AuditRecord[]): number {
 
 export function AuditPage() {
   const [offset, setOffset] = useState(0);
+  const [draft, setDraft] = useState<Filters>(NO_FILTERS);
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  const [actors, setActors] = useState<Map<string, string>>(new Map(KNOWN_ACTORS));
   const [records, setRecords] = useState<AuditRecord[]>([]);
   const [total, setTotal] = useState(0);
   const [head, setHead] = useState<Checkpoint | null>(null);
@@ -46,18 +80,22 @@ export function AuditPage() {
   }
 
   useEffect(() => {
-    api.GET('/api/v1/audit', { params: { query: { limit: PAGE, offset } } }).then(({ data, error: failure }) => {
+    const query = { limit: PAGE, offset, ...auditQuery(filters) };
+    api.GET('/api/v1/audit', { params: { query } }).then(({ data, error: failure }) => {
       if (failure) setError(problem(failure));
       else {
+        setError(null);
         setRecords(data.items);
         setTotal(data.total);
+        setActors((known) => new Map([...known, ...data.items.map((r): [string, string] => [r.actor, r.actorName])]));
       }
     });
-  }, [offset]);
+  }, [offset, filters]);
   useEffect(() => {
     api.GET('/api/v1/audit/head').then(({ data }) => setHead(data ?? null));
   }, []);
   const breaks = chainBreaks(records);
+  const set = (key: keyof Filters) => (event: Event) => setDraft({ ...draft, [key]: inputValue(event) });
 
   return (
     <>
@@ -99,6 +137,67 @@ export function AuditPage() {
           </>
         )}
       </section>
+      <form
+        class="panel filters"
+        aria-label="Filter the audit log"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setOffset(0);
+          setFilters(draft);
+        }}
+      >
+        <Field label="Action" id="audit-action" hint="Exactly, as in the list: credential.revoked">
+          <input
+            id="audit-action"
+            maxLength={100}
+            aria-describedby="audit-action-hint"
+            value={draft.action}
+            onInput={set('action')}
+          />
+        </Field>
+        <Field label="Actor" id="audit-actor">
+          <select id="audit-actor" value={draft.actor} onChange={set('actor')}>
+            <option value="">Anyone</option>
+            {[...actors].map(([actor, name]) => (
+              <option key={actor} value={actor}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Target type" id="audit-target-type" hint="credential, definition, api_key, …">
+          <input
+            id="audit-target-type"
+            maxLength={100}
+            aria-describedby="audit-target-type-hint"
+            value={draft.targetType}
+            onInput={set('targetType')}
+          />
+        </Field>
+        <Field label="Target id" id="audit-target-id">
+          <input id="audit-target-id" maxLength={200} value={draft.targetId} onInput={set('targetId')} />
+        </Field>
+        <Field label="From" id="audit-from">
+          <input id="audit-from" type="date" value={draft.from} onInput={set('from')} />
+        </Field>
+        <Field label="To" id="audit-to">
+          <input id="audit-to" type="date" value={draft.to} onInput={set('to')} />
+        </Field>
+        <div class="actions">
+          <button type="submit">Filter</button>
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              setDraft(NO_FILTERS);
+              setOffset(0);
+              setFilters(NO_FILTERS);
+            }}
+          >
+            Clear
+          </button>
+        </div>
+      </form>
       <div class="table-wrap">
         <table>
           <caption>
@@ -117,7 +216,7 @@ export function AuditPage() {
               <tr key={record.id}>
                 <td>{formatDate(record.occurredAt)}</td>
                 <td>{record.action}</td>
-                <td>{record.actor}</td>
+                <td class="wrap">{record.actorName}</td>
                 <td class="wrap">
                   {record.targetType} <code>{record.targetId}</code>
                 </td>

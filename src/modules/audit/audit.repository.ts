@@ -5,9 +5,16 @@ import type { AuditLogTable } from '../../db/schema.js';
 
 export type AuditRow = Selectable<AuditLogTable>;
 
-export interface AuditTargetFilter {
+/** What `GET /api/v1/audit` narrows the records to; every member given must match. */
+export interface AuditFilter {
   targetType?: string;
   targetId?: string;
+  action?: string;
+  actor?: string;
+  /** occurred_at at or after this instant (ISO 8601, UTC). */
+  from?: string;
+  /** occurred_at before this instant. */
+  to?: string;
 }
 
 const AUDIT_COLUMNS = [
@@ -77,18 +84,25 @@ export function createAuditRepository(db: Executor, dialect: Dialect) {
       }
       await executeAll(db, auditValues(db, rows));
     },
-    /** Newest first; `target` narrows to one target type and/or id (index audit_log_issuer_target). */
+    /**
+     * Newest first; `filter` narrows by target type and/or id (index audit_log_issuer_target), action,
+     * actor and a range of occurred_at.
+     */
     async list(
       issuerId: string,
       limit: number,
       offset: number,
-      target: AuditTargetFilter = {},
+      filter: AuditFilter = {},
     ): Promise<{ total: number; rows: AuditRow[] }> {
       const base = db
         .selectFrom('audit_log')
         .where('issuer_id', '=', issuerId)
-        .$if(target.targetId !== undefined, (q) => q.where('target_id', '=', target.targetId as string))
-        .$if(target.targetType !== undefined, (q) => q.where('target_type', '=', target.targetType as string));
+        .$if(filter.targetId !== undefined, (q) => q.where('target_id', '=', filter.targetId as string))
+        .$if(filter.targetType !== undefined, (q) => q.where('target_type', '=', filter.targetType as string))
+        .$if(filter.action !== undefined, (q) => q.where('action', '=', filter.action as string))
+        .$if(filter.actor !== undefined, (q) => q.where('actor', '=', filter.actor as string))
+        .$if(filter.from !== undefined, (q) => q.where('occurred_at', '>=', filter.from as string))
+        .$if(filter.to !== undefined, (q) => q.where('occurred_at', '<', filter.to as string));
       const [count, rows] = await Promise.all([
         base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
         base
@@ -101,6 +115,26 @@ export function createAuditRepository(db: Executor, dialect: Dialect) {
           .execute(),
       ]);
       return { total: Number(count.n), rows };
+    },
+    /** The emails of an issuer's console users among `ids` (staff data, shown to the same issuer's staff). */
+    async userEmails(issuerId: string, ids: string[]): Promise<{ id: string; email: string }[]> {
+      if (ids.length === 0) return [];
+      return db
+        .selectFrom('console_users')
+        .select(['id', 'email'])
+        .where('issuer_id', '=', issuerId)
+        .where('id', 'in', ids)
+        .execute();
+    },
+    /** The labels and prefixes of an issuer's API keys among `ids`. */
+    async keyLabels(issuerId: string, ids: string[]): Promise<{ id: string; label: string | null; prefix: string }[]> {
+      if (ids.length === 0) return [];
+      return db
+        .selectFrom('api_keys')
+        .select(['id', 'label', 'prefix'])
+        .where('issuer_id', '=', issuerId)
+        .where('id', 'in', ids)
+        .execute();
     },
     /** One chain in order, a page at a time. */
     async chainPage(issuerId: string, stripe: number, afterSeq: number, size: number): Promise<AuditRow[]> {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { errors } from '../../core/errors.js';
 import { errorResponses, keyedErrors, PageOffset } from '../../core/schemas.js';
 import { AuditChainReport, AuditCheckpoint, AuditRecord } from './audit.schemas.js';
 import type { ChainReport } from './audit.service.js';
@@ -47,6 +48,27 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
                 description: 'Only records of this target (a credential id, ...)',
               }),
             ),
+            action: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 100,
+                description: 'Only records of this action (`credential.revoked`, ...)',
+              }),
+            ),
+            actor: Type.Optional(
+              Type.String({
+                minLength: 1,
+                maxLength: 200,
+                description:
+                  'Only records of this actor, as records name it (`key:<id>`, `user:<id>`, `cli`, `system`, ...)',
+              }),
+            ),
+            from: Type.Optional(
+              Type.String({ format: 'date-time', description: 'Only records that occurred at or after this instant' }),
+            ),
+            to: Type.Optional(
+              Type.String({ format: 'date-time', description: 'Only records that occurred before this instant' }),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -62,8 +84,15 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const { limit, offset, targetType, targetId } = request.query;
-      return audit.list(request.issuerId(), limit, offset, { targetType, targetId });
+      const { limit, offset, from, to, ...filter } = request.query;
+      if (from !== undefined && to !== undefined && Date.parse(from) >= Date.parse(to)) {
+        throw errors.validation('`from` must be before `to`.');
+      }
+      return audit.list(request.issuerId(), limit, offset, {
+        ...filter,
+        ...(from === undefined ? {} : { from: new Date(from).toISOString() }),
+        ...(to === undefined ? {} : { to: new Date(to).toISOString() }),
+      });
     },
   );
 

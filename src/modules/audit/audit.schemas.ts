@@ -7,7 +7,14 @@ export const AuditRecord = Type.Object(
     stripe: Type.Integer({ description: 'The hash chain the record belongs to (0-7); seq counts within it' }),
     seq: Type.Integer({ description: 'Position in its stripe, from 1; (stripe, seq) is unique' }),
     occurredAt: Type.String({ format: 'date-time' }),
-    actor: Type.String({ description: 'API key id, `cli` or `system`' }),
+    actor: Type.String({
+      description:
+        '`key:<API key id>`, `user:<console user id>`, `cli`, `system` (a job), `wallet` (OpenID4VCI) or `anonymous` (an unsubscribe link)',
+    }),
+    actorName: Type.String({
+      description:
+        "The actor as people read it: the console user's email, `API key <label>` (its prefix when unlabelled), `CLI`, `System`, `Wallet` or `Anonymous`. Not part of the hash.",
+    }),
     action: Type.String(),
     targetType: Type.String(),
     targetId: Type.String(),

@@ -2,12 +2,16 @@ import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import { canonicalJson, sha256Hex } from '../../core/hashing.js';
 import type { Executor } from '../../db/database.js';
-import { type AuditRow, type AuditTargetFilter, createAuditRepository } from './audit.repository.js';
+import { type AuditFilter, type AuditRow, createAuditRepository } from './audit.repository.js';
 import type { AuditCheckpoint } from './audit.schemas.js';
 
 export interface AuditEntry {
   issuerId: string;
-  /** API key id, `cli` or `system`. */
+  /**
+   * `key:<API key id>`, `user:<console user id>`, `cli` (the operator's command line), `system` (a
+   * job of the service), `wallet` (a holder's wallet through OpenID4VCI) or `anonymous` (a link
+   * followed without signing in, such as an unsubscribe).
+   */
   actor: string;
   action: string;
   targetType: string;
@@ -60,6 +64,15 @@ export function recordHash(row: Omit<AuditRow, 'hash'>): string {
 }
 
 type ChainHead = { seq: number; hash: string };
+
+const ACTOR_NAMES: Record<string, string> = { cli: 'CLI', system: 'System', wallet: 'Wallet', anonymous: 'Anonymous' };
+
+/** The name of an actor no user or key of the issuer names (any more). */
+function actorName(actor: string): string {
+  if (actor.startsWith('user:')) return 'A removed console user';
+  if (actor.startsWith('key:')) return 'API key';
+  return ACTOR_NAMES[actor] ?? actor;
+}
 
 /** Every stripe, ascending: the order heads are locked in. */
 const ALL_STRIPES = Array.from({ length: AUDIT_STRIPES }, (_, stripe) => stripe);
@@ -198,8 +211,24 @@ export function createAuditService(core: Pick<Core, 'db' | 'dialect' | 'clock' |
       };
     },
 
-    async list(issuerId: string, limit: number, offset: number, target: AuditTargetFilter = {}) {
-      const { total, rows } = await createAuditRepository(core.db, core.dialect).list(issuerId, limit, offset, target);
+    /**
+     * A page of records, each with `actorName`, the actor as the console shows it: a console user's
+     * email (staff data, shown to the staff of the same issuer), `API key <label>`, `CLI`, ...
+     */
+    async list(issuerId: string, limit: number, offset: number, filter: AuditFilter = {}) {
+      const repo = createAuditRepository(core.db, core.dialect);
+      const { total, rows } = await repo.list(issuerId, limit, offset, filter);
+      const idsOf = (prefix: string) => [
+        ...new Set(rows.filter((r) => r.actor.startsWith(prefix)).map((r) => r.actor.slice(prefix.length))),
+      ];
+      const [users, keys] = await Promise.all([
+        repo.userEmails(issuerId, idsOf('user:')),
+        repo.keyLabels(issuerId, idsOf('key:')),
+      ]);
+      const names = new Map<string, string>([
+        ...users.map((u): [string, string] => [`user:${u.id}`, u.email]),
+        ...keys.map((k): [string, string] => [`key:${k.id}`, `API key ${k.label ?? `${k.prefix}…`}`]),
+      ]);
       return {
         total,
         limit,
@@ -211,6 +240,7 @@ export function createAuditService(core: Pick<Core, 'db' | 'dialect' | 'clock' |
           seq: r.seq,
           occurredAt: r.occurred_at,
           actor: r.actor,
+          actorName: names.get(r.actor) ?? actorName(r.actor),
           action: r.action,
           targetType: r.target_type,
           targetId: r.target_id,
