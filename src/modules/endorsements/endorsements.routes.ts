@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses, IdParams, keyedErrors } from '../../core/schemas.js';
-import type { EndorsementCredentialRow } from '../vc/vc.repository.js';
+import type { EndorsementCredentialsTable as EndorsementCredentialRow } from '../../db/schema.js';
 import {
   CreateEndorsementBody,
   EndorsementSchema,
