@@ -489,6 +489,22 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     }
   });
 
+  it('shows audit actors by email and filters the log by actor and action', async () => {
+    await page.getByRole('link', { name: 'Audit log', exact: true }).click();
+    await page.getByRole('heading', { name: 'Audit log', exact: true }).waitFor();
+    await page.getByRole('cell', { name: OWNER }).first().waitFor();
+    await page.getByLabel('Actor').selectOption({ label: OWNER });
+    await page.getByLabel('Action', { exact: true }).fill('credential.revoked');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    const rows = page.getByRole('row').filter({ has: page.getByRole('cell') });
+    await expect
+      .poll(async () => (await rows.allInnerTexts()).map((row) => row.includes('credential.revoked') && row.includes(OWNER)))
+      .toEqual([true]);
+    await expectAccessible(page, 'audit filtered');
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await expect.poll(async () => (await rows.allInnerTexts()).length).toBeGreaterThan(1);
+  });
+
   it('refuses a state change that lacks the CSRF token (403 csrf_failed)', async () => {
     const res = await page.evaluate(async () => {
       const response = await fetch('/api/v1/definitions', {

@@ -1,0 +1,556 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { contexts as credentialsContexts } from '@digitalbazaar/credentials-context';
+import { fromJwk as multikeyFromJwk } from '@digitalbazaar/ed25519-multikey';
+import { Ed25519Signature2020 } from '@digitalbazaar/ed25519-signature-2020';
+import { Ed25519VerificationKey2020 } from '@digitalbazaar/ed25519-verification-key-2020';
+import { createPresentation, type DocumentLoader, signPresentation } from '@digitalbazaar/vc';
+import didContext from 'did-context';
+import ed25519Context from 'ed25519-signature-2020-context';
+import type { InjectOptions } from 'fastify';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axcelerateMergedRows } from './connectors.fixtures.js';
+import { type ConsoleUser, consoleUser, PASSWORD } from './console.support.js';
+import { auth, createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
+
+/**
+ * The audit invariant (design.md, "Added 2026-11-27"): every state-changing operation writes an
+ * audit record naming its actor. This walks every non-GET operation of the live /openapi.json,
+ * so an operation added later is walked too: each needs a request builder below or an exemption
+ * argued in docs/audit.md, or the walk fails.
+ */
+
+/** Non-GET operations that change nothing the audit log is for; docs/audit.md argues each. */
+const EXEMPT = new Set([
+  'searchCredentials',
+  'getPathwayProgress',
+  'verifyCredential',
+  'verifyCredentialsBulk',
+  'verifyCredentialPremium',
+  'getCredentialNonce',
+]);
+
+/** One call to make, with the actor its record must name and the issuer whose log holds it. */
+interface Call {
+  request: InjectOptions;
+  actor: string;
+  /** Default: the walking issuer. */
+  issuerId?: string;
+}
+
+interface Walk {
+  t: TestApp;
+  a: TestIssuer;
+  /** The audit actor of `a.key`. */
+  keyActor: string;
+  owner: ConsoleUser;
+  definitionId: string;
+  /** A fresh credential of `a`, issued through the API. */
+  credential(): Promise<string>;
+  keyed(method: InjectOptions['method'], url: string, payload?: object): InjectOptions;
+  session(user: ConsoleUser, method: InjectOptions['method'], url: string, payload?: object): InjectOptions;
+}
+
+let serial = 0;
+const unique = (prefix: string) => `${prefix}-${++serial}`;
+
+function pngHeader(width: number, height: number): Buffer {
+  const header = Buffer.alloc(33);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(header, 0);
+  header.writeUInt32BE(13, 8);
+  header.write('IHDR', 12, 'latin1');
+  header.writeUInt32BE(width, 16);
+  header.writeUInt32BE(height, 20);
+  header.writeUInt8(8, 24);
+  header.writeUInt8(6, 25);
+  return header;
+}
+
+async function created(w: Walk, request: InjectOptions): Promise<Record<string, unknown>> {
+  const res = await w.t.app.inject(request);
+  expect(res.statusCode, res.body).toBeLessThan(300);
+  return res.json();
+}
+
+const contexts = new Map<string, object>([...credentialsContexts, ...didContext.contexts, ...ed25519Context.contexts]);
+const loader: DocumentLoader = async (url) => {
+  const document = contexts.get(url);
+  if (!document) throw new Error(`not loaded: ${url}`);
+  return { document, documentUrl: url, contextUrl: null };
+};
+
+const PRE_AUTH = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
+const form = { 'content-type': 'application/x-www-form-urlencoded' };
+
+/** An offer for a fresh credential, resolved to its pre-authorized code. */
+async function preAuthorizedCode(w: Walk): Promise<string> {
+  const offer = await created(w, w.keyed('POST', `/api/v1/credentials/${await w.credential()}/offers`, {}));
+  const reference = new URL(new URL(offer.offer as string).searchParams.get('credential_offer_uri') ?? '');
+  const body = await created(w, { method: 'GET', url: reference.pathname });
+  return (body.grants as Record<string, Record<string, string>>)[PRE_AUTH]?.['pre-authorized_code'] as string;
+}
+
+/** The request builders, by operationId: each sets up what its call needs and names the actor. */
+const builders: Record<string, (w: Walk) => Promise<Call>> = {
+  signIn: async (w) => {
+    const user = await consoleUser(w.t.app, w.a.id, 'viewer');
+    return {
+      request: { method: 'POST', url: '/api/v1/session', payload: { email: user.email, password: PASSWORD } },
+      actor: `user:${user.userId}`,
+    };
+  },
+  signOut: async (w) => {
+    const user = await consoleUser(w.t.app, w.a.id, 'viewer');
+    return { request: w.session(user, 'DELETE', '/api/v1/session'), actor: `user:${user.userId}` };
+  },
+  acceptInvite: async (w) => {
+    const invited = await w.t.app.services.accounts.invite(
+      w.a.id,
+      `${unique('invitee')}@example.org`,
+      'viewer',
+      'system',
+    );
+    return {
+      request: {
+        method: 'POST',
+        url: `/api/v1/invites/${invited.inviteUrl.split('/').pop()}/accept`,
+        payload: { password: PASSWORD },
+      },
+      actor: `user:${invited.user.id}`,
+    };
+  },
+  inviteUser: async (w) => ({
+    request: w.session(w.owner, 'POST', '/api/v1/users', { email: `${unique('staff')}@example.org`, role: 'viewer' }),
+    actor: `user:${w.owner.userId}`,
+  }),
+  changeUserRole: async (w) => {
+    const user = await consoleUser(w.t.app, w.a.id, 'viewer');
+    return {
+      request: w.session(w.owner, 'PATCH', `/api/v1/users/${user.userId}`, { role: 'issuer' }),
+      actor: `user:${w.owner.userId}`,
+    };
+  },
+  removeUser: async (w) => {
+    const user = await consoleUser(w.t.app, w.a.id, 'viewer');
+    return { request: w.session(w.owner, 'DELETE', `/api/v1/users/${user.userId}`), actor: `user:${w.owner.userId}` };
+  },
+  updateIssuerMe: async (w) => ({
+    request: w.keyed('PATCH', '/api/v1/issuer/me', { description: 'Audited profile' }),
+    actor: w.keyActor,
+  }),
+  createApiKey: async (w) => ({
+    request: w.session(w.owner, 'POST', '/api/v1/keys', { name: 'walk' }),
+    actor: `user:${w.owner.userId}`,
+  }),
+  rotateApiKey: async (w) => {
+    const key = await created(w, w.session(w.owner, 'POST', '/api/v1/keys', { name: 'to rotate' }));
+    return {
+      request: w.session(w.owner, 'POST', `/api/v1/keys/${key.id}/rotate`, { graceSeconds: 0 }),
+      actor: `user:${w.owner.userId}`,
+    };
+  },
+  revokeApiKey: async (w) => {
+    const key = await created(w, w.session(w.owner, 'POST', '/api/v1/keys', { name: 'to revoke' }));
+    return { request: w.session(w.owner, 'POST', `/api/v1/keys/${key.id}/revoke`), actor: `user:${w.owner.userId}` };
+  },
+  createDefinition: async (w) => ({
+    request: w.keyed('POST', '/api/v1/definitions', { name: unique('Walked'), description: 'x' }),
+    actor: w.keyActor,
+  }),
+  updateDefinition: async (w) => {
+    const definition = await created(
+      w,
+      w.keyed('POST', '/api/v1/definitions', { name: unique('Kept'), description: 'x' }),
+    );
+    return {
+      request: w.keyed('PATCH', `/api/v1/definitions/${definition.id}`, { status: 'archived' }),
+      actor: w.keyActor,
+    };
+  },
+  issueCredential: async (w) => ({
+    request: w.keyed('POST', '/api/v1/credentials', {
+      definitionId: w.definitionId,
+      recipientEmail: `${unique('earner')}@example.org`,
+      completionKey: unique('walk-issue'),
+    }),
+    actor: w.keyActor,
+  }),
+  revokeCredential: async (w) => ({
+    request: w.keyed('POST', `/api/v1/credentials/${await w.credential()}/revoke`, {}),
+    actor: w.keyActor,
+  }),
+  reissueCredential: async (w) => ({
+    request: w.keyed('POST', `/api/v1/credentials/${await w.credential()}/reissue`, {}),
+    actor: w.keyActor,
+  }),
+  importCsv: async (w) => ({
+    request: w.keyed('POST', '/api/v1/ingest/csv', {
+      csv: `email,definition_id\n${unique('csv')}@example.org,${w.definitionId}\n`,
+    }),
+    actor: w.keyActor,
+  }),
+  ingestCompletion: async (w) => ({
+    request: w.keyed('POST', '/api/v1/ingest/completions', {
+      recipientEmail: `${unique('lms')}@example.org`,
+      definitionId: w.definitionId,
+    }),
+    actor: w.keyActor,
+  }),
+  receiveAxcelerateCompletions: async (w) => {
+    const slug = unique('first-aid');
+    await created(w, w.keyed('POST', '/api/v1/definitions', { name: slug, slug, description: 'x' }));
+    return {
+      request: w.keyed('POST', '/api/v1/connectors/axcelerate/completions', {
+        records: axcelerateMergedRows,
+        definitionMap: { 'PFA incl CPR': slug, 'el:425489': slug },
+      }),
+      actor: w.keyActor,
+    };
+  },
+  receiveConnectorCompletions: async (w) => ({
+    request: w.keyed('POST', '/api/v1/connectors/generic/completions', {
+      records: [{ email: `${unique('generic')}@example.org`, definitionRef: 'walk' }],
+    }),
+    actor: w.keyActor,
+  }),
+  createAlignment: async (w) => ({
+    request: w.keyed('POST', `/api/v1/definitions/${w.definitionId}/alignments`, {
+      targetName: unique('Framework skill'),
+      targetUrl: 'https://framework.example/skills/1',
+    }),
+    actor: w.keyActor,
+  }),
+  endorseDefinition: async (w) => ({
+    request: w.keyed('POST', `/api/v1/definitions/${w.definitionId}/endorsements`, {
+      endorserName: 'Standards Body',
+      claim: 'Aligned with our standard.',
+    }),
+    actor: w.keyActor,
+  }),
+  endorseCredential: async (w) => ({
+    request: w.keyed('POST', `/api/v1/credentials/${await w.credential()}/endorsements`, {
+      endorserName: 'Mentor',
+      claim: 'Excellent.',
+    }),
+    actor: w.keyActor,
+  }),
+  uploadImage: async (w) => ({
+    request: {
+      method: 'POST',
+      url: '/api/v1/images',
+      headers: { ...auth(w.a.key), 'content-type': 'image/png' },
+      payload: pngHeader(64, 64),
+    },
+    actor: w.keyActor,
+  }),
+  createWebhook: async (w) => ({
+    request: w.keyed('POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['credential.issued'] }),
+    actor: w.keyActor,
+  }),
+  deleteWebhook: async (w) => {
+    const hook = await created(
+      w,
+      w.keyed('POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/gone', events: ['credential.issued'] }),
+    );
+    return { request: w.keyed('DELETE', `/api/v1/webhooks/${hook.id}`), actor: w.keyActor };
+  },
+  sendWebhookTest: async (w) => {
+    const hook = await created(
+      w,
+      w.keyed('POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/test', events: ['credential.issued'] }),
+    );
+    return { request: w.keyed('POST', `/api/v1/webhooks/${hook.id}/test`), actor: w.keyActor };
+  },
+  resendWebhookDelivery: async (w) => {
+    const hook = await created(
+      w,
+      w.keyed('POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/again', events: ['credential.issued'] }),
+    );
+    const sent = await created(w, w.keyed('POST', `/api/v1/webhooks/${hook.id}/test`));
+    return {
+      request: w.keyed('POST', `/api/v1/webhooks/${hook.id}/deliveries/${sent.deliveryId}/resend`),
+      actor: w.keyActor,
+    };
+  },
+  createEarnerProfile: async (w) => ({
+    request: w.keyed('POST', '/api/v1/profiles', { recipientEmail: `${unique('profile')}@example.org` }),
+    actor: w.keyActor,
+  }),
+  deleteEarnerProfile: async (w) => {
+    const profile = await created(
+      w,
+      w.keyed('POST', '/api/v1/profiles', { recipientEmail: `${unique('gone')}@example.org` }),
+    );
+    return { request: w.keyed('DELETE', `/api/v1/profiles/${profile.id}`), actor: w.keyActor };
+  },
+  createPathway: async (w) => ({
+    request: w.keyed('POST', '/api/v1/pathways', { name: unique('Track'), description: 'x' }),
+    actor: w.keyActor,
+  }),
+  updatePathway: async (w) => {
+    const pathway = await created(w, w.keyed('POST', '/api/v1/pathways', { name: unique('Track'), description: 'x' }));
+    return { request: w.keyed('PATCH', `/api/v1/pathways/${pathway.id}`, { description: 'y' }), actor: w.keyActor };
+  },
+  addPathwayStage: async (w) => {
+    const pathway = await created(w, w.keyed('POST', '/api/v1/pathways', { name: unique('Track'), description: 'x' }));
+    return {
+      request: w.keyed('POST', `/api/v1/pathways/${pathway.id}/stages`, { definitionId: w.definitionId, stepOrder: 1 }),
+      actor: w.keyActor,
+    };
+  },
+  exportRecipientData: async (w) => ({
+    request: w.keyed('POST', '/api/v1/gdpr/export', { recipientEmail: 'export@example.org' }),
+    actor: w.keyActor,
+  }),
+  eraseRecipientData: async (w) => ({
+    request: w.keyed('POST', '/api/v1/gdpr/erase', { recipientEmail: 'erase@example.org' }),
+    actor: w.keyActor,
+  }),
+  updateNotificationSettings: async (w) => ({
+    request: w.keyed('PATCH', '/api/v1/notifications/settings', { notifyByDefault: false }),
+    actor: w.keyActor,
+  }),
+  unsubscribe: async (w) => {
+    const token = unique('unsubscribe-token');
+    const now = new Date().toISOString();
+    await w.t.database.db
+      .insertInto('credential_notifications')
+      .values({
+        credential_id: await w.credential(),
+        issuer_id: w.a.id,
+        recipient_hash: createHash('sha256').update(token).digest('hex'),
+        status: 'sent',
+        detail: null,
+        attempts: 1,
+        unsubscribe_token_hash: createHash('sha256').update(token, 'utf8').digest('hex'),
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    return { request: { method: 'POST', url: `/notifications/unsubscribe/${token}` }, actor: 'anonymous' };
+  },
+  giveEndorsement: async (w) => {
+    const other = await w.t.issuer({ slug: unique(`endorsed-${w.a.slug}`) });
+    const slug = unique('endorsed');
+    await created(w, {
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: auth(other.key),
+      payload: { name: slug, slug, description: 'x' },
+    });
+    return {
+      request: w.keyed('POST', '/api/v1/endorsements/given', {
+        badgeClass: `${w.t.config.publicBaseUrl}/v1/issuers/${other.slug}/badges/${slug}`,
+        claim: 'Meets our bar.',
+      }),
+      actor: w.keyActor,
+    };
+  },
+  revokeGivenEndorsement: async (w) => {
+    const { request } = await (builders.giveEndorsement as (w: Walk) => Promise<Call>)(w);
+    const given = await created(w, request);
+    return { request: w.keyed('POST', `/api/v1/endorsements/given/${given.id}/revoke`), actor: w.keyActor };
+  },
+  exchangeLearnerCredentialWallet: async (w) => {
+    const offer = await created(w, w.keyed('POST', `/api/v1/credentials/${await w.credential()}/offers`, {}));
+    const link = new URL((offer.learnerCredentialWallet as { url: string }).url);
+    const key = await Ed25519VerificationKey2020.generate();
+    const did = `did:key:${key.fingerprint()}`;
+    key.controller = did;
+    key.id = `${did}#${key.fingerprint()}`;
+    const presentation = await signPresentation({
+      presentation: createPresentation({ holder: did }),
+      suite: new Ed25519Signature2020({ key }),
+      challenge: link.searchParams.get('challenge') as string,
+      documentLoader: loader,
+    });
+    return {
+      request: {
+        method: 'POST',
+        url: (link.searchParams.get('vc_request_url') as string).replace(w.t.config.publicBaseUrl, ''),
+        payload: presentation,
+      },
+      actor: 'wallet',
+    };
+  },
+  createWalletOffer: async (w) => ({
+    request: w.keyed('POST', `/api/v1/credentials/${await w.credential()}/offers`, {}),
+    actor: w.keyActor,
+  }),
+  redeemPreAuthorizedCode: async (w) => ({
+    request: {
+      method: 'POST',
+      url: `/v1/issuers/${w.a.slug}/oid4vci/token`,
+      headers: form,
+      payload: new URLSearchParams({
+        grant_type: PRE_AUTH,
+        'pre-authorized_code': await preAuthorizedCode(w),
+      }).toString(),
+    },
+    actor: 'wallet',
+  }),
+  requestCredential: async (w) => {
+    const token = await created(w, {
+      method: 'POST',
+      url: `/v1/issuers/${w.a.slug}/oid4vci/token`,
+      headers: form,
+      payload: new URLSearchParams({
+        grant_type: PRE_AUTH,
+        'pre-authorized_code': await preAuthorizedCode(w),
+      }).toString(),
+    });
+    const nonce = await created(w, { method: 'POST', url: `/v1/issuers/${w.a.slug}/oid4vci/nonce` });
+    const { publicKey, privateKey } = await generateKeyPair('EdDSA', { extractable: true });
+    const { publicKeyMultibase } = await multikeyFromJwk({ jwk: (await exportJWK(publicKey)) as never });
+    const did = `did:key:${publicKeyMultibase}`;
+    const proof = await new SignJWT({ nonce: nonce.c_nonce as string })
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'openid4vci-proof+jwt', kid: `${did}#${publicKeyMultibase}` })
+      .setAudience(`${w.t.config.publicBaseUrl}/v1/issuers/${w.a.slug}`)
+      .setIssuedAt(Math.floor(w.t.app.core.clock.now().getTime() / 1000))
+      .sign(privateKey);
+    return {
+      request: {
+        method: 'POST',
+        url: `/v1/issuers/${w.a.slug}/oid4vci/credential`,
+        headers: { authorization: `Bearer ${token.access_token}` },
+        payload: { credential_configuration_id: 'OpenBadgeCredential_ldp_vc', proofs: { jwt: [proof] } },
+      },
+      actor: 'wallet',
+    };
+  },
+};
+
+interface Operation {
+  method: string;
+  path: string;
+  operationId: string;
+}
+
+describe.each(dialects)('every state-changing operation is audited, on %s', (dialect) => {
+  let t: TestApp;
+  let w: Walk;
+  let operations: Operation[];
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect, { env: { SIGNING_KEY_SECRET: 'test-signing-key-secret-0123456789abcdef' } });
+    const a = await t.issuer({ slug: `audit-walk-${dialect}` });
+    const key = await t.database.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('issuer_id', '=', a.id)
+      .executeTakeFirstOrThrow();
+    const owner = await consoleUser(t.app, a.id, 'owner');
+    const keyed: Walk['keyed'] = (method, url, payload) => ({
+      method,
+      url,
+      headers: auth(a.key),
+      ...(payload ? { payload } : {}),
+    });
+    const definition = (
+      await t.app.inject(keyed('POST', '/api/v1/definitions', { name: 'Walk', description: 'x' }))
+    ).json();
+    w = {
+      t,
+      a,
+      keyActor: `key:${key.id}`,
+      owner,
+      definitionId: definition.id,
+      keyed,
+      session: (user, method, url, payload) => ({
+        method,
+        url,
+        headers: user.headers,
+        ...(payload ? { payload } : {}),
+      }),
+      async credential() {
+        const res = await t.app.inject(
+          keyed('POST', '/api/v1/credentials', {
+            definitionId: definition.id,
+            recipientEmail: `${unique('walked')}@example.org`,
+            completionKey: unique('walk'),
+          }),
+        );
+        expect(res.statusCode, res.body).toBe(201);
+        return res.json().credentialId;
+      },
+    };
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
+    operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([method]) => ['post', 'put', 'patch', 'delete'].includes(method))
+        .map(([method, op]) => ({ method: method.toUpperCase(), path, operationId: op.operationId })),
+    );
+  });
+  afterAll(async () => t?.close());
+
+  const recordIds = async (issuerId: string) =>
+    new Set(
+      (await t.database.db.selectFrom('audit_log').select('id').where('issuer_id', '=', issuerId).execute()).map(
+        (r) => r.id,
+      ),
+    );
+
+  it('reads the operations from /openapi.json, and every exemption is a live operation argued in docs/audit.md', () => {
+    expect(operations.length).toBeGreaterThan(40);
+    const docs = readFileSync(new URL('../docs/audit.md', import.meta.url), 'utf8');
+    const ids = new Set(operations.map((op) => op.operationId));
+    for (const exempt of EXEMPT) {
+      expect(ids.has(exempt), `${exempt} is exempt but no longer an operation`).toBe(true);
+      expect(docs.includes(`\`${exempt}\``), `docs/audit.md argues the exemption of ${exempt}`).toBe(true);
+    }
+  });
+
+  it('writes a record naming the actor for every non-GET operation that is not exempt', async () => {
+    const missing = operations.filter((op) => !EXEMPT.has(op.operationId) && !builders[op.operationId]);
+    expect(
+      missing.map((op) => `${op.method} ${op.path} (${op.operationId})`),
+      'operations with neither a request builder in this test nor an exemption argued in docs/audit.md',
+    ).toEqual([]);
+    const unaudited: string[] = [];
+    for (const op of operations) {
+      const build = builders[op.operationId];
+      if (EXEMPT.has(op.operationId) || !build) continue;
+      const call = await build(w);
+      expect(call.request.method, op.operationId).toBe(op.method);
+      const issuerId = call.issuerId ?? w.a.id;
+      const before = await recordIds(issuerId);
+      const res = await t.app.inject(call.request);
+      if (res.statusCode >= 300) {
+        unaudited.push(`${op.operationId}: answered ${res.statusCode} ${res.body.slice(0, 300)}`);
+        continue;
+      }
+      const records = await t.database.db
+        .selectFrom('audit_log')
+        .select(['id', 'actor', 'action'])
+        .where('issuer_id', '=', issuerId)
+        .execute();
+      const added = records.filter((r) => !before.has(r.id));
+      if (added.length === 0 || added.some((r) => r.actor !== call.actor)) {
+        unaudited.push(`${op.operationId}: expected actor ${call.actor}, got ${JSON.stringify(added)}`);
+      }
+    }
+    expect(unaudited).toEqual([]);
+  }, 300_000);
+
+  it('audits a failed console sign-in in the issuer of the account, with the user as actor', async () => {
+    const user = await consoleUser(t.app, w.a.id, 'viewer');
+    const before = await recordIds(w.a.id);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/session',
+      payload: { email: user.email, password: 'not the password at all' },
+    });
+    expect(res.statusCode).toBe(401);
+    const added = (
+      await t.database.db
+        .selectFrom('audit_log')
+        .select(['id', 'actor', 'action'])
+        .where('issuer_id', '=', w.a.id)
+        .execute()
+    ).filter((r) => !before.has(r.id));
+    expect(added.map((r) => [r.action, r.actor])).toEqual([['console_user.sign_in_failed', `user:${user.userId}`]]);
+  });
+});
