@@ -43,7 +43,13 @@ export function createServices(core: Core) {
   const outbox = createOutboxService(core);
   const usage = createUsageService(core, { issuers });
   const definitions = createDefinitionService(core, { audit });
-  const notifications = createNotificationModule(core, { issuers, definitions, audit });
+  const notifications = createNotificationModule(core, {
+    issuers,
+    definitions,
+    audit,
+    // The wallet is built further down (it signs through vc); the email asks it for an offer when sent.
+    walletOffer: (issuerId, credentialId) => wallet.emailOffer(issuerId, credentialId),
+  });
   const issuance = createIssuanceService(core, { issuers, definitions, usage, audit, outbox, notifications });
   const countCompaction = createCountCompaction(core);
   const credentials = createCredentialService(core, { issuance, audit, outbox, countCompaction, notifications });

@@ -348,6 +348,8 @@ export interface WalletOffersTable {
   code_hash: string;
   tx_code_hash: string | null;
   tx_code_failures: Generated<number>;
+  /** The Learner Credential Wallet exchange's challenge (migration 0058_wallet_offers_lcw). */
+  challenge_hash: string | null;
   created_at: string;
   expires_at: string;
   redeemed_at: string | null;

@@ -27,6 +27,7 @@ import { keyCacheNotifyMigration } from './0055_key_cache_notify.js';
 import { issueInsertFirstMigration } from './0056_issue_insert_first.js';
 import { endorsementCredentialsMigration } from './0057_endorsement_credentials.js';
 import { walletOffersMigration } from './0058_wallet_offers.js';
+import { walletOffersLcwMigration } from './0058_wallet_offers_lcw.js';
 import { consoleEmailPerIssuerMigration } from './0059_console_email_per_issuer.js';
 import { apiKeyRotatedFromMigration } from './0061_api_key_rotated_from.js';
 
@@ -58,8 +59,9 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0054_signed_credential_notify': signedCredentialNotifyMigration(dialect),
     '0055_key_cache_notify': keyCacheNotifyMigration(dialect),
     '0056_issue_insert_first': issueInsertFirstMigration(dialect),
-    '0058_wallet_offers': walletOffersMigration(),
     '0057_endorsement_credentials': endorsementCredentialsMigration(),
+    '0058_wallet_offers': walletOffersMigration(),
+    '0058_wallet_offers_lcw': walletOffersLcwMigration(),
     '0059_console_email_per_issuer': consoleEmailPerIssuerMigration(dialect),
     '0061_api_key_rotated_from': apiKeyRotatedFromMigration(),
   };

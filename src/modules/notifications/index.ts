@@ -12,6 +12,10 @@ export function createNotificationModule(
     issuers: Pick<IssuerService, 'getIssuer'>;
     definitions: Pick<DefinitionService, 'findRow'>;
     audit: Pick<AuditService, 'append'>;
+    walletOffer?: (
+      issuerId: string,
+      credentialId: string,
+    ) => Promise<{ offer: string; qr: string; lcw: string } | null>;
   },
 ) {
   const mailer = core.config.mail ? createSmtpMailer(core.config.mail.smtpUrl) : null;

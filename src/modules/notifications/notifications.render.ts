@@ -8,6 +8,8 @@ export interface NotificationContent {
   badgeName: string;
   issuedOn: string;
   links: { verify: string; linkedIn: string; image: string; openBadges3: string | null; unsubscribe: string };
+  /** The earner's OpenID4VCI offer and its QR code (a PNG data URL: nothing is loaded to show it). */
+  wallet?: { offer: string; qr: string; lcw: string } | null;
 }
 
 export interface RenderedMessage {
@@ -63,6 +65,14 @@ export function renderNotification(content: NotificationContent): RenderedMessag
         `<p style="margin:8px 0"><a href="${escapeHtml(href)}" style="color:#1a4f8b">${escapeHtml(label)}</a></p>`,
     )
     .join('');
+  const wallet = content.wallet;
+  const walletBlock = wallet
+    ? `<p style="margin:20px 0 8px"><a href="${escapeHtml(wallet.offer)}" style="display:inline-block;padding:10px 18px;border-radius:6px;border:2px solid ${brand};color:#1b1b1b;font-weight:bold;text-decoration:none">${escapeHtml(words.addToWallet)}</a></p>
+<p style="margin:0"><img src="${escapeHtml(wallet.qr)}" alt="${escapeHtml(words.addToWallet)}" width="160" height="160"></p>
+<p style="font-size:13px;color:#555;margin:4px 0 0">${escapeHtml(words.walletHint)}</p>
+<p style="margin:8px 0"><a href="${escapeHtml(wallet.lcw)}" style="color:#1a4f8b">${escapeHtml(words.addToLcw)}</a></p>
+`
+    : '';
   const html = `<!doctype html>
 <html lang="${escapeHtml(content.language)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${rich(words.subject)}</title></head>
 <body style="margin:0;padding:0;background:#f4f5f7;font-family:Arial,Helvetica,sans-serif;color:#1b1b1b">
@@ -75,7 +85,7 @@ export function renderNotification(content: NotificationContent): RenderedMessag
 <p style="font-size:14px;color:#555;margin:0 0 20px">${rich(words.issuedOn)}</p>
 <p style="margin:0 0 20px">${button}</p>
 ${secondary}
-</td></tr>
+${walletBlock}</td></tr>
 <tr><td style="padding:16px 24px;border-top:1px solid #e3e5e8;font-size:12px;color:#555;line-height:1.5">${rich(words.footer)}<br><a href="${escapeHtml(links.unsubscribe)}" style="color:#555">${rich(words.unsubscribe)}</a></td></tr>
 </table></td></tr></table></body></html>`;
 
@@ -87,6 +97,9 @@ ${secondary}
     '',
     `${plain(words.viewBadge)}: ${links.verify}`,
     ...actions.map(([label, href]) => `${label}: ${href}`),
+    ...(content.wallet
+      ? [`${words.addToWallet}: ${content.wallet.offer}`, `${words.addToLcw}: ${content.wallet.lcw}`]
+      : []),
     '',
     '--',
     plain(words.footer),

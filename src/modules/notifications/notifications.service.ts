@@ -76,7 +76,10 @@ export function createNotificationService(
     audit: Pick<AuditService, 'append'>;
     mailer: Mailer | null;
     /** The earner's wallet offer for the email (modules/wallet); null when none can be made. */
-    walletOffer?: (issuerId: string, credentialId: string) => Promise<{ offer: string; qr: string } | null>;
+    walletOffer?: (
+      issuerId: string,
+      credentialId: string,
+    ) => Promise<{ offer: string; qr: string; lcw: string } | null>;
   },
 ) {
   const repo = createNotificationRepository(core.db);

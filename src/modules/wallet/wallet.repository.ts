@@ -21,6 +21,9 @@ export function createWalletRepository(db: Executor) {
     async findByCode(issuerId: string, codeHash: string): Promise<WalletOfferRow | undefined> {
       return offers().where('issuer_id', '=', issuerId).where('code_hash', '=', codeHash).executeTakeFirst();
     },
+    async findByChallenge(issuerId: string, challengeHash: string): Promise<WalletOfferRow | undefined> {
+      return offers().where('issuer_id', '=', issuerId).where('challenge_hash', '=', challengeHash).executeTakeFirst();
+    },
     async findByAccessToken(issuerId: string, tokenHash: string): Promise<WalletOfferRow | undefined> {
       return offers().where('issuer_id', '=', issuerId).where('access_token_hash', '=', tokenHash).executeTakeFirst();
     },

@@ -2,11 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { errorResponses, IdParams, keyedErrors, openErrors, ValidationErrorBody } from '../../core/schemas.js';
+import { optionalBody } from '../../core/validation.js';
 import { ProtocolError } from './wallet.protocol.js';
 import {
   CreateWalletOfferBody,
   CredentialRequestBody,
   CredentialResponse,
+  DidAuthBody,
+  ExchangeParams,
   MetadataDocument,
   NonceResponse,
   OfferParams,
@@ -96,7 +99,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'For an LMS to show its signed-in learner: the `openid-credential-offer://` offer, its `credential_offer_uri` and a QR code. Redeemable once, until `expiresAt`. With `{"txCode": true}` the answer also gives the transaction code the wallet asks for; show it apart from the offer.',
         params: IdParams,
-        body: CreateWalletOfferBody,
+        body: optionalBody(CreateWalletOfferBody),
         response: {
           201: { ...Type.Ref(WalletOfferSchema), description: 'The offer' },
           ...errorResponses(400, 404, ...keyedErrors),
@@ -105,11 +108,34 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const offer = await wallet.createOffer(request.issuerId(), request.actor(), request.params.id, {
-        txCode: request.body.txCode === true,
+        txCode: request.body?.txCode === true,
         channel: 'api',
       });
       return reply.status(201).header('cache-control', 'no-store').send(offer);
     },
+  );
+
+  app.post(
+    '/v1/issuers/:slug/lcw/exchanges/:challenge',
+    {
+      config: { rateLimitCost: () => SIGNING_COST },
+      schema: {
+        operationId: 'exchangeLearnerCredentialWallet',
+        tags: ['Learner Credential Wallet'],
+        summary:
+          'The Learner Credential Wallet exchange: a DIDAuthentication presentation for the holder-bound credential',
+        description:
+          'The `vc_request_url` of the offer’s Learner Credential Wallet link. The body is the wallet’s DIDAuthentication presentation (holder a did:key, proof Ed25519Signature2020 for authentication over the challenge, signed by the holder); the answer is the credential bound to that DID (Data Integrity). Once per offer.',
+        params: ExchangeParams,
+        body: DidAuthBody,
+        response: {
+          200: { ...MetadataDocument, description: 'The holder-bound OpenBadgeCredential' },
+          ...errorResponses(400, 404, ...openErrors),
+        },
+      },
+    },
+    async (request, reply) =>
+      noStore(reply).send(await wallet.lcwExchange(request.params.slug, request.params.challenge, request.body)),
   );
 
   app.get(

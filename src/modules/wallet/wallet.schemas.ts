@@ -19,6 +19,15 @@ export const WalletOfferSchema = Type.Object(
     qr: Type.String({ description: 'The offer as a QR code: a PNG data URL' }),
     txCode: Type.Optional(Type.String({ description: 'The transaction code the wallet asks the learner for' })),
     expiresAt: Type.String({ format: 'date-time' }),
+    learnerCredentialWallet: Type.Object(
+      {
+        url: Type.String({
+          description: 'https://lcw.app/request.html?issuer=…&auth_type=bearer&challenge=…&vc_request_url=…',
+        }),
+        deepLink: Type.String({ description: 'The same request as dccrequest://request?…' }),
+      },
+      { additionalProperties: false, description: 'The same offer for the Learner Credential Wallet (DCC)' },
+    ),
   },
   { $id: 'WalletOffer', additionalProperties: false },
 );
@@ -30,6 +39,23 @@ export const ProtocolErrorBody = Type.Object(
   {
     error: Type.String(),
     error_description: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+export const ExchangeParams = Type.Object({
+  slug: Type.String({ maxLength: 100 }),
+  challenge: Type.String({ minLength: 1, maxLength: 100 }),
+});
+
+/** A DIDAuthentication presentation (VC Data Model 1.1), as LCW sends it. */
+export const DidAuthBody = Type.Object(
+  {
+    '@context': Type.Unknown(),
+    type: Type.Unknown(),
+    holder: Type.String({ maxLength: 200 }),
+    proof: Type.Unknown(),
+    id: Type.Optional(Type.String({ maxLength: 300 })),
   },
   { additionalProperties: false },
 );

@@ -14,6 +14,7 @@ import type { IssuerService } from '../issuers/issuers.service.js';
 import { OB_V3_CONTEXT, OB_V3_EXTENSIONS_CONTEXT, VC_V2_CONTEXT } from '../vc/contexts.js';
 import type { VcService } from '../vc/vc.service.js';
 import { holderDid, holderJwk } from './wallet.holder.js';
+import { type DidAuthPresentation, didAuthHolder, type LcwLinks, lcwLinks } from './wallet.lcw.js';
 import {
   authorizationServer,
   authorizationServerMetadata,
@@ -47,6 +48,8 @@ export interface WalletOffer {
   /** Present when asked for: the code the learner types into the wallet, shown apart from the offer. */
   txCode?: string;
   expiresAt: string;
+  /** The same offer for the Learner Credential Wallet, which reads its own request link. */
+  learnerCredentialWallet: LcwLinks;
 }
 
 export type WalletChannel = 'api' | 'email';
@@ -161,6 +164,7 @@ export function createWalletService(
       }
       const issuer = await issuerOf(credential.issuer_slug);
       const code = secret();
+      const challenge = secret();
       const tx = options.txCode ? txCode() : null;
       const now = core.clock.now();
       const expiresAt = new Date(now.getTime() + core.config.walletOfferTtlDays * DAY_MS).toISOString();
@@ -176,6 +180,7 @@ export function createWalletService(
           channel: options.channel,
           code_hash: hash(code),
           tx_code_hash: tx === null ? null : hash(tx),
+          challenge_hash: hash(challenge),
           created_at: now.toISOString(),
           expires_at: expiresAt,
           redeemed_at: null,
@@ -197,7 +202,70 @@ export function createWalletService(
         qr: await QRCode.toDataURL(credentialOffer, { margin: 1, errorCorrectionLevel: 'M' }),
         ...(tx === null ? {} : { txCode: tx }),
         expiresAt,
+        learnerCredentialWallet: lcwLinks(issuerUrl, challenge),
       };
+    },
+
+    /**
+     * The offer the notification email carries, made by the system for the earner it is sent to:
+     * no transaction code (the mailbox is the channel); none for a credential revoked meanwhile.
+     */
+    async emailOffer(
+      issuerId: string,
+      credentialId: string,
+    ): Promise<{ offer: string; qr: string; lcw: string } | null> {
+      const credential = await deps.credentials.findRow(issuerId, credentialId);
+      if (!credential || credential.revoked_at !== null) return null;
+      const made = await this.createOffer(issuerId, 'system', credentialId, { txCode: false, channel: 'email' });
+      return { offer: made.offer, qr: made.qr, lcw: made.learnerCredentialWallet.url };
+    },
+
+    /**
+     * The Learner Credential Wallet's exchange: a DIDAuthentication presentation over this offer's
+     * challenge, signed by its own holder's did:key, for the holder-bound Data Integrity credential.
+     * The challenge is spent with the offer (once, before it expires).
+     */
+    async lcwExchange(slug: string, challenge: string, presentation: DidAuthPresentation) {
+      const issuer = await issuerOf(slug);
+      const offer = await repo.findByChallenge(issuer.id, hash(challenge));
+      const gone = () => errors.notFound('Exchange');
+      if (!usable(offer, isoNow(core.clock))) throw gone();
+      const holder = await didAuthHolder(presentation, challenge);
+      if (!holder) {
+        throw errors.validation(
+          'The presentation must be a DIDAuthentication by its holder’s did:key: an Ed25519Signature2020 proof for authentication over this exchange’s challenge.',
+        );
+      }
+      const credential = await deps.credentials.findRow(issuer.id, offer.credential_id);
+      if (!credential || credential.revoked_at !== null) throw gone();
+      const hosted = await deps.vc.unsignedCredential(issuer.slug, offer.credential_id);
+      const bound = { ...hosted, credentialSubject: { ...hosted.credentialSubject, id: holder } };
+      const signed = await deps.vc.signGiven(issuer.slug, bound);
+      const now = isoNow(core.clock);
+      const redeemed = await core.db.transaction().execute(async (trx) => {
+        const spent = await createWalletRepository(trx).redeem(issuer.id, offer.id, now, null);
+        if (spent) {
+          await deps.audit.append(trx, {
+            issuerId: issuer.id,
+            actor: 'wallet',
+            action: 'wallet_offer.redeemed',
+            targetType: 'credential',
+            targetId: offer.credential_id,
+            details: { offerId: offer.id, protocol: 'lcw' },
+          });
+          await deps.audit.append(trx, {
+            issuerId: issuer.id,
+            actor: 'wallet',
+            action: 'wallet_credential.issued',
+            targetType: 'credential',
+            targetId: offer.credential_id,
+            details: { offerId: offer.id, format: 'ldp_vc' },
+          });
+        }
+        return spent;
+      });
+      if (!redeemed) throw gone();
+      return signed.dataIntegrity;
     },
 
     async credentialIssuerMetadata(slug: string) {

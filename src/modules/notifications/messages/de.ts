@@ -10,6 +10,9 @@ export const de: NotificationMessages = {
   addToLinkedIn: 'Zu LinkedIn hinzufügen',
   downloadImage: 'Abzeichen als Bild herunterladen',
   downloadOb3: 'Herunterladen (Open Badges 3.0)',
+  addToWallet: 'Zur Wallet hinzufügen',
+  addToLcw: 'Zur Learner Credential Wallet hinzufügen',
+  walletHint: 'Oder scannen Sie diesen Code mit Ihrer Nachweis-Wallet. Das Angebot gilt einmal.',
   footer: 'Sie erhalten diese E-Mail, weil {issuer} Ihnen über Accolade einen Nachweis ausgestellt hat.',
   unsubscribe: 'Keine E-Mails mehr zu Abzeichen von {issuer}',
   unsubscribePage: {

@@ -10,6 +10,9 @@ export const en: NotificationMessages = {
   addToLinkedIn: 'Add to LinkedIn',
   downloadImage: 'Download the badge image',
   downloadOb3: 'Download (Open Badges 3.0)',
+  addToWallet: 'Add to your wallet',
+  addToLcw: 'Add to the Learner Credential Wallet',
+  walletHint: 'Or scan this code with your digital credential wallet. The offer works once.',
   footer: 'You receive this email because {issuer} issued you a credential through Accolade.',
   unsubscribe: 'Stop emails about badges from {issuer}',
   unsubscribePage: {

@@ -10,6 +10,9 @@ export const fr: NotificationMessages = {
   addToLinkedIn: 'Ajouter à LinkedIn',
   downloadImage: 'Télécharger l’image du badge',
   downloadOb3: 'Télécharger (Open Badges 3.0)',
+  addToWallet: 'Ajouter à votre portefeuille',
+  addToLcw: 'Ajouter au Learner Credential Wallet',
+  walletHint: 'Ou scannez ce code avec votre portefeuille numérique. L’offre ne sert qu’une fois.',
   footer: 'Vous recevez cet e-mail parce que {issuer} vous a délivré un certificat via Accolade.',
   unsubscribe: 'Ne plus recevoir d’e-mails de badges de {issuer}',
   unsubscribePage: {

@@ -14,6 +14,11 @@ export interface NotificationMessages {
   addToLinkedIn: string;
   downloadImage: string;
   downloadOb3: string;
+  /** The OpenID4VCI offer's button; the QR code beside it is described by `walletHint`. */
+  addToWallet: string;
+  walletHint: string;
+  /** The same offer's link for the Learner Credential Wallet. */
+  addToLcw: string;
   footer: string;
   unsubscribe: string;
   unsubscribePage: {
