@@ -50,6 +50,21 @@ describe('dates', () => {
   });
 });
 
+describe('date detection stops early', () => {
+  it('at the first value that shows the day/month order, or after 1,000 values without a day/month date', () => {
+    const dayMonth = createDateDetector();
+    expect([dayMonth.add('01/02/2026'), dayMonth.add('03/04/2026'), dayMonth.add('25/04/2026')]).toEqual([
+      false,
+      false,
+      true,
+    ]);
+    const iso = createDateDetector();
+    const answers = Array.from({ length: 1000 }, () => iso.add('2026-01-01'));
+    expect(answers.indexOf(true)).toBe(999);
+    expect(iso.result()).toEqual({ detected: 'ISO 8601', ambiguous: false });
+  });
+});
+
 describe.each(dialects)('CSV rosters on %s', (dialect) => {
   let t: TestApp;
   let a: TestIssuer;

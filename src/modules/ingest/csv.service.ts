@@ -67,9 +67,13 @@ function shownOf(fields: CompletionFields, lookup: DefinitionLookup, options: Ro
   };
 }
 
+/** Thrown by the detection pass's sink to stop it early (csv.parse stops on a sink's throw). */
+const DETECTED = Symbol('dates detected');
+
 /**
  * The format the import reads dates in, and what the file's issuedOn column shows: a first pass
- * over the file reads that column alone (only when the caller names no format).
+ * over the file reads that column alone, until the dates have shown their format (only when the
+ * caller names no format).
  */
 async function dateFormatOf(
   csv: string,
@@ -80,14 +84,21 @@ async function dateFormatOf(
     return { used: named, detection: { detected: null, ambiguous: false } };
   const detector = createDateDetector();
   let column: number | undefined;
-  await parseCsv(csv, {
-    header(cells) {
-      column = resolveColumns(cells, mapping).issuedOn;
-    },
-    row(cells) {
-      if (column !== undefined) detector.add(cells[column] ?? '');
-    },
-  });
+  try {
+    await parseCsv(csv, {
+      header(cells) {
+        column = resolveColumns(cells, mapping).issuedOn;
+        if (column === undefined) throw DETECTED;
+      },
+      row(cells) {
+        if (column !== undefined && detector.add(cells[column] ?? '')) throw DETECTED;
+      },
+    });
+  } catch (err) {
+    // The pass stops as soon as the dates have told their format; the import's own pass reports
+    // any other problem of the file.
+    if (err !== DETECTED) throw err;
+  }
   const detection = detector.result();
   return { used: detection.detected, detection };
 }

@@ -159,6 +159,12 @@ export function parseDate(value: unknown, format?: DateFormat): DateResult {
   return Number.isNaN(date.getTime()) ? UNREADABLE : { ok: true, iso: date.toISOString() };
 }
 
+/**
+ * Values without a day/month date after which detection stops: a roster's dates are of one kind,
+ * and reading a 50,000-row file twice to the end doubled its parse for nothing.
+ */
+const DETECT_WITHOUT_DAY_MONTH = 1000;
+
 /** What a file's dates say about their format (see `createDateDetector`). */
 export interface DateDetection {
   /** The format the dates show; null when they show none (no dates, or day/month both ways). */
@@ -172,6 +178,8 @@ export interface DateDetection {
  * over 12 is DD/MM/YYYY, one with a second part over 12 is MM/DD/YYYY; day/month dates that are
  * all ≤ 12 are ambiguous (unless each reads the same both ways, like 05/05/2025). Without day/month
  * dates: all small whole numbers are Excel serials, else month names or ISO dates name theirs.
+ * The first value that shows the day/month order decides it (a later row of the other order is then
+ * "not a day"); so do the first 1,000 values without a day/month date.
  */
 export function createDateDetector() {
   let dayFirst = false;
@@ -183,9 +191,13 @@ export function createDateDetector() {
   let named = 0;
   let iso = 0;
   return {
-    add(value: string): void {
+    /**
+     * Takes one value; answers true once more values cannot change the result much: a day/month
+     * date has shown its order, or DETECT_WITHOUT_DAY_MONTH values came without any day/month date.
+     */
+    add(value: string): boolean {
       const text = value.trim();
-      if (text === '' || text === '0' || text.startsWith('1900-01-01')) return;
+      if (text === '' || text === '0' || text.startsWith('1900-01-01')) return false;
       const m = DAY_MONTH_YEAR.exec(text);
       if (m) {
         dayMonth++;
@@ -193,13 +205,14 @@ export function createDateDetector() {
         if (first > 12) dayFirst = true;
         if (second > 12) monthFirst = true;
         if (first !== second) twoWays = true;
-        return;
+        return dayFirst !== monthFirst;
       }
       // Five-digit numbers: Excel days of 1927 to 2173; unix times of those years have 9 or 10 digits.
       if (/^\d{5}(?:\.\d+)?$/.test(text)) serials++;
       else others++;
       if (fromNamedMonth(text) !== undefined) named++;
       else if (fromIso(text) !== undefined) iso++;
+      return dayMonth === 0 && serials + others >= DETECT_WITHOUT_DAY_MONTH;
     },
     result(): DateDetection {
       if (dayMonth > 0) {
