@@ -163,4 +163,58 @@ describe.each(dialects)('console definition endorsements and alignments on %s', 
   it('ran without a CSP violation or an uncaught error', () => {
     expect(problems).toEqual([]);
   });
+
+  it('endorses another issuer’s badge with its own key, and revokes it after a confirmation dialog', async () => {
+    const other = await t.issuer({ name: 'Endorsed Elsewhere' });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: { authorization: `Bearer ${other.key}` },
+      payload: { name: 'Other Badge', description: 'Endorsed from another issuer.' },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const badgeClass = `${base}/v1/issuers/${other.slug}/badges/${created.json().slug}`;
+    const own = await context.newPage();
+    await own.goto(page.url());
+    await own.getByRole('heading', { name: 'Definitions' }).waitFor();
+    const given = own.getByRole('region', { name: 'Endorsements you give' });
+    await given.getByText('No endorsements given yet.').waitFor();
+    await given.getByLabel('Badge URL').fill(badgeClass);
+    await given.getByLabel('Endorsement').fill('Sound work, checked by us.');
+    await given.getByRole('button', { name: 'Endorse badge' }).click();
+    await given.getByRole('status').getByText('Endorsed the badge, signed with your key.').waitFor();
+    await given.getByRole('listitem').getByText('Sound work, checked by us.', { exact: false }).waitFor();
+    await expectAccessible(own, 'definitions page with an endorsement given');
+
+    const listed = (await t.app.inject({ method: 'GET', url: '/api/v1/endorsements/given', headers: keyed() })).json();
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({
+      badgeClass,
+      revokedAt: null,
+      credential: { issuer: { name: 'Definitions Academy' } },
+    });
+    expect(listed[0].credential.issuer.id).toMatch(/^did:web:/);
+    const audit = (await t.app.inject({ method: 'GET', url: '/api/v1/audit?limit=200', headers: keyed() })).json();
+    expect(audit.items.find((i: { targetId: string }) => i.targetId === listed[0].id)).toMatchObject({
+      action: 'endorsement.given',
+      actor: expect.stringMatching(/^user:/),
+    });
+
+    await given.getByRole('button', { name: 'Revoke endorsement' }).click();
+    const dialog = own.getByRole('alertdialog', { name: 'Revoke this endorsement?' });
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const stillActive = (
+      await t.app.inject({ method: 'GET', url: '/api/v1/endorsements/given', headers: keyed() })
+    ).json();
+    expect(stillActive[0].revokedAt).toBeNull();
+    await given.getByRole('button', { name: 'Revoke endorsement' }).click();
+    await own.getByRole('alertdialog').getByRole('button', { name: 'Revoke endorsement' }).click();
+    await given.getByRole('status').getByText('Revoked the endorsement.').waitFor();
+    await given.getByRole('listitem').getByText('(revoked)').waitFor();
+    const revoked = (await t.app.inject({ method: 'GET', url: '/api/v1/endorsements/given', headers: keyed() })).json();
+    expect(revoked[0].revokedAt).toEqual(expect.any(String));
+    await own.close();
+  });
 });

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
+import type { components } from '../../../client/index';
 import { api } from '../api';
 import { useApiRead, useSubmission } from '../hooks';
-import { Alert, Field, inputValue } from '../ui';
+import { Alert, ConfirmDialog, Field, inputValue } from '../ui';
 
 /** Optional text fields are left out of a body when empty: the API refuses an empty string. */
 const optional = <K extends string>(key: K, value: string) =>
@@ -170,6 +171,104 @@ export function AlignmentsSection({ definitionId }: { definitionId: string }) {
         <div class="actions">
           <button type="submit" disabled={busy}>
             Add alignment
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+type GivenEndorsement = components['schemas']['GivenEndorsement'];
+
+/**
+ * Endorsements this issuer gives other issuers' definitions with its own key (a signed
+ * EndorsementCredential), named by their BadgeClass URL; each can be revoked after a confirmation.
+ */
+export function GivenEndorsementsSection() {
+  const [badgeClass, setBadgeClass] = useState('');
+  const [claim, setClaim] = useState('');
+  const [pending, setPending] = useState<GivenEndorsement | null>(null);
+  const list = useApiRead(() => api.GET('/api/v1/endorsements/given'), []);
+  const { busy, error, notice, submit } = useSubmission();
+
+  async function give(event: Event) {
+    event.preventDefault();
+    const sent = () => api.POST('/api/v1/endorsements/given', { body: { badgeClass: badgeClass.trim(), claim } });
+    if (!(await submit(sent, 'Endorsed the badge, signed with your key.'))) return;
+    setBadgeClass('');
+    setClaim('');
+    list.reload();
+  }
+
+  async function revoke() {
+    const target = pending;
+    setPending(null);
+    if (!target) return;
+    const sent = () => api.POST('/api/v1/endorsements/given/{id}/revoke', { params: { path: { id: target.id } } });
+    if (await submit(sent, 'Revoked the endorsement.')) list.reload();
+  }
+
+  return (
+    <section class="panel" aria-labelledby="given-endorsements-title">
+      <h2 id="given-endorsements-title">Endorsements you give</h2>
+      <p class="hint">
+        Endorse another issuer’s badge on this service: the endorsement is signed with your key and listed in its
+        credentials until you revoke it.
+      </p>
+      {(error ?? list.error) && <Alert>{error ?? list.error}</Alert>}
+      {notice && <Alert kind="success">{notice}</Alert>}
+      {list.data === null ? (
+        <p>Loading…</p>
+      ) : list.data.length === 0 ? (
+        <p>No endorsements given yet.</p>
+      ) : (
+        <ul>
+          {list.data.map((item) => (
+            <li key={item.id}>
+              <a href={item.badgeClass}>{item.badgeClass}</a>: {item.claim}{' '}
+              {item.revokedAt ? (
+                <em>(revoked)</em>
+              ) : (
+                <button type="button" class="danger" onClick={() => setPending(item)}>
+                  Revoke endorsement
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {pending && (
+        <ConfirmDialog
+          id="confirm-revoke-endorsement"
+          title="Revoke this endorsement?"
+          confirmLabel="Revoke endorsement"
+          onConfirm={revoke}
+          onCancel={() => setPending(null)}
+        >
+          <p>
+            Your endorsement of {pending.badgeClass} is marked revoked in your status list at once, and credentials
+            signed from now on no longer list it. This cannot be undone.
+          </p>
+        </ConfirmDialog>
+      )}
+      <form onSubmit={give} aria-labelledby="give-endorsement-title">
+        <h3 id="give-endorsement-title">Endorse a badge</h3>
+        <Field label="Badge URL" id="given-badge-class" hint="The BadgeClass URL of another issuer’s badge here.">
+          <input
+            id="given-badge-class"
+            type="url"
+            required
+            maxLength={2048}
+            value={badgeClass}
+            onInput={(e) => setBadgeClass(inputValue(e))}
+          />
+        </Field>
+        <Field label="Endorsement" id="given-claim">
+          <textarea id="given-claim" required maxLength={5000} value={claim} onInput={(e) => setClaim(inputValue(e))} />
+        </Field>
+        <div class="actions">
+          <button type="submit" disabled={busy}>
+            Endorse badge
           </button>
         </div>
       </form>

@@ -5,7 +5,7 @@ import { BadgeDesigner, badgePng } from '../designer';
 import { useApiRead } from '../hooks';
 import { can, useSession } from '../session';
 import { Alert, Field, inputValue } from '../ui';
-import { AlignmentsSection, EndorsementsSection } from './definition-sections';
+import { AlignmentsSection, EndorsementsSection, GivenEndorsementsSection } from './definition-sections';
 
 type Definition = components['schemas']['Definition'];
 type ImageSource = 'design' | 'upload' | 'url';
@@ -223,6 +223,7 @@ export function DefinitionsPage() {
           </table>
         </div>
       )}
+      {mayEdit && editing === null && <GivenEndorsementsSection />}
     </>
   );
 }
