@@ -224,14 +224,18 @@ describe('completion dates (unit, no database: sqlite and postgres alike)', () =
     [true],
     [{ date: '2021-04-15' }],
   ])('refuses %j', (value) => {
-    expect(parseDate(value)).toEqual({ ok: false });
+    expect(parseDate(value)).toEqual({
+      ok: false,
+      problem: expect.stringMatching(/^(unreadable|not_a_day|needs_format)$/),
+    });
   });
 
   it('reads day/month dates only in the named format', () => {
     expect(parseDate('05/04/2021', 'DD/MM/YYYY')).toEqual({ ok: true, iso: '2021-04-05T00:00:00.000Z' });
     expect(parseDate('05/04/2021', 'MM/DD/YYYY')).toEqual({ ok: true, iso: '2021-05-04T00:00:00.000Z' });
     expect(parseDate('15042021', 'DDMMYYYY')).toEqual({ ok: true, iso: '2021-04-15T00:00:00.000Z' });
-    expect(parseDate('31/02/2021', 'DD/MM/YYYY')).toEqual({ ok: false });
+    expect(parseDate('31/02/2021', 'DD/MM/YYYY')).toEqual({ ok: false, problem: 'not_a_day' });
+    expect(parseDate('05/04/2021')).toEqual({ ok: false, problem: 'needs_format' });
     expect(parseDate('2021-04-15', 'DD/MM/YYYY')).toEqual({ ok: true, iso: '2021-04-15T00:00:00.000Z' });
   });
 });
