@@ -54,6 +54,7 @@ const EnvSchema = Type.Object({
   SIGNING_KEY_SECRET: Type.Optional(Type.String({ minLength: 32 })),
   WALLET_APPLE_PASS_URL: Type.Optional(WalletPassUrl),
   WALLET_GOOGLE_PASS_URL: Type.Optional(WalletPassUrl),
+  WALLET_OFFER_TTL_DAYS: Type.Optional(PositiveInt),
   CONSOLE_SESSION_IDLE_MINUTES: Type.Optional(PositiveInt),
   CONSOLE_SESSION_MAX_HOURS: Type.Optional(PositiveInt),
   READ_CACHE: Type.Optional(Bool),
@@ -64,7 +65,6 @@ export type Env = Static<typeof EnvSchema>;
 
 /**
  * SQLite's page cache of the main connection, and of the report reader thread's, each in MiB. It
-  WALLET_OFFER_TTL_DAYS: Type.Optional(PositiveInt),
  * fills as the database grows and counts in the process's resident memory; 8 MiB kept bulk imports
  * at their rate (docs/decisions.md).
  */
@@ -109,6 +109,8 @@ export interface Config {
   signingKeySecret: string | null;
   /** Wallet-pass services by share action; a wallet without one is not offered and its action is 404. */
   walletPassUrls: { wallet_apple: string | null; wallet_google: string | null };
+  /** Days an OpenID4VCI wallet offer stays redeemable (WALLET_OFFER_TTL_DAYS). */
+  walletOfferTtlDays: number;
   /** Console sessions end after this long unused (idle) or since sign-in (max), whichever is first. */
   consoleSession: { idleMinutes: number; maxHours: number };
   /**
@@ -123,8 +125,6 @@ export class ConfigError extends Error {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';
   }
-  /** Days an OpenID4VCI wallet offer stays redeemable (WALLET_OFFER_TTL_DAYS). */
-  walletOfferTtlDays: number;
 }
 
 const ENV_KEYS = Object.keys(EnvSchema.properties) as (keyof Env)[];
@@ -202,6 +202,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         : null,
     signingKeySecret: e.SIGNING_KEY_SECRET ?? null,
     walletPassUrls: { wallet_apple: e.WALLET_APPLE_PASS_URL ?? null, wallet_google: e.WALLET_GOOGLE_PASS_URL ?? null },
+    walletOfferTtlDays: Number(e.WALLET_OFFER_TTL_DAYS ?? '30'),
     consoleSession: {
       idleMinutes: Number(e.CONSOLE_SESSION_IDLE_MINUTES ?? '30'),
       maxHours: Number(e.CONSOLE_SESSION_MAX_HOURS ?? '12'),
@@ -216,7 +217,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
 /** The names proxy-addr (Fastify's trustProxy) gives to whole address ranges. */
 const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
-    walletOfferTtlDays: Number(e.WALLET_OFFER_TTL_DAYS ?? '30'),
 function validProxyAddress(entry: string): boolean {
   if (PROXY_RANGE_NAMES.has(entry)) return true;
   const [address = '', prefix, ...rest] = entry.split('/');

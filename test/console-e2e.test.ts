@@ -66,8 +66,11 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     await expectAccessible(page, 'invite');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Set password' }).click();
-    await page.getByRole('heading', { name: 'Definitions' }).waitFor();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/console/dashboard');
     await expect.poll(() => page.getByText(`${OWNER} (owner)`).isVisible()).toBe(true);
+    await page.getByRole('link', { name: 'Definitions' }).click();
+    await page.getByRole('heading', { name: 'Definitions' }).waitFor();
     await expectAccessible(page, 'definitions');
   });
 
@@ -498,7 +501,9 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     await page.getByRole('button', { name: 'Filter' }).click();
     const rows = page.getByRole('row').filter({ has: page.getByRole('cell') });
     await expect
-      .poll(async () => (await rows.allInnerTexts()).map((row) => row.includes('credential.revoked') && row.includes(OWNER)))
+      .poll(async () =>
+        (await rows.allInnerTexts()).map((row) => row.includes('credential.revoked') && row.includes(OWNER)),
+      )
       .toEqual([true]);
     await expectAccessible(page, 'audit filtered');
     await page.getByRole('button', { name: 'Clear' }).click();
@@ -529,7 +534,8 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     await page.getByRole('alert').getByText('Email or password is incorrect.').waitFor();
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Definitions' }).waitFor();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/console/dashboard');
   });
 
   it('opened at the dashboard without a session, asks for its analytics again once signed in', async () => {
@@ -540,8 +546,7 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     await page.getByLabel('Email').fill(OWNER);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Definitions' }).waitFor();
-    await page.getByRole('link', { name: 'Dashboard' }).click();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     // The early answer was a 401: the page asks again and shows numbers, not an error.
     await expect.poll(() => page.locator('[data-total="Issued in range"]').textContent()).toMatch(/^[1-9]\d*$/);
     expect(await page.getByRole('alert').count()).toBe(0);
@@ -555,6 +560,8 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
       await viewer.goto(inviteUrl);
       await viewer.getByLabel('Password').fill(PASSWORD);
       await viewer.getByRole('button', { name: 'Set password' }).click();
+      await viewer.getByRole('heading', { name: 'Dashboard' }).waitFor();
+      await viewer.getByRole('link', { name: 'Definitions' }).click();
       await viewer.getByRole('heading', { name: 'Definitions' }).waitFor();
       expect(await viewer.getByRole('button', { name: 'Create definition' }).count()).toBe(0);
       expect(await viewer.getByRole('navigation').getByRole('link').allTextContents()).toEqual([

@@ -394,7 +394,7 @@ export interface DB {
   console_sessions: ConsoleSessionsTable;
   images: ImagesTable;
   vc_endorsements: VcEndorsementsTable;
+  endorsement_credentials: EndorsementCredentialsTable;
   wallet_offers: WalletOffersTable;
   wallet_nonces: WalletNoncesTable;
-  endorsement_credentials: EndorsementCredentialsTable;
 }
