@@ -17,26 +17,10 @@ import {
 import { compactVerify, importJWK } from 'jose';
 import { VC_V2_CONTEXT } from '../vc/contexts.js';
 import { holderJwk } from './wallet.holder.js';
+import { JWT_VC_JSON, LDP_VC, PRE_AUTHORIZED_CODE_GRANT, ProtocolError } from './wallet.terms.js';
 
-/** The credential configurations every issuer offers: one OpenBadgeCredential, in two formats. */
-export const LDP_VC = 'OpenBadgeCredential_ldp_vc';
-export const JWT_VC_JSON = 'OpenBadgeCredential_jwt_vc_json';
-export const CONFIGURATIONS = [LDP_VC, JWT_VC_JSON] as const;
 /** The proof signatures a holder key may make. */
 const PROOF_ALGORITHMS = ['EdDSA', 'ES256'];
-
-/** An OAuth 2.0 / OpenID4VCI error answer: the status, the spec's error code and its description. */
-export class ProtocolError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    description: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(description);
-    this.name = 'ProtocolError';
-  }
-}
 
 /** The library's refusal as the spec's error; its description is the library's, never a key or a name. */
 export function protocolErrorOf(error: unknown): ProtocolError | null {
@@ -140,7 +124,7 @@ export function authorizationServerMetadata(endpoints: IssuerEndpoints): Authori
     issuer: endpoints.identifier,
     token_endpoint: endpoints.token,
     'pre-authorized_grant_anonymous_access_supported': true,
-    grant_types_supported: ['urn:ietf:params:oauth:grant-type:pre-authorized_code'],
+    grant_types_supported: [PRE_AUTHORIZED_CODE_GRANT],
     response_types_supported: [],
   } as AuthorizationServerMetadata);
 }

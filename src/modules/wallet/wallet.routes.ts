@@ -3,7 +3,6 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { errorResponses, IdParams, keyedErrors, openErrors, ValidationErrorBody } from '../../core/schemas.js';
 import { optionalBody } from '../../core/validation.js';
-import { ProtocolError } from './wallet.protocol.js';
 import {
   CreateWalletOfferBody,
   CredentialRequestBody,
@@ -19,6 +18,7 @@ import {
   TokenResponse,
   WalletOfferSchema,
 } from './wallet.schemas.js';
+import { ProtocolError } from './wallet.terms.js';
 
 /**
  * A credential request is a signature check and one or two signings (Data Integrity canonicalises

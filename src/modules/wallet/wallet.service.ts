@@ -1,11 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
-import { preAuthorizedCodeGrantIdentifier } from '@openid4vc/oauth2';
 import { decodeJwt } from 'jose';
 import QRCode from 'qrcode';
 import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hashing.js';
+import { loadedOnce } from '../../core/loaded-once.js';
 import { publicUrls } from '../../core/urls.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { CredentialService } from '../credentials/credentials.service.js';
@@ -15,20 +15,8 @@ import { OB_V3_CONTEXT, OB_V3_EXTENSIONS_CONTEXT, VC_V2_CONTEXT } from '../vc/co
 import type { VcService } from '../vc/vc.service.js';
 import { holderDid, holderJwk } from './wallet.holder.js';
 import { type DidAuthPresentation, didAuthHolder, type LcwLinks, lcwLinks } from './wallet.lcw.js';
-import {
-  authorizationServer,
-  authorizationServerMetadata,
-  CONFIGURATIONS,
-  credentialIssuerMetadata,
-  endpointsOf,
-  issuerMetadataResult,
-  JWT_VC_JSON,
-  LDP_VC,
-  ProtocolError,
-  protocolErrorOf,
-  vciIssuer,
-} from './wallet.protocol.js';
 import { createWalletRepository, type WalletOfferRow } from './wallet.repository.js';
+import { CONFIGURATIONS, JWT_VC_JSON, LDP_VC, PRE_AUTHORIZED_CODE_GRANT, ProtocolError } from './wallet.terms.js';
 
 /** Length of every secret handed out (pre-authorized code, LCW challenge, access token, nonce). */
 const SECRET_LENGTH = 43;
@@ -38,6 +26,9 @@ const TX_CODE_ATTEMPTS = 5;
 const ACCESS_TOKEN_TTL_S = 600;
 const NONCE_TTL_S = 300;
 const DAY_MS = 86_400_000;
+
+/** The OpenID4VCI library, loaded at the first wallet request rather than at the server's start. */
+const protocol = loadedOnce(() => import('./wallet.protocol.js'));
 
 export interface WalletOffer {
   /** `openid-credential-offer://?credential_offer_uri=…` */
@@ -102,7 +93,9 @@ export function createWalletService(
     return issuer;
   }
 
-  function metadataOf(issuer: IssuerRow) {
+  async function metadataOf(issuer: IssuerRow) {
+    const { authorizationServerMetadata, credentialIssuerMetadata, endpointsOf, issuerMetadataResult } =
+      await protocol();
     const endpoints = endpointsOf(urls.issuerProfile(issuer.slug));
     const credentialIssuer = credentialIssuerMetadata(
       endpoints,
@@ -125,11 +118,12 @@ export function createWalletService(
     offer.tx_code_failures < TX_CODE_ATTEMPTS;
 
   async function offerObject(issuer: IssuerRow, code: string, withTxCode: boolean, uri?: string) {
+    const { vciIssuer } = await protocol();
     return vciIssuer.createCredentialOffer({
-      issuerMetadata: metadataOf(issuer).result,
+      issuerMetadata: (await metadataOf(issuer)).result,
       credentialConfigurationIds: [...CONFIGURATIONS],
       grants: {
-        [preAuthorizedCodeGrantIdentifier]: {
+        [PRE_AUTHORIZED_CODE_GRANT]: {
           'pre-authorized_code': code,
           ...(withTxCode
             ? {
@@ -269,11 +263,11 @@ export function createWalletService(
     },
 
     async credentialIssuerMetadata(slug: string) {
-      return metadataOf(await issuerOf(slug)).credentialIssuer;
+      return (await metadataOf(await issuerOf(slug))).credentialIssuer;
     },
 
     async authorizationServerMetadata(slug: string) {
-      return metadataOf(await issuerOf(slug)).authorization;
+      return (await metadataOf(await issuerOf(slug))).authorization;
     },
 
     /** The offer behind a credential_offer_uri, while it can still be redeemed. */
@@ -287,7 +281,8 @@ export function createWalletService(
     /** The token endpoint: a pre-authorized code (and its tx_code) for an access token, once. */
     async token(slug: string, request: { url: string; headers: Headers }, body: Record<string, unknown>) {
       const issuer = await issuerOf(slug);
-      const { authorization } = metadataOf(issuer);
+      const { authorization } = await metadataOf(issuer);
+      const { authorizationServer, protocolErrorOf } = await protocol();
       const requestLike = { url: request.url, method: 'POST' as const, headers: request.headers };
       let parsed: ReturnType<typeof authorizationServer.parseAccessTokenRequest>;
       try {
@@ -295,7 +290,7 @@ export function createWalletService(
       } catch (error) {
         throw protocolErrorOf(error) ?? new ProtocolError(400, 'invalid_request', 'The token request is malformed.');
       }
-      if (parsed.grant.grantType !== preAuthorizedCodeGrantIdentifier) {
+      if (parsed.grant.grantType !== PRE_AUTHORIZED_CODE_GRANT) {
         throw new ProtocolError(400, 'unsupported_grant_type', 'Only the pre-authorized code grant is supported.');
       }
       const code = parsed.grant.preAuthorizedCode;
@@ -355,6 +350,7 @@ export function createWalletService(
       const now = core.clock.now();
       const expiresAt = new Date(now.getTime() + NONCE_TTL_S * 1000).toISOString();
       await repo.insertNonce(hash(nonce), expiresAt, now.toISOString());
+      const { vciIssuer } = await protocol();
       return vciIssuer.createNonceResponse({ cNonce: nonce, cNonceExpiresIn: NONCE_TTL_S });
     },
 
@@ -372,7 +368,8 @@ export function createWalletService(
       if (accessToken === null) throw invalidToken();
       const offer = await repo.findByAccessToken(issuer.id, hash(accessToken));
       if (!offer?.access_token_expires_at || offer.access_token_expires_at <= now.toISOString()) throw invalidToken();
-      const { result } = metadataOf(issuer);
+      const { result } = await metadataOf(issuer);
+      const { vciIssuer, protocolErrorOf } = await protocol();
       let request: ReturnType<typeof vciIssuer.parseCredentialRequest>;
       try {
         request = vciIssuer.parseCredentialRequest({ issuerMetadata: result, credentialRequest: body });
