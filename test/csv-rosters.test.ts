@@ -134,6 +134,16 @@ describe.each(dialects)('CSV rosters on %s', (dialect) => {
     expect(await issuedOn(chosen.rows[1]?.credentialId ?? null)).toBe('2026-03-02T00:00:00.000Z');
   });
 
+  it('a name with a line break or a tab in it is a row error, not a stored name (issue 37 item 8)', async () => {
+    const csv =
+      'email,name,course\nbreak@roster.example,"Ada\nLovelace",forklift\ntab@roster.example,Ada\tL,forklift\nok@roster.example,Ada Lovelace,forklift\n';
+    const report = await run(csv, { dryRun: true });
+    expect(report.rows.map((r) => r.preview)).toEqual(['error', 'error', 'new']);
+    expect(report.rows[0]?.message).toBe(
+      'recipientName may not contain control characters (a line break or a tab): write the name on one line',
+    );
+  });
+
   it('a date that is no day gets a message saying how to fix it', async () => {
     const csv = 'email,course,date\nfeb@roster.example,forklift,31/02/2026\nok@roster.example,forklift,28/02/2026\n';
     const report = await run(csv, { dryRun: true, mapping: { dateFormat: 'DD/MM/YYYY' } });

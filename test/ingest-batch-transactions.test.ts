@@ -48,9 +48,9 @@ describe.each(dialects)('batch issuance transactions on %s', (dialect) => {
     expect(real.rows.slice(QUOTA).every((r) => r.outcome === 'error' && r.message === 'quota_exceeded')).toBe(true);
 
     expect(await countRows(t, 'credentials')).toBe(QUOTA);
-    // One record per credential, after the issuer's own two (issuer.created, api_key.created) and
-    // the webhook.added record of the subscription above.
-    expect(await countRows(t, 'audit_log')).toBe(QUOTA + 3);
+    // One record per credential, after the issuer's own two (issuer.created, api_key.created), the
+    // definition.created record of the definition and the webhook.added record of the subscription.
+    expect(await countRows(t, 'audit_log')).toBe(QUOTA + 4);
     const deliveries = await t.database.db
       .selectFrom('webhook_deliveries')
       .select((eb) => eb.fn.countAll<number>().as('n'))

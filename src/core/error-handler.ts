@@ -22,7 +22,12 @@ interface AjvIssue {
 
 function validationIssues(err: FastifyError): ValidationIssue[] {
   const context = (err as { validationContext?: string }).validationContext ?? 'body';
-  return ((err.validation ?? []) as AjvIssue[]).map((issue) => {
+  const found = (err.validation ?? []) as AjvIssue[];
+  // Some schemas restate their format as a pattern so the document says what is refused (Email's
+  // dotted domain): a value failing both is one problem, reported once, by its format.
+  const formatFailed = new Set(found.filter((issue) => issue.keyword === 'format').map((issue) => issue.instancePath));
+  const issues = found.filter((issue) => issue.keyword !== 'pattern' || !formatFailed.has(issue.instancePath));
+  return issues.map((issue) => {
     const extra =
       typeof issue.params.missingProperty === 'string'
         ? `/${issue.params.missingProperty}`

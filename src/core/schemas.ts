@@ -53,6 +53,8 @@ export const Text = (maxLength = 500) => Type.String({ minLength: 1, maxLength }
  * string (validation.ts), which names it.
  */
 export const NAME_PATTERN = '^[^\\u0001-\\u001f\\u007f-\\u009f]*$';
+/** The characters NAME_PATTERN refuses, for names that arrive outside a schema (CSV rows, connector records). */
+export const NAME_CONTROL_CHARACTER = /\p{Cc}/u;
 /** A name (of an issuer, a definition, a person, a key): Text without control characters. */
 export const Name = (maxLength = 200) => Type.String({ minLength: 1, maxLength, pattern: NAME_PATTERN });
 

@@ -2,7 +2,7 @@ import { Ajv } from 'ajv';
 import type { Core } from '../../core/context.js';
 import { hashRecipientEmail } from '../../core/hashing.js';
 import { personalDataProblem } from '../../core/personal-data.js';
-import { Email, WebUrl } from '../../core/schemas.js';
+import { Email, NAME_CONTROL_CHARACTER, WebUrl } from '../../core/schemas.js';
 import { addServiceFormats } from '../../core/validation.js';
 import { CompletionKey } from '../credentials/credentials.schemas.js';
 import { autoCompletionKey } from '../credentials/issuance.batch.js';
@@ -151,6 +151,9 @@ export function prepareCompletion(
       ? 'evidenceUrl is not a valid http(s) URL'
       : null,
     fields.recipientName.length > NAME_MAX ? `recipientName is longer than ${NAME_MAX} characters` : null,
+    NAME_CONTROL_CHARACTER.test(fields.recipientName)
+      ? 'recipientName may not contain control characters (a line break or a tab): write the name on one line'
+      : null,
     fields.completionKey.length > KEY_MAX ? `completionKey is longer than ${KEY_MAX} characters` : null,
     keyProblem,
     notify === undefined ? 'notify is not one of yes, no, true, false, 1, 0' : null,
