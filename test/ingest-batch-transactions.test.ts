@@ -60,7 +60,7 @@ describe.each(dialects)('batch issuance transactions on %s', (dialect) => {
     const usage = await t.app.services.usage.remainingIssuance(issuer.id);
     expect(usage).toMatchObject({ used: QUOTA, remaining: 0 });
     const [chain] = await t.app.services.audit.verify(issuer.id);
-    expect(chain).toMatchObject({ records: QUOTA + 3, ok: true });
+    expect(chain).toMatchObject({ records: QUOTA + 4, ok: true });
     const batches = await t.database.db
       .selectFrom('import_batches')
       .select(['total', 'issued', 'skipped', 'errored'])
