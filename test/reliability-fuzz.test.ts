@@ -39,6 +39,13 @@ describe('the contract checker', () => {
   });
 });
 
+const NEEDS_SINGLE_USE_SECRET = new Set([
+  'getCredentialOffer',
+  'redeemPreAuthorizedCode',
+  'requestCredential',
+  'exchangeLearnerCredentialWallet',
+]);
+
 describe.each(dialects)('fuzzing every operation of the OpenAPI document on %s', (dialect) => {
   it(`answers ${QUICK_CASES[dialect]} generated and mutated cases per operation within the document (seed ${seed})`, async () => {
     const result = await runFuzz({ dialect, seed, casesPerOperation: QUICK_CASES[dialect] });
@@ -56,6 +63,11 @@ describe.each(dialects)('fuzzing every operation of the OpenAPI document on %s',
     // any success counts (202 queued, 204 deleted, 302 redirected too).
     const succeeded = (o: FuzzResult['operations'][number]) =>
       Object.entries(o.statuses).some(([status, n]) => Number(status) >= 200 && Number(status) < 400 && n > 0);
-    expect(result.operations.filter(succeeded).length).toBeGreaterThan(result.totals.operations * 0.9);
+    // The wallet protocol's redemption steps succeed only with a single-use secret no schema can
+    // generate (an offer code, an access token with the holder's proof, a wallet's signed
+    // presentation over a challenge): test/wallet-*.test.ts drive them to success; here they are held
+    // to the other rules only.
+    const reachable = result.operations.filter((o) => !NEEDS_SINGLE_USE_SECRET.has(o.operationId));
+    expect(reachable.filter(succeeded).length).toBeGreaterThan(reachable.length * 0.9);
   }, 240_000);
 });
