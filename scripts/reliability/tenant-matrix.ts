@@ -162,6 +162,13 @@ function excerpt(res: LightMyRequestResponse) {
   return { status: res.statusCode, body: res.body.slice(0, 300) };
 }
 
+/**
+ * Path parameters that are single-use secrets (a wallet offer's code, a Learner Credential Wallet
+ * challenge), not resources: whoever holds one may use it, so they are not owned by a tenant, and an
+ * issuer's public wallet endpoints behind them are public by design.
+ */
+const SINGLE_USE_SECRETS = new Set(['offers', 'exchanges']);
+
 export async function runTenantMatrix(options: {
   dialect: Dialect;
   progress?: (line: string) => void;
@@ -204,7 +211,10 @@ export async function runTenantMatrix(options: {
       // Only what B owns counts (not vocabularies such as provider names), and an open operation with
       // one owned parameter is public by design (an issuer profile, an earner profile, an issuer's
       // status list 0).
-      const owned = op.pathParams.filter((p) => !isVocabulary(collectionOf(op.path, p.name)));
+      const owned = op.pathParams.filter((p) => {
+        const collection = collectionOf(op.path, p.name);
+        return !isVocabulary(collection) && !SINGLE_USE_SECRETS.has(collection);
+      });
       const groups = namedGroups(op).filter((group) => poolB.has(group[0] ?? '') && (op.secured || owned.length > 1));
       if (groups.length === 0) continue;
       result.operations.push(op.key);
@@ -280,8 +290,12 @@ export async function runTenantMatrix(options: {
 
     // Controls: the same requests on A's own resources must get past the lookup (else a row proves nothing).
     // Reads first, then creations, then changes (an archived definition issues nothing), deletions last.
+    // A revocation or reissue is a change made with POST: it runs after the other POSTs (a wallet
+    // offer is made only for a credential that is still valid).
     const order = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
-    controls.sort((x, y) => order.indexOf(x.op.method) - order.indexOf(y.op.method));
+    const rank = (op: OperationSpec) =>
+      /\/(revoke|reissue)$/.test(op.path) ? order.indexOf('PATCH') : order.indexOf(op.method);
+    controls.sort((x, y) => rank(x.op) - rank(y.op));
     for (const { op, group } of controls) {
       const draw: CaseDraw = {
         jsfSeed: 1_000,

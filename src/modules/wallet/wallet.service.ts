@@ -87,9 +87,10 @@ export function createWalletService(
     return String(Number.parseInt(digits, 16) % 10 ** TX_CODE_LENGTH).padStart(TX_CODE_LENGTH, '0');
   }
 
-  async function issuerOf(slug: string): Promise<IssuerRow> {
+  /** The issuer of a slug; `missing` names what an unknown slug answers (the thing asked for, not the issuer). */
+  async function issuerOf(slug: string, missing = 'Issuer'): Promise<IssuerRow> {
     const issuer = await deps.issuers.findIssuerBySlug(slug);
-    if (!issuer) throw errors.notFound('Issuer');
+    if (!issuer) throw errors.notFound(missing);
     return issuer;
   }
 
@@ -220,7 +221,8 @@ export function createWalletService(
      * The challenge is spent with the offer (once, before it expires).
      */
     async lcwExchange(slug: string, challenge: string, presentation: DidAuthPresentation) {
-      const issuer = await issuerOf(slug);
+      // An unknown issuer answers as an unknown exchange: the same 404 whatever the slug.
+      const issuer = await issuerOf(slug, 'Exchange');
       const offer = await repo.findByChallenge(issuer.id, hash(challenge));
       const gone = () => errors.notFound('Exchange');
       if (!usable(offer, isoNow(core.clock))) throw gone();
@@ -272,7 +274,7 @@ export function createWalletService(
 
     /** The offer behind a credential_offer_uri, while it can still be redeemed. */
     async offer(slug: string, code: string) {
-      const issuer = await issuerOf(slug);
+      const issuer = await issuerOf(slug, 'Credential offer');
       const offer = await repo.findByCode(issuer.id, hash(code));
       if (!usable(offer, isoNow(core.clock))) throw errors.notFound('Credential offer');
       return (await offerObject(issuer, code, offer.tx_code_hash !== null)).credentialOfferObject;
