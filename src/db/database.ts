@@ -137,9 +137,25 @@ export async function migrateToLatest(database: Database): Promise<void> {
     provider,
     ...(migrationTableSchema ? { migrationTableSchema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === 'Error');
-  if (error || failed) {
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    const failed = results?.find((r) => r.status === 'Error');
+    if (!error && !failed) return;
+    if (!failed && attempt < MIGRATE_TRIES && anotherSchemaVanished(error, migrationTableSchema)) continue;
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error });
   }
+}
+
+/**
+ * Before it migrates, Kysely looks for its bookkeeping tables by reading the columns of every schema
+ * on the server, and PostgreSQL's `has_schema_privilege` and `pg_get_serial_sequence` look each schema
+ * up again by name as they go: a schema that another client drops during that read (one schema per
+ * tenant or test) fails the read with "schema … does not exist" (3F000), naming a schema not ours.
+ * Nothing was migrated then, so the migration is simply tried again.
+ */
+const MIGRATE_TRIES = 3;
+
+function anotherSchemaVanished(error: unknown, own: string | undefined): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === '3F000' && typeof message === 'string' && own !== undefined && !message.includes(`"${own}"`);
 }
