@@ -253,22 +253,21 @@ describe.each(dialects)('CSV import on %s', (dialect) => {
     const report = await run(csv);
     expect(report.rows.map((r) => [r.rowNum, r.outcome])).toEqual([
       [2, 'issued'],
-      [5, 'issued'],
+      [5, 'error'],
       [7, 'issued'],
       [8, 'issued'],
       [9, 'error'],
       [10, 'error'],
     ]);
+    // The quoted line break is read as one cell of one row; a name may not hold it (issue 37 item 8).
+    expect(report.rows[1]?.message).toBe(
+      'recipientName may not contain control characters (a line break or a tab): write the name on one line',
+    );
     expect(report.rows[4]?.message).toBe('the row has 2 cells but the header has 3 columns');
     const names = await Promise.all(
-      report.rows.slice(0, 4).map(async (r) => (await credential(r.credentialId as string)).display_name),
+      [0, 2, 3].map(async (i) => (await credential(report.rows[i]?.credentialId as string)).display_name),
     );
-    expect(names).toEqual([
-      'Lovelace, Ada "Countess"',
-      'Line one\r\nline two',
-      '=HYPERLINK("http://evil.example")',
-      'Bad\ufffdByte',
-    ]);
+    expect(names).toEqual(['Lovelace, Ada "Countess"', '=HYPERLINK("http://evil.example")', 'Bad\ufffdByte']);
   });
 
   it('reports bad cells per row without echoing them, and survives a 1-million-character cell', async () => {
