@@ -86,14 +86,18 @@ describe.each(dialects)('issuance CSV with line breaks in names on %s', (dialect
   beforeAll(async () => {
     t = await createTestApp(dialect);
     a = await t.issuer();
-    for (const name of NAMES) {
+    // The API now refuses control characters in names (issue 37 item 8); names stored before that
+    // rule may still hold them, so they are written straight into the table after a plain create.
+    for (const [i, name] of NAMES.entries()) {
       const res = await t.app.inject({
         method: 'POST',
         url: '/api/v1/definitions',
         headers: auth(a.key),
-        payload: { name, description: 'D' },
+        payload: { name: `Definition ${i}`, description: 'D' },
       });
       expect(res.statusCode, res.body).toBe(201);
+      const { id } = res.json() as { id: string };
+      await t.database.db.updateTable('definitions').set({ name }).where('id', '=', id).execute();
     }
   });
 
