@@ -255,6 +255,16 @@ const builders: Record<string, (w: Walk) => Promise<Call>> = {
     );
     return { request: w.keyed('DELETE', `/api/v1/webhooks/${hook.id}`), actor: w.keyActor };
   },
+  updateWebhook: async (w) => {
+    const hook = await created(
+      w,
+      w.keyed('POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/moved', events: ['credential.issued'] }),
+    );
+    return {
+      request: w.keyed('PATCH', `/api/v1/webhooks/${hook.id}`, { events: ['credential.revoked'] }),
+      actor: w.keyActor,
+    };
+  },
   sendWebhookTest: async (w) => {
     const hook = await created(
       w,

@@ -81,6 +81,18 @@ export function createWebhookRepository(db: Executor) {
         .executeTakeFirst();
     },
 
+    /** Changes a live subscription's url and events; false when it does not exist or is another issuer's. */
+    async updateSubscription(issuerId: string, id: string, fields: { url: string; events: string }): Promise<boolean> {
+      const result = await db
+        .updateTable('webhook_subscriptions')
+        .set(fields)
+        .where('issuer_id', '=', issuerId)
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
     /** Soft delete; returns false when the subscription does not exist, is deleted or is another issuer's. */
     async deleteSubscription(issuerId: string, id: string, at: string): Promise<boolean> {
       const result = await db

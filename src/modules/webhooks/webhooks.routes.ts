@@ -5,6 +5,7 @@ import { webhookCatalog } from './catalog.js';
 import {
   createWebhookBody,
   DeliveriesQuery,
+  updateWebhookBody,
   WebhookCatalog,
   WebhookDelivery,
   WebhookIdParams,
@@ -77,6 +78,22 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => subscriptions.get(request.issuerId(), request.params.id),
+  );
+
+  app.patch(
+    '/api/v1/webhooks/:id',
+    {
+      config: { auth: 'key', role: 'owner' },
+      schema: {
+        operationId: 'updateWebhook',
+        tags: ['Webhooks'],
+        summary: 'Change the receiver URL or the events of a subscription; the signing secret stays',
+        params: WebhookIdParams,
+        body: updateWebhookBody(app.core.config.webhookAllowPrivate),
+        response: { 200: Type.Ref(WebhookSubscription), ...errorResponses(400, 404, ...keyedErrors) },
+      },
+    },
+    async (request) => subscriptions.update(request.issuerId(), request.actor(), request.params.id, request.body),
   );
 
   app.delete(

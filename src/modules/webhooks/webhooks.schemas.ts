@@ -112,6 +112,15 @@ export function createWebhookBody(allowHttp: boolean) {
   });
 }
 
+/** A change of receiver URL or events; what is left out stays. The signing secret never changes here. */
+export function updateWebhookBody(allowHttp: boolean) {
+  const { url, events } = createWebhookBody(allowHttp).properties;
+  return Type.Object(
+    { url: Type.Optional(url), events: Type.Optional(events) },
+    { additionalProperties: false, minProperties: 1 },
+  );
+}
+
 export const WebhookIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 
 export const DeliveriesQuery = Type.Object(

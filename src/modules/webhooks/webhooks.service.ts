@@ -164,6 +164,37 @@ export function createWebhookService(
       return subscriptionView(row);
     },
 
+    /**
+     * A new receiver URL or event list; what the input leaves out stays. Deliveries already queued go
+     * to the new URL (the dispatcher reads it at send time); only later events follow the new list.
+     */
+    async update(
+      issuerId: string,
+      actor: string,
+      id: string,
+      input: Partial<NewSubscription>,
+    ): Promise<SubscriptionView> {
+      const events = input.events === undefined ? undefined : checkedEvents(input.events);
+      const url = input.url === undefined ? undefined : await checkedUrl(input.url);
+      return core.db.transaction().execute(async (trx) => {
+        const scoped = createWebhookRepository(trx);
+        const row = await scoped.getSubscription(issuerId, id);
+        if (!row) throw errors.notFound('Webhook');
+        const next = { ...row, url: url ?? row.url, events: events ? JSON.stringify(events) : row.events };
+        await scoped.updateSubscription(issuerId, id, { url: next.url, events: next.events });
+        await deps.audit.append(trx, {
+          issuerId,
+          actor,
+          action: 'webhook.updated',
+          targetType: 'webhook',
+          targetId: id,
+          // The host only, as when it was added.
+          details: { host: new URL(next.url).host, events: JSON.parse(next.events) },
+        });
+        return subscriptionView(next);
+      });
+    },
+
     /** Soft delete; deliveries not yet made are cancelled in the same transaction. */
     async remove(issuerId: string, actor: string, id: string): Promise<void> {
       const at = isoNow(core.clock);
