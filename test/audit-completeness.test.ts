@@ -184,6 +184,13 @@ const builders: Record<string, (w: Walk) => Promise<Call>> = {
     request: w.keyed('POST', `/api/v1/credentials/${await w.credential()}/reissue`, {}),
     actor: w.keyActor,
   }),
+  renewCredentials: async (w) => {
+    const detail = await w.t.app.inject(w.keyed('GET', `/api/v1/credentials/${await w.credential()}`));
+    return {
+      request: w.keyed('POST', '/api/v1/credentials/renewals', { completionKeys: [detail.json().completionKey] }),
+      actor: w.keyActor,
+    };
+  },
   importCsv: async (w) => ({
     request: w.keyed('POST', '/api/v1/ingest/csv', {
       csv: `email,definition_id\n${unique('csv')}@example.org,${w.definitionId}\n`,

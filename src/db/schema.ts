@@ -55,6 +55,8 @@ export interface DefinitionsTable {
   tags: string;
   skills: string;
   expires_after_days: number | null;
+  /** Calendar months; at most one of this and expires_after_days is set. */
+  expires_after_months: number | null;
   status: string;
   created_at: string;
   updated_at: string;
@@ -226,6 +228,23 @@ export interface NotificationSettingsTable {
   reply_to: string | null;
   language: string;
   updated_at: string;
+  /** 1 when the issuer sends expiry reminders (migration 0062). */
+  expiry_reminders: number;
+  /** Days before expiry a reminder is due, 1..365. */
+  expiry_reminder_days: number;
+}
+
+/** The expiry reminder of a credential, claimed once (migration 0062); no address. */
+export interface CredentialRemindersTable {
+  credential_id: string;
+  issuer_id: string;
+  recipient_hash: string;
+  /** queued | sent | failed | suppressed */
+  status: string;
+  detail: string | null;
+  unsubscribe_token_hash: string | null;
+  created_at: string;
+  updated_at: string;
 }
 
 /** What happened to a credential's notification; the address itself is never stored. */
@@ -298,6 +317,20 @@ export interface VcStatusListsTable {
   revoked_digest: string;
   credential: string;
   signed_at: string;
+}
+
+/** An issuer's OpenID Connect provider for console sign-in (migration 0064). */
+export interface ConsoleSsoTable {
+  issuer_id: string;
+  provider_name: string;
+  issuer_url: string;
+  client_id: string;
+  /** AES-256-GCM under the signing keys' key-encryption key, bound to the issuer. */
+  client_secret_sealed: string;
+  allowed_domain: string | null;
+  /** 1: the issuer's users may also sign in with a password; 0: only through the provider. */
+  password_sign_in: number;
+  updated_at: string;
 }
 
 /** A console user: an issuer's staff member. `password_hash` is null until the invite is accepted. */
@@ -385,6 +418,7 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   notification_settings: NotificationSettingsTable;
   credential_notifications: CredentialNotificationsTable;
+  credential_reminders: CredentialRemindersTable;
   notification_suppressions: NotificationSuppressionsTable;
   signing_keys: SigningKeysTable;
   vc_credentials: VcCredentialsTable;
@@ -392,6 +426,7 @@ export interface DB {
   console_users: ConsoleUsersTable;
   console_invites: ConsoleInvitesTable;
   console_sessions: ConsoleSessionsTable;
+  console_sso: ConsoleSsoTable;
   images: ImagesTable;
   vc_endorsements: VcEndorsementsTable;
   endorsement_credentials: EndorsementCredentialsTable;

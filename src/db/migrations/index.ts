@@ -30,6 +30,9 @@ import { walletOffersMigration } from './0058_wallet_offers.js';
 import { walletOffersLcwMigration } from './0058_wallet_offers_lcw.js';
 import { consoleEmailPerIssuerMigration } from './0059_console_email_per_issuer.js';
 import { apiKeyRotatedFromMigration } from './0061_api_key_rotated_from.js';
+import { expiryRemindersMigration } from './0062_expiry_reminders.js';
+import { definitionValidityMonthsMigration } from './0063_definition_validity_months.js';
+import { consoleSsoMigration } from './0064_console_sso.js';
 
 /** Every forward-only migration, by name, in the order they run. A new migration is added here. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -64,5 +67,8 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0058_wallet_offers_lcw': walletOffersLcwMigration(),
     '0059_console_email_per_issuer': consoleEmailPerIssuerMigration(dialect),
     '0061_api_key_rotated_from': apiKeyRotatedFromMigration(),
+    '0062_expiry_reminders': expiryRemindersMigration(),
+    '0063_definition_validity_months': definitionValidityMonthsMigration(),
+    '0064_console_sso': consoleSsoMigration(),
   };
 }

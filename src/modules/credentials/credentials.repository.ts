@@ -65,6 +65,18 @@ function listed(eb: Eb, issuerId: string, filter: ListFilter) {
   return eb.and(conditions);
 }
 
+/** Unrevoked credentials whose expiry falls after `from` and at or before `to` (ISO times). */
+export type ExpiringWindow = { from: string; to: string };
+
+function expiring(eb: Eb, issuerId: string, window: ExpiringWindow) {
+  return eb.and([
+    eb('credentials.issuer_id', '=', issuerId),
+    eb('credentials.revoked_at', 'is', null),
+    eb('credentials.expires_on', '>', window.from),
+    eb('credentials.expires_on', '<=', window.to),
+  ]);
+}
+
 /** Only the status-free list by definition can take its total from the kept counts. */
 const countable = (filter: ListFilter) =>
   filter.status === undefined &&
@@ -213,6 +225,45 @@ export function createCredentialRepository(db: Executor, dialect: Dialect, reade
         .where((eb) => listed(eb as unknown as Eb, issuerId, filter))
         .orderBy('credentials.created_at', 'desc')
         .orderBy('credentials.id', 'desc')
+        .limit(limit)
+        .execute();
+    },
+    /** The "Expiring soon" page: soonest expiry first, with the total in the window. */
+    async expiringPage(issuerId: string, window: ExpiringWindow, limit: number, offset: number) {
+      const [count, rows] = await Promise.all([
+        reader
+          .selectFrom('credentials')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where((eb) => expiring(eb, issuerId, window))
+          .executeTakeFirstOrThrow(),
+        withSlugs(reader)
+          .where((eb) => expiring(eb as unknown as Eb, issuerId, window))
+          .orderBy('credentials.expires_on')
+          .orderBy('credentials.id')
+          .limit(limit)
+          .offset(offset)
+          .execute(),
+      ]);
+      return { total: Number(count.n), rows };
+    },
+    /** The "Expiring soon" export's rows, soonest first, at most `limit`, with the definition's name. */
+    async expiringRows(issuerId: string, window: ExpiringWindow, limit: number) {
+      return reader
+        .selectFrom('credentials')
+        .innerJoin('definitions', 'definitions.id', 'credentials.definition_id')
+        .innerJoin('issuers', 'issuers.id', 'credentials.issuer_id')
+        .select([
+          'credentials.id',
+          'credentials.display_name',
+          'credentials.completion_key',
+          'credentials.issued_on',
+          'credentials.expires_on',
+          'definitions.name as definition_name',
+          'issuers.slug as issuer_slug',
+        ])
+        .where((eb) => expiring(eb as unknown as Eb, issuerId, window))
+        .orderBy('credentials.expires_on')
+        .orderBy('credentials.id')
         .limit(limit)
         .execute();
     },

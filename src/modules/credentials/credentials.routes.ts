@@ -6,11 +6,15 @@ import { CSV_CONTENT_TYPE } from '../reports/csv.js';
 import {
   CredentialDetailSchema,
   CredentialPageSchema,
+  ExpiringCredentialsQuery,
   ExportCredentialsQuery,
+  ExportExpiringQuery,
   IssueCredentialBody,
   IssuedCredentialSchema,
   ListCredentialsQuery,
   ReissueBody,
+  RenewalReportSchema,
+  RenewalsBody,
   RevokeBody,
   RevokeResultSchema,
   SearchCredentialsBody,
@@ -99,6 +103,60 @@ export const credentialRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const csv = await credentials.exportCsv(request.issuerId(), request.query);
       return reply.type(CSV_CONTENT_TYPE).header('content-disposition', csv.disposition).send(csv.body);
     },
+  );
+
+  app.get(
+    '/api/v1/credentials/expiring',
+    {
+      config: { auth: 'key' },
+      schema: {
+        operationId: 'listExpiringCredentials',
+        tags,
+        summary: 'Unrevoked credentials expiring within the next withinDays days, soonest first',
+        querystring: ExpiringCredentialsQuery,
+        response: { 200: Type.Ref(CredentialPageSchema), ...errorResponses(400, ...keyedErrors) },
+      },
+    },
+    async (request) => credentials.expiring(request.issuerId(), request.query),
+  );
+
+  app.get(
+    '/api/v1/credentials/expiring.csv',
+    {
+      config: { auth: 'key' },
+      schema: {
+        operationId: 'exportExpiringCredentialsCsv',
+        tags,
+        summary: 'The credentials expiring within withinDays days as a CSV attachment, soonest first',
+        description: `Columns: name, definition, completionKey, issued, expires, verificationUrl. No email (none is stored). Cells that a spreadsheet would run as a formula are prefixed with '. At most ${EXPORT_MAX_ROWS} lines. The file can be sent back as it is to POST /api/v1/credentials/renewals.`,
+        querystring: ExportExpiringQuery,
+        response: {
+          200: { description: 'CSV, one line per credential', content: { 'text/csv': { schema: Type.String() } } },
+          ...errorResponses(400, ...keyedErrors),
+        },
+      },
+    },
+    async (request, reply) => {
+      const csv = await credentials.exportExpiringCsv(request.issuerId(), request.query);
+      return reply.type(CSV_CONTENT_TYPE).header('content-disposition', csv.disposition).send(csv.body);
+    },
+  );
+
+  app.post(
+    '/api/v1/credentials/renewals',
+    {
+      config: { auth: 'key' },
+      schema: {
+        operationId: 'renewCredentials',
+        tags,
+        summary: 'Renew credentials by completion key: each is reissued with an expiry counted from today',
+        description:
+          'Each credential is reissued (its original shows "Replaced by a newer credential") with the expiry its definition\'s validity gives from today. One report row per key: renewed, already_renewed (it was replaced before: the replacement is named, nothing new is issued) or error (unknown key, revoked, archived definition, quota). Sending the same keys again renews nothing twice.',
+        body: RenewalsBody,
+        response: { 200: Type.Ref(RenewalReportSchema), ...errorResponses(400, 422, ...keyedErrors) },
+      },
+    },
+    async (request) => credentials.renew(request.issuerId(), request.actor(), request.body),
   );
 
   app.get(

@@ -18,14 +18,17 @@ export const RecipientNameDropped = Type.Boolean({
 export const NotifyFlag = Type.Boolean({
   description: "Email the earner a link to the badge (the issuer's default when absent). Replays never notify.",
 });
-export const NotificationOutcomeSchema = StringEnum(['queued', 'off'], {
+export const NotificationOutcomeSchema = StringEnum(['queued', 'suppressed', 'off'], {
   description:
-    'queued: the earner is emailed behind this response; off: this service has no SMTP server, nothing is sent',
+    'queued: the earner is emailed behind this response; suppressed: the earner unsubscribed from this issuer, nothing is sent; off: this service has no SMTP server, nothing is sent',
 });
 const NotificationStatusSchema = Type.Object(
   {
     status: StringEnum(['queued', 'sent', 'failed', 'suppressed']),
     detail: Nullable(Type.String({ description: 'SMTP reply code or error code of a failure; never an address' })),
+    reason: Nullable(
+      Type.String({ description: 'Why a failed or suppressed message was not delivered, in a sentence; else null' }),
+    ),
     updatedAt: DateTime,
   },
   { description: "What became of the earner's notification (absent when none was asked for)" },
@@ -171,6 +174,66 @@ export const ExportCredentialsQuery = Type.Object(
 );
 export type CredentialExportQuery = Static<typeof ExportCredentialsQuery>;
 
+const WithinDays = Type.Integer({
+  minimum: 1,
+  maximum: 366,
+  default: 30,
+  description: 'Credentials expiring from now to this many days on (the console offers 30, 60 and 90)',
+});
+
+export const ExpiringCredentialsQuery = Type.Object(
+  {
+    withinDays: WithinDays,
+    limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+    offset: PageOffset,
+  },
+  { additionalProperties: false },
+);
+export type ExpiringCredentialsQuery = Static<typeof ExpiringCredentialsQuery>;
+
+export const ExportExpiringQuery = Type.Object({ withinDays: WithinDays }, { additionalProperties: false });
+export type ExportExpiringQuery = Static<typeof ExportExpiringQuery>;
+
+/** The most completion keys one renewal call takes, as a list or as CSV lines. */
+export const RENEWALS_MAX = 1000;
+
+export const RenewalsBody = Type.Object(
+  {
+    completionKeys: Type.Optional(Type.Array(CompletionKey, { minItems: 1, maxItems: RENEWALS_MAX })),
+    csv: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1_000_000,
+        description: `CSV with a header naming a completionKey column (also completion_key, "completion key" or key), as the expiring export writes it; at most ${RENEWALS_MAX} lines. Give csv or completionKeys, not both.`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type RenewalsInput = Static<typeof RenewalsBody>;
+
+export const RenewalOutcome = StringEnum(['renewed', 'already_renewed', 'error']);
+export const RenewalReportSchema = Type.Object(
+  {
+    renewed: Type.Integer(),
+    alreadyRenewed: Type.Integer(),
+    errors: Type.Integer(),
+    rows: Type.Array(
+      Type.Object({
+        row: Type.Integer({ description: 'Position in the list, or the CSV line number' }),
+        completionKey: Type.String(),
+        outcome: RenewalOutcome,
+        credentialId: Type.Optional(Type.String({ description: 'The renewed credential (the replacement)' })),
+        replacedId: Type.Optional(Type.String({ description: 'The credential it replaces' })),
+        expiresOn: Type.Optional(Nullable(DateTime)),
+        message: Type.Optional(Type.String()),
+      }),
+    ),
+  },
+  { $id: 'RenewalReport' },
+);
+export type RenewalReport = Static<typeof RenewalReportSchema>;
+
 export const RevokeBody = Type.Object({ reason: Type.Optional(Text(500)) });
 export const ReissueBody = Type.Object({
   completionKey: Type.Optional(CompletionKey),
@@ -190,4 +253,5 @@ export const credentialSchemas = [
   CredentialPageSchema,
   IssuedCredentialSchema,
   RevokeResultSchema,
+  RenewalReportSchema,
 ];

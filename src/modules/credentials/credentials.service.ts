@@ -1,4 +1,4 @@
-import { isoNow } from '../../core/clock.js';
+import { addDays, isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
 import { refuseEmailIn } from '../../core/personal-data.js';
@@ -9,15 +9,25 @@ import type { OutboxService } from '../webhooks/outbox.service.js';
 import { credentialEventData } from '../webhooks/webhooks.events.js';
 import { COMPACT_AFTER_DELTA_ROWS, type CountCompaction } from './counts.compaction.js';
 import { type CredentialWithSlugs, createCredentialRepository } from './credentials.repository.js';
-import type { CredentialExportQuery, CredentialSearch, CredentialStatus } from './credentials.schemas.js';
+import type {
+  CredentialExportQuery,
+  CredentialSearch,
+  CredentialStatus,
+  ExpiringCredentialsQuery,
+  ExportExpiringQuery,
+  RenewalsInput,
+} from './credentials.schemas.js';
 import { effectiveStatus, toDetail, toSummary } from './credentials.views.js';
 import type { IssuanceService, IssueOutcome } from './issuance.service.js';
+import { createRenewals } from './renewals.js';
 
 export const REISSUED_REASON = 'reissued';
 
 /** The most lines one export holds (about 10 MB); narrower filters export the rest. */
 export const EXPORT_MAX_ROWS = 50_000;
 const EXPORT_COLUMNS = ['name', 'definition', 'status', 'issued', 'expires', 'verificationUrl'] as const;
+/** The expiring export also names each completion key, so the file can go back as a renewals CSV. */
+const EXPIRING_COLUMNS = ['name', 'definition', 'completionKey', 'issued', 'expires', 'verificationUrl'] as const;
 
 /** Reading, revoking and reissuing an issuer's credentials. */
 export function createCredentialService(
@@ -58,7 +68,13 @@ export function createCredentialService(
     return row;
   }
 
-  return {
+  /** From now to `withinDays` days on. */
+  const expiringWindow = (withinDays: number) => {
+    const from = isoNow(core.clock);
+    return { from, to: addDays(from, withinDays) };
+  };
+
+  const service = {
     async list(
       issuerId: string,
       query: { limit: number; offset: number; status?: CredentialStatus; definitionId?: string },
@@ -131,6 +147,35 @@ export function createCredentialService(
         })),
       );
       return { body, disposition: attachment('credentials', now) };
+    },
+
+    /** The "Expiring soon" view (issue 39 §5): unrevoked credentials expiring within the days asked, soonest first. */
+    async expiring(issuerId: string, query: ExpiringCredentialsQuery) {
+      const now = core.clock.now();
+      const { total, rows } = await repo.expiringPage(
+        issuerId,
+        expiringWindow(query.withinDays),
+        query.limit,
+        query.offset,
+      );
+      return { total, limit: query.limit, offset: query.offset, items: rows.map((r) => toSummary(urls, r, now)) };
+    },
+
+    /** The same view as CSV, every cell formula-safe; names and completion keys, never an email. */
+    async exportExpiringCsv(issuerId: string, query: ExportExpiringQuery) {
+      const rows = await repo.expiringRows(issuerId, expiringWindow(query.withinDays), EXPORT_MAX_ROWS);
+      const body = toCsv(
+        EXPIRING_COLUMNS,
+        rows.map((row) => ({
+          name: row.display_name ?? '',
+          definition: row.definition_name,
+          completionKey: row.completion_key,
+          issued: row.issued_on,
+          expires: row.expires_on ?? '',
+          verificationUrl: urls.verifyPage(row.issuer_slug, row.id),
+        })),
+      );
+      return { body, disposition: attachment('expiring-credentials', core.clock.now()) };
     },
 
     async get(issuerId: string, id: string) {
@@ -257,6 +302,18 @@ export function createCredentialService(
     },
 
     toIssued: (outcome: IssueOutcome) => deps.issuance.toIssued(outcome),
+  };
+
+  const renewals = createRenewals({
+    findByCompletionKey: (issuerId, completionKey) => repo.getByCompletionKey(issuerId, completionKey),
+    reissue: service.reissue,
+    reissuedReason: REISSUED_REASON,
+  });
+
+  return {
+    ...service,
+    /** Renews (reissues) the credentials of the completion keys given, one report row each. */
+    renew: (issuerId: string, actor: string, input: RenewalsInput) => renewals.renew(issuerId, actor, input),
   };
 }
 

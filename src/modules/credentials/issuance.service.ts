@@ -1,4 +1,4 @@
-import { addDays, isoNow } from '../../core/clock.js';
+import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
 import { hashRecipientEmail } from '../../core/hashing.js';
@@ -9,6 +9,7 @@ import { createGroupCommit } from '../../db/group-commit.js';
 import type { AuditEntry, AuditService } from '../audit/audit.service.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
+import { expiryFor } from '../definitions/definitions.validity.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
 import type { NotificationOutcome, NotificationService } from '../notifications/notifications.service.js';
 import type { UsageService } from '../usage/usage.service.js';
@@ -148,7 +149,7 @@ export function createIssuanceService(
       display_name: storableName(input.recipientName).name,
       completion_key: input.completionKey,
       issued_on: issuedOn,
-      expires_on: definition.expires_after_days ? addDays(issuedOn, definition.expires_after_days) : null,
+      expires_on: expiryFor(definition, issuedOn),
       revoked_at: null,
       revoked_reason: null,
       evidence_url: input.evidenceUrl ?? null,

@@ -7,6 +7,14 @@ export const DefinitionStatus = StringEnum(['active', 'archived']);
 const Slug = Type.String({ pattern: SLUG_PATTERN, maxLength: 64 });
 const StringList = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 });
 const ExpiresAfterDays = Nullable(Type.Integer({ minimum: 1, maximum: 36_500 }));
+const ValidForMonths = Nullable(
+  Type.Integer({
+    minimum: 1,
+    maximum: 1200,
+    description:
+      'Credential lifetime in calendar months (24: the same day two years on). Setting it clears expiresAfterDays, and setting expiresAfterDays clears it; giving both is refused.',
+  }),
+);
 
 export const DefinitionSchema = Type.Object(
   {
@@ -21,6 +29,9 @@ export const DefinitionSchema = Type.Object(
     tags: Type.Optional(Type.Array(Type.String())),
     skills: Type.Optional(Type.Array(Type.String())),
     expiresAfterDays: Type.Optional(Nullable(Type.Integer({ description: 'Credential lifetime in days' }))),
+    validForMonths: Type.Optional(
+      Nullable(Type.Integer({ description: 'Credential lifetime in calendar months (null when counted in days)' })),
+    ),
     status: Type.Optional(DefinitionStatus),
     createdAt: Type.Optional(DateTime),
     updatedAt: Type.Optional(DateTime),
@@ -39,6 +50,7 @@ export const CreateDefinitionBody = Type.Object({
   tags: Type.Optional(StringList),
   skills: Type.Optional(StringList),
   expiresAfterDays: Type.Optional(ExpiresAfterDays),
+  validForMonths: Type.Optional(ValidForMonths),
 });
 export type CreateDefinitionInput = Static<typeof CreateDefinitionBody>;
 
@@ -52,6 +64,7 @@ export const UpdateDefinitionBody = Type.Object(
     tags: Type.Optional(StringList),
     skills: Type.Optional(StringList),
     expiresAfterDays: Type.Optional(ExpiresAfterDays),
+    validForMonths: Type.Optional(ValidForMonths),
     status: Type.Optional(DefinitionStatus),
   },
   { minProperties: 1 },

@@ -21,10 +21,18 @@ export function toDefinition(row: DefinitionRow): Definition {
     tags: JSON.parse(row.tags) as string[],
     skills: JSON.parse(row.skills) as string[],
     expiresAfterDays: row.expires_after_days,
+    validForMonths: row.expires_after_months,
     status: row.status as 'active' | 'archived',
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** A definition counts its validity in days or in months, never both (which would win is no one's guess). */
+function refuseTwoValidities(input: { expiresAfterDays?: number | null; validForMonths?: number | null }): void {
+  if (input.expiresAfterDays == null || input.validForMonths == null) return;
+  const message = 'Give expiresAfterDays or validForMonths, not both.';
+  throw errors.validation(message, [{ path: '/validForMonths', message, code: 'validity' }]);
 }
 
 /**
@@ -39,6 +47,7 @@ export function createDefinitionService(
 
   return {
     async create(issuerId: string, actor: string, input: CreateDefinitionInput): Promise<Definition> {
+      refuseTwoValidities(input);
       const now = isoNow(core.clock);
       return createWithSlug({
         explicit: input.slug,
@@ -57,6 +66,7 @@ export function createDefinitionService(
             tags: JSON.stringify(input.tags ?? []),
             skills: JSON.stringify(input.skills ?? []),
             expires_after_days: input.expiresAfterDays ?? null,
+            expires_after_months: input.validForMonths ?? null,
             status: 'active',
             created_at: now,
             updated_at: now,
@@ -115,7 +125,15 @@ export function createDefinitionService(
         if (input.imageUrl !== undefined) changes.image_url = input.imageUrl;
         if (input.tags !== undefined) changes.tags = JSON.stringify(input.tags);
         if (input.skills !== undefined) changes.skills = JSON.stringify(input.skills);
-        if (input.expiresAfterDays !== undefined) changes.expires_after_days = input.expiresAfterDays;
+        refuseTwoValidities(input);
+        if (input.expiresAfterDays !== undefined) {
+          changes.expires_after_days = input.expiresAfterDays;
+          if (input.expiresAfterDays !== null) changes.expires_after_months = null;
+        }
+        if (input.validForMonths !== undefined) {
+          changes.expires_after_months = input.validForMonths;
+          if (input.validForMonths !== null) changes.expires_after_days = null;
+        }
         if (input.status !== undefined) changes.status = input.status;
         await definitions.update(issuerId, id, changes);
         const statusChanged = input.status !== undefined && input.status !== existing.status;
