@@ -20,6 +20,7 @@ export const INPUTS = [
   'src',
   'bench/lib/bench-seed.ts',
   'console',
+  'scripts/bundle-server.mjs',
   'scripts/build-console.ts',
   'tsconfig.json',
   'tsconfig.build.json',
