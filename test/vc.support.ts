@@ -23,9 +23,11 @@ const contexts = new Map<string, object>([
   ...multikeyContext.contexts,
 ]);
 
+/** The path of a URL of this service; did:web resolves over https even when the base is plain HTTP. */
 function pathOf(base: string, url: string): string {
-  if (!url.startsWith(`${base}/`)) throw new Error(`not a document of this service: ${url}`);
-  return url.slice(base.length);
+  const prefix = [base, base.replace(/^http:/, 'https:')].find((candidate) => url.startsWith(`${candidate}/`));
+  if (prefix === undefined) throw new Error(`not a document of this service: ${url}`);
+  return url.slice(prefix.length);
 }
 
 /** did:web:<host>:<path...> → https://<host>/<path>/did.json (did:web method specification). */

@@ -22,9 +22,9 @@ import { auth, createTestApp, dialects, manualClock, type TestApp, type TestIssu
 import { verifier } from './vc.support.js';
 
 /*
- * A wallet written for this test on jose alone (no OpenID4VCI library: the other vendor's client,
- * @sphereon/oid4vci-client, does not install; its dependencies name versions the registry does not
- * have). It does what OpenID4VCI 1.0 says a wallet does, against the server listening on a port:
+ * A wallet written for this test on jose alone, to reach every refusal the spec names (another
+ * vendor's library runs the same flow in wallet-sphereon.test.ts). It does what OpenID4VCI 1.0 says
+ * a wallet does, against the server listening on a port:
  * resolve the offer by reference, read the metadata at the well-known paths derived from the
  * credential_issuer, redeem the pre-authorized code, take a nonce and send a jwt proof.
  */

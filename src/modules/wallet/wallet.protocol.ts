@@ -13,11 +13,22 @@ import {
   type IssuerMetadataResult,
   Openid4vciIssuer,
   Openid4vciVersion,
+  setGlobalConfig,
 } from '@openid4vc/openid4vci';
 import { compactVerify, importJWK } from 'jose';
 import { VC_V2_CONTEXT } from '../vc/contexts.js';
 import { holderJwk } from './wallet.holder.js';
 import { JWT_VC_JSON, LDP_VC, PRE_AUTHORIZED_CODE_GRANT, ProtocolError } from './wallet.terms.js';
+
+/**
+ * The library refuses every `http:` URL in its documents. A service whose PUBLIC_BASE_URL is plain
+ * HTTP (`npm start` on a laptop, a wallet test on loopback) would then fail to make any offer; its
+ * operator chose that base, so its URLs are allowed, and each wallet applies its own rule to them.
+ * The setting is the library's, for the whole process, which serves one base URL.
+ */
+export function allowPlainHttp(): void {
+  setGlobalConfig({ allowInsecureUrls: true });
+}
 
 /** The proof signatures a holder key may make. */
 const PROOF_ALGORITHMS = ['EdDSA', 'ES256'];

@@ -138,39 +138,49 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
       noStore(reply).send(await wallet.lcwExchange(request.params.slug, request.params.challenge, request.body)),
   );
 
-  app.get(
-    '/.well-known/openid-credential-issuer/v1/issuers/:slug',
+  /*
+   * OpenID4VCI 1.0 and RFC 8414 put the well-known segment between the host and the identifier's
+   * path. Drafts up to 15, and the wallets built on them (Sphereon's among others), append it to the
+   * identifier instead; both places answer the same document, so either kind of wallet finds it.
+   */
+  const metadataRoutes = [
     {
-      schema: {
-        operationId: 'getCredentialIssuerMetadata',
-        tags: protocolTags,
-        summary: 'OpenID4VCI Credential Issuer Metadata of the issuer /v1/issuers/{slug}',
-        params: ProtocolParams,
-        response: { 200: MetadataDocument, ...errorResponses(404, ...openErrors) },
-      },
+      paths: [
+        '/.well-known/openid-credential-issuer/v1/issuers/:slug',
+        '/v1/issuers/:slug/.well-known/openid-credential-issuer',
+      ],
+      operationIds: ['getCredentialIssuerMetadata', 'getCredentialIssuerMetadataAppended'],
+      summary: 'OpenID4VCI Credential Issuer Metadata of the issuer /v1/issuers/{slug}',
+      document: (slug: string) => wallet.credentialIssuerMetadata(slug),
     },
-    async (request, reply) =>
-      reply
-        .header('cache-control', 'public, max-age=300')
-        .send(await wallet.credentialIssuerMetadata(request.params.slug)),
-  );
-
-  app.get(
-    '/.well-known/oauth-authorization-server/v1/issuers/:slug',
     {
-      schema: {
-        operationId: 'getAuthorizationServerMetadata',
-        tags: protocolTags,
-        summary: 'OAuth 2.0 Authorization Server Metadata (RFC 8414) of the issuer /v1/issuers/{slug}',
-        params: ProtocolParams,
-        response: { 200: MetadataDocument, ...errorResponses(404, ...openErrors) },
-      },
+      paths: [
+        '/.well-known/oauth-authorization-server/v1/issuers/:slug',
+        '/v1/issuers/:slug/.well-known/oauth-authorization-server',
+      ],
+      operationIds: ['getAuthorizationServerMetadata', 'getAuthorizationServerMetadataAppended'],
+      summary: 'OAuth 2.0 Authorization Server Metadata (RFC 8414) of the issuer /v1/issuers/{slug}',
+      document: (slug: string) => wallet.authorizationServerMetadata(slug),
     },
-    async (request, reply) =>
-      reply
-        .header('cache-control', 'public, max-age=300')
-        .send(await wallet.authorizationServerMetadata(request.params.slug)),
-  );
+  ];
+  for (const { paths, operationIds, summary, document } of metadataRoutes) {
+    paths.forEach((path, index) => {
+      app.get(
+        path,
+        {
+          schema: {
+            operationId: operationIds[index],
+            tags: protocolTags,
+            summary: index === 0 ? summary : `${summary}, at the path earlier drafts append to the identifier`,
+            params: ProtocolParams,
+            response: { 200: MetadataDocument, ...errorResponses(404, ...openErrors) },
+          },
+        },
+        async (request, reply) =>
+          reply.header('cache-control', 'public, max-age=300').send(await document(request.params.slug)),
+      );
+    });
+  }
 
   app.get(
     '/v1/issuers/:slug/oid4vci/offers/:code',

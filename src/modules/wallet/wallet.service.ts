@@ -28,7 +28,7 @@ const NONCE_TTL_S = 300;
 const DAY_MS = 86_400_000;
 
 /** The OpenID4VCI library, loaded at the first wallet request rather than at the server's start. */
-const protocol = loadedOnce(() => import('./wallet.protocol.js'));
+const library = loadedOnce(() => import('./wallet.protocol.js'));
 
 export interface WalletOffer {
   /** `openid-credential-offer://?credential_offer_uri=…` */
@@ -69,6 +69,12 @@ export function createWalletService(
 ) {
   const urls = publicUrls(core.config.publicBaseUrl);
   const repo = createWalletRepository(core.db);
+  const plainHttp = core.config.publicBaseUrl.startsWith('http:');
+  async function protocol() {
+    const loaded = await library();
+    if (plainHttp) loaded.allowPlainHttp();
+    return loaded;
+  }
   const contexts = [VC_V2_CONTEXT, OB_V3_CONTEXT, OB_V3_EXTENSIONS_CONTEXT];
 
   /**
