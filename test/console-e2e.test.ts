@@ -218,7 +218,7 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     await page.locator('.status-revoked').getByText('revoked').waitFor();
     await expect
       .poll(() => page.locator('.timeline li').allTextContents())
-      .toEqual(expect.arrayContaining([expect.stringMatching(/credential\.revoked by user:/)]));
+      .toEqual(expect.arrayContaining([expect.stringContaining(`credential.revoked by ${OWNER}`)]));
     await page.getByRole('button', { name: 'Reissue' }).waitFor();
   });
 
@@ -250,7 +250,7 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     await expect.poll(() => total('Issued in range')).toBe('3');
     expect(await total('Revoked')).toBe('1');
     expect(await total('Valid')).toBe('2');
-    expect(await page.locator('figure.chart canvas').count()).toBe(6);
+    expect(await page.locator('figure.chart').count()).toBe(6);
     const today = new Date().toISOString().slice(0, 10);
     const perDay = page.locator('table[data-chart="per-day"]');
     expect(
@@ -275,7 +275,7 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     const total = (label: string) => page.locator(`[data-total="${label}"]`).textContent();
     await expect.poll(() => total('Issued in range')).toBe('3');
     expect(await total('Revoked')).toBe('1');
-    expect(await page.locator('figure.chart canvas').count()).toBe(6);
+    expect(await page.locator('figure.chart').count()).toBe(6);
   });
 
   it('creates a key shown once, rotates it with a grace period, and revokes the successor', async () => {

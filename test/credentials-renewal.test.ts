@@ -156,7 +156,11 @@ describe.each(dialects)('validity in months, expiring soon and renewal on %s', (
       completionKey: 'soon#reissue-1',
     });
     const old = (await inject('GET', `/api/v1/credentials/${soon}`)).json();
-    expect(old).toMatchObject({ status: 'revoked', revokedReason: 'reissued' });
+    expect(old).toMatchObject({ status: 'revoked', revokedReason: 'reissued', replacedBy: renewed, replaces: null });
+    expect((await inject('GET', `/api/v1/credentials/${renewed}`)).json()).toMatchObject({
+      replaces: soon,
+      replacedBy: null,
+    });
     const page = await t.app.inject({ method: 'GET', url: new URL(old.verifyUrl).pathname });
     expect(page.body).toContain('Replaced by a newer credential');
 

@@ -5,10 +5,12 @@ import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { loadSession, onSessionExpired } from './api';
 import { Layout } from './layout';
 import { AuditPage } from './pages/audit';
+import { ConnectorsPage } from './pages/connectors';
 import { CredentialDetailPage } from './pages/credential-detail';
 import { CredentialsPage } from './pages/credentials';
 import { DashboardPage, requestDashboardEarly } from './pages/dashboard';
 import { DefinitionsPage } from './pages/definitions';
+import { ExpiringPage } from './pages/expiring';
 import { InvitePage } from './pages/invite';
 import { IssuePage } from './pages/issue';
 import { KeysPage } from './pages/keys';
@@ -59,10 +61,13 @@ function Signed() {
         <Route path="/console/issue" component={IssuePage} />
         <Route path="/console/credentials" component={CredentialsPage} />
         <Route path="/console/credentials/:id" component={CredentialDetailPage} />
+        <Route path="/console/expiring" component={ExpiringPage} />
         <Route path="/console/keys" component={KeysPage} />
         <Route path="/console/webhooks" component={WebhooksPage} />
         <Route path="/console/pathways" component={PathwaysPage} />
         <Route path="/console/team" component={TeamPage} />
+        <Route path="/console/connectors" component={ConnectorsPage} />
+        <Route path="/console/connectors/:provider" component={ConnectorsPage} />
         <Route path="/console/audit" component={AuditPage} />
         <Route path="/console/privacy" component={PrivacyPage} />
         <Route path="/console/settings" component={SettingsPage} />

@@ -7,6 +7,29 @@ import { Alert, ConfirmDialog, Field, formatDate, inputValue } from '../ui';
 
 type Credential = components['schemas']['CredentialDetail'];
 type AuditRecord = components['schemas']['AuditRecord'];
+type Notification = NonNullable<Credential['notification']>;
+
+/** The stored reason of a revocation by reissue or renewal (credentials.service.ts REISSUED_REASON). */
+const REISSUED = 'reissued';
+
+const DELIVERY_TEXT: Record<Notification['status'], string> = {
+  queued: 'Queued',
+  sent: 'Sent',
+  suppressed: 'Not sent',
+  failed: 'Failed',
+};
+
+/** The earner notification's state, with the reason a message was not delivered when there is one. */
+function DeliveryStatus({ notification }: { notification: Notification | undefined }) {
+  if (!notification) return <>No email was sent to the earner.</>;
+  const why = notification.reason ?? notification.detail;
+  return (
+    <>
+      <span class={`status delivery-${notification.status}`}>{DELIVERY_TEXT[notification.status]}</span>
+      {why ? ` (${why})` : ''}, {formatDate(notification.updatedAt)}
+    </>
+  );
+}
 
 /** A credential's timeline: its newest audit records (issued, revoked, reissued, ...). */
 const TIMELINE_LIMIT = 200;
@@ -22,6 +45,8 @@ export function CredentialDetailPage() {
   const [notice, setNotice] = useState<string | null>(null);
   const [reason, setReason] = useState('');
   const [confirming, setConfirming] = useState(false);
+  const [confirmingRenewal, setConfirmingRenewal] = useState(false);
+  const [renewed, setRenewed] = useState<string | null>(null);
 
   const load = useCallback(async () => {
     const { data, error: failure } = await api.GET('/api/v1/credentials/{id}', { params: { path: { id } } });
@@ -53,14 +78,18 @@ export function CredentialDetailPage() {
     }
   }
 
-  async function reissue(event: Event) {
-    event.preventDefault();
+  /** Renewal is a reissue: a replacement whose expiry the definition's validity counts from today. */
+  async function renew() {
+    setConfirmingRenewal(false);
     const { data, error: failure } = await api.POST('/api/v1/credentials/{id}/reissue', {
       params: { path: { id } },
       body: {},
     });
     if (failure) setError(problem(failure));
-    else setNotice(`Reissued as ${data.credentialId}.`);
+    else {
+      setRenewed(data.credentialId);
+      load();
+    }
   }
 
   if (!credential) {
@@ -71,23 +100,55 @@ export function CredentialDetailPage() {
       </>
     );
   }
+  const replaced = credential.revokedReason === REISSUED;
+  // A revoked credential is not renewed but may still be replaced (issued in error, say).
+  const renewVerb = credential.status === 'revoked' ? 'Reissue' : 'Renew';
   return (
     <>
       <h1>Credential {credential.completionKey}</h1>
       {error && <Alert>{error}</Alert>}
       {notice && <Alert kind="success">{notice}</Alert>}
+      {renewed && (
+        <Alert kind="success">
+          Renewed. <a href={`/console/credentials/${renewed}`}>Open the new credential</a>
+        </Alert>
+      )}
       <dl class="facts">
         <dt>Recipient</dt>
         <dd>{credential.recipientName ?? 'No name given'}</dd>
         <dt>Status</dt>
         <dd>
           <span class={`status status-${credential.status}`}>{credential.status}</span>
-          {credential.revokedReason ? ` (${credential.revokedReason})` : ''}
+          {replaced
+            ? ' (Replaced by a newer credential)'
+            : credential.revokedReason
+              ? ` (${credential.revokedReason})`
+              : ''}
         </dd>
+        {credential.replacedBy && (
+          <>
+            <dt>Replaced by</dt>
+            <dd>
+              <a href={`/console/credentials/${credential.replacedBy}`}>The newer credential</a>
+            </dd>
+          </>
+        )}
+        {credential.replaces && (
+          <>
+            <dt>Replaces</dt>
+            <dd>
+              <a href={`/console/credentials/${credential.replaces}`}>The earlier credential</a>
+            </dd>
+          </>
+        )}
         <dt>Issued</dt>
         <dd>{formatDate(credential.issuedOn)}</dd>
         <dt>Expires</dt>
         <dd>{formatDate(credential.expiresOn)}</dd>
+        <dt>Earner email</dt>
+        <dd>
+          <DeliveryStatus notification={credential.notification} />
+        </dd>
         <dt>Documents</dt>
         <dd>
           <ul class="links">
@@ -141,12 +202,31 @@ export function CredentialDetailPage() {
           </Field>
         </ConfirmDialog>
       )}
-      {mayChange && (
-        <form class="panel" onSubmit={reissue} aria-labelledby="reissue-title">
-          <h2 id="reissue-title">Reissue</h2>
-          <p>Issues a replacement for the same earner; this one is then marked as replaced.</p>
-          <button type="submit">Reissue</button>
-        </form>
+      {mayChange && !credential.replacedBy && (
+        <section class="panel" aria-labelledby="renew-title">
+          <h2 id="renew-title">{renewVerb}</h2>
+          <p>
+            Issues a replacement for the same earner, valid for the definition's validity from today; this one then
+            shows “Replaced by a newer credential”.
+          </p>
+          <button type="button" onClick={() => setConfirmingRenewal(true)}>
+            {renewVerb}
+          </button>
+        </section>
+      )}
+      {confirmingRenewal && (
+        <ConfirmDialog
+          id="confirm-renew-credential"
+          title={`${renewVerb} credential ${credential.completionKey}?`}
+          confirmLabel={`${renewVerb} credential`}
+          onConfirm={renew}
+          onCancel={() => setConfirmingRenewal(false)}
+        >
+          <p>
+            A new credential is issued with a new expiry. This one is then no longer valid: its verification page says
+            “Replaced by a newer credential”.
+          </p>
+        </ConfirmDialog>
       )}
       <section aria-labelledby="timeline-title">
         <h2 id="timeline-title">Audit timeline</h2>
@@ -157,7 +237,7 @@ export function CredentialDetailPage() {
             {timeline.map((record) => (
               <li key={record.id}>
                 <time dateTime={record.occurredAt}>{formatDate(record.occurredAt)}</time> {record.action} by{' '}
-                {record.actor}
+                {record.actorName}
               </li>
             ))}
           </ol>

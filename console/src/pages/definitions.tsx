@@ -4,16 +4,35 @@ import { api, problem, uploadImage } from '../api';
 import { BadgeDesigner, badgePng } from '../designer';
 import { useApiRead } from '../hooks';
 import { can, useSession } from '../session';
-import { Alert, Field, inputValue } from '../ui';
+import { Alert, ConfirmDialog, Field, inputValue } from '../ui';
 import { AlignmentsSection, EndorsementsSection, GivenEndorsementsSection } from './definition-sections';
 
 type Definition = components['schemas']['Definition'];
 type ImageSource = 'design' | 'upload' | 'url';
+type ValidityUnit = 'months' | 'days';
+
+/** How long a definition's credentials stay valid, as a registrar says it: "24 months", "90 days". */
+export function validityText(definition: Definition): string {
+  if (definition.validForMonths)
+    return `${definition.validForMonths} month${definition.validForMonths === 1 ? '' : 's'}`;
+  if (definition.expiresAfterDays)
+    return `${definition.expiresAfterDays} day${definition.expiresAfterDays === 1 ? '' : 's'}`;
+  return 'No expiry';
+}
+
+/** The body's validity: months or days, the other cleared; none when the field is empty. */
+function validityBody(amount: string, unit: ValidityUnit, editing: boolean) {
+  const n = Number.parseInt(amount, 10);
+  if (!Number.isInteger(n) || n < 1) return editing ? { validForMonths: null, expiresAfterDays: null } : {};
+  return unit === 'months' ? { validForMonths: n } : { expiresAfterDays: n };
+}
 
 function DefinitionForm({ editing, onDone }: { editing: Definition | null; onDone: (message: string) => void }) {
   const [name, setName] = useState(editing?.name ?? '');
   const [description, setDescription] = useState(editing?.description ?? '');
   const [criteria, setCriteria] = useState(editing?.criteriaNarrative ?? '');
+  const [validity, setValidity] = useState(String(editing?.validForMonths ?? editing?.expiresAfterDays ?? ''));
+  const [unit, setUnit] = useState<ValidityUnit>(editing?.expiresAfterDays ? 'days' : 'months');
   const [source, setSource] = useState<ImageSource>(editing?.imageUrl ? 'url' : 'design');
   const [imageUrl, setImageUrl] = useState(editing?.imageUrl ?? '');
   const [format, setFormat] = useState<'svg' | 'png'>('svg');
@@ -51,6 +70,7 @@ function DefinitionForm({ editing, onDone }: { editing: Definition | null; onDon
         description,
         ...(criteria ? { criteriaNarrative: criteria } : {}),
         ...(url ? { imageUrl: url } : {}),
+        ...validityBody(validity, unit, editing !== null),
       };
       const result = editing
         ? await api.PATCH('/api/v1/definitions/{id}', { params: { path: { id: editing.id } }, body })
@@ -83,6 +103,31 @@ function DefinitionForm({ editing, onDone }: { editing: Definition | null; onDon
       <Field label="Criteria" id="def-criteria">
         <textarea id="def-criteria" rows={3} value={criteria} onInput={(e) => setCriteria(inputValue(e))} />
       </Field>
+      <fieldset>
+        <legend>Validity</legend>
+        <Field label="Valid for" id="def-validity" hint="Leave empty for credentials that never expire.">
+          <input
+            id="def-validity"
+            type="number"
+            min={1}
+            max={unit === 'months' ? 1200 : 36500}
+            inputMode="numeric"
+            aria-describedby="def-validity-hint"
+            value={validity}
+            onInput={(e) => setValidity(inputValue(e))}
+          />
+        </Field>
+        <Field label="Unit" id="def-validity-unit">
+          <select
+            id="def-validity-unit"
+            value={unit}
+            onChange={(e) => setUnit(inputValue(e) === 'days' ? 'days' : 'months')}
+          >
+            <option value="months">months</option>
+            <option value="days">days</option>
+          </select>
+        </Field>
+      </fieldset>
       <fieldset>
         <legend>Image</legend>
         {(['design', 'upload', 'url'] as const).map((value) => (
@@ -136,8 +181,10 @@ export function DefinitionsPage() {
   const { data: items, error, setError, reload: load } = useApiRead(() => api.GET('/api/v1/definitions'), []);
   const [notice, setNotice] = useState('');
   const [editing, setEditing] = useState<Definition | 'new' | null>(null);
+  const [archiving, setArchiving] = useState<Definition | null>(null);
 
   async function archive(definition: Definition) {
+    setArchiving(null);
     const { error: failure } = await api.PATCH('/api/v1/definitions/{id}', {
       params: { path: { id: definition.id } },
       body: { status: 'archived' },
@@ -189,6 +236,7 @@ export function DefinitionsPage() {
               <tr>
                 <th scope="col">Image</th>
                 <th scope="col">Name</th>
+                <th scope="col">Validity</th>
                 <th scope="col">Status</th>
                 <th scope="col" class="wide-only">
                   Id
@@ -201,6 +249,7 @@ export function DefinitionsPage() {
                 <tr key={definition.id}>
                   <td>{definition.imageUrl ? <img src={definition.imageUrl} alt="" width={40} height={40} /> : '—'}</td>
                   <th scope="row">{definition.name}</th>
+                  <td>{validityText(definition)}</td>
                   <td>{definition.status ?? 'active'}</td>
                   <td class="wide-only">
                     <code>{definition.id}</code>
@@ -211,7 +260,7 @@ export function DefinitionsPage() {
                         Edit<span class="visually-hidden"> {definition.name}</span>
                       </button>
                       {definition.status !== 'archived' && (
-                        <button type="button" class="secondary" onClick={() => archive(definition)}>
+                        <button type="button" class="secondary" onClick={() => setArchiving(definition)}>
                           Archive<span class="visually-hidden"> {definition.name}</span>
                         </button>
                       )}
@@ -222,6 +271,17 @@ export function DefinitionsPage() {
             </tbody>
           </table>
         </div>
+      )}
+      {archiving && (
+        <ConfirmDialog
+          id="confirm-archive-definition"
+          title={`Archive definition “${archiving.name}”?`}
+          confirmLabel="Archive definition"
+          onConfirm={() => archive(archiving)}
+          onCancel={() => setArchiving(null)}
+        >
+          <p>No credential can be issued against it any more. Credentials already issued stay as they are.</p>
+        </ConfirmDialog>
       )}
       {mayEdit && editing === null && <GivenEndorsementsSection />}
     </>

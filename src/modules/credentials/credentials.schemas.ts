@@ -70,6 +70,12 @@ export const CredentialDetailSchema = Type.Object(
     completionKey: Type.String(),
     recipientName: Type.Optional(RecipientNameShown),
     notification: Type.Optional(NotificationStatusSchema),
+    replacedBy: Type.Optional(
+      Nullable(Type.String({ description: 'The credential that replaced this one (its newest reissue), if any' })),
+    ),
+    replaces: Type.Optional(
+      Nullable(Type.String({ description: 'The credential this one was reissued from, if it is a replacement' })),
+    ),
     openBadgeCredentialUrl: Type.Optional(
       Type.String({
         format: 'uri',

@@ -180,8 +180,16 @@ export function createCredentialService(
 
     async get(issuerId: string, id: string) {
       const row = await requireRow(issuerId, id);
-      const notification = await deps.notifications.statusOf(issuerId, row.id);
-      return { ...toDetail(urls, row, core.clock.now()), ...(notification ? { notification } : {}) };
+      const [notification, replacement] = await Promise.all([
+        deps.notifications.statusOf(issuerId, row.id),
+        repo.latestReplacement(issuerId, row.id),
+      ]);
+      return {
+        ...toDetail(urls, row, core.clock.now()),
+        replacedBy: replacement?.id ?? null,
+        replaces: row.reissued_from,
+        ...(notification ? { notification } : {}),
+      };
     },
 
     /** The stored row with its slugs, or undefined (another issuer's credential is undefined too). */

@@ -1,0 +1,206 @@
+import { useState } from 'preact/hooks';
+import type { components } from '../../../client/index';
+import { api, problem } from '../api';
+import { useApiRead } from '../hooks';
+import { can, useSession } from '../session';
+import { Alert, Field, formatDate, inputValue } from '../ui';
+
+type RenewalReport = components['schemas']['RenewalReport'];
+
+const WINDOWS = [30, 60, 90] as const;
+const OUTCOME_TEXT = { renewed: 'Renewed', already_renewed: 'Already renewed', error: 'Not renewed' } as const;
+
+/** The per-key report of a renewal CSV: what became of each line, with a link to each new credential. */
+function RenewalReportTable({ report }: { report: RenewalReport }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption>
+          {report.renewed} renewed, {report.alreadyRenewed} already renewed, {report.errors} not renewed
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Line</th>
+            <th scope="col">Completion key</th>
+            <th scope="col">Outcome</th>
+            <th scope="col">New expiry</th>
+          </tr>
+        </thead>
+        <tbody>
+          {report.rows.map((row) => (
+            <tr key={row.row}>
+              <td>{row.row}</td>
+              <td>{row.completionKey}</td>
+              <td>
+                {row.credentialId ? (
+                  <a href={`/console/credentials/${row.credentialId}`}>{OUTCOME_TEXT[row.outcome]}</a>
+                ) : (
+                  OUTCOME_TEXT[row.outcome]
+                )}
+                {row.message ? `: ${row.message}` : ''}
+              </td>
+              <td>{row.expiresOn === undefined ? '—' : formatDate(row.expiresOn)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** "Expiring soon" (issue 39 §5): what expires within 30, 60 or 90 days, its export, and renewal. */
+export function ExpiringPage() {
+  const session = useSession();
+  const mayRenew = can(session?.user, 'issue');
+  const [withinDays, setWithinDays] = useState<number>(30);
+  const [notice, setNotice] = useState<{ text: string; id: string } | null>(null);
+  const [renewing, setRenewing] = useState<string | null>(null);
+  const [file, setFile] = useState<File | null>(null);
+  const [report, setReport] = useState<RenewalReport | null>(null);
+  const definitions = useApiRead(() => api.GET('/api/v1/definitions'), []);
+  const {
+    data: page,
+    error,
+    setError,
+    reload,
+  } = useApiRead(
+    () => api.GET('/api/v1/credentials/expiring', { params: { query: { withinDays, limit: 200, offset: 0 } } }),
+    [withinDays],
+  );
+  const names = new Map((definitions.data ?? []).map((definition) => [definition.id, definition.name]));
+
+  async function renew(id: string, who: string) {
+    setRenewing(id);
+    setNotice(null);
+    const { data, error: failure } = await api.POST('/api/v1/credentials/{id}/reissue', {
+      params: { path: { id } },
+      body: {},
+    });
+    setRenewing(null);
+    if (failure) {
+      setError(problem(failure));
+      return;
+    }
+    setNotice({ text: `Renewed the credential of ${who}.`, id: data.credentialId });
+    reload();
+  }
+
+  async function upload(event: Event) {
+    event.preventDefault();
+    if (!file) return;
+    setReport(null);
+    const { data, error: failure } = await api.POST('/api/v1/credentials/renewals', {
+      body: { csv: await file.text() },
+    });
+    if (failure) setError(problem(failure));
+    else {
+      setReport(data);
+      reload();
+    }
+  }
+
+  return (
+    <>
+      <h1>Expiring soon</h1>
+      <form class="panel filters" aria-label="Expiring window" onSubmit={(event) => event.preventDefault()}>
+        <Field label="Expiring within" id="expiring-within">
+          <select
+            id="expiring-within"
+            value={String(withinDays)}
+            onChange={(event) => setWithinDays(Number(inputValue(event)))}
+          >
+            {WINDOWS.map((days) => (
+              <option key={days} value={String(days)}>
+                {days} days
+              </option>
+            ))}
+          </select>
+        </Field>
+        <div class="actions">
+          <a href={`/api/v1/credentials/expiring.csv?withinDays=${withinDays}`} download>
+            Export CSV
+          </a>
+        </div>
+      </form>
+      {error && <Alert>{error}</Alert>}
+      {notice && (
+        <Alert kind="success">
+          {notice.text} <a href={`/console/credentials/${notice.id}`}>Open the new credential</a>
+        </Alert>
+      )}
+      {page === null ? (
+        <p>Loading…</p>
+      ) : page.total === 0 ? (
+        <p>Nothing expires in the next {withinDays} days.</p>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption>
+              {page.total} credential{page.total === 1 ? '' : 's'} expiring within {withinDays} days
+              {page.total > page.items.length ? ` (the first ${page.items.length} shown; the export has all)` : ''}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Expires</th>
+                <th scope="col">Name</th>
+                <th scope="col">Definition</th>
+                <th scope="col">Completion key</th>
+                {mayRenew && <th scope="col">Actions</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {page.items.map((credential) => {
+                const who = credential.recipientName ?? credential.completionKey;
+                return (
+                  <tr key={credential.id}>
+                    <td>
+                      <a href={`/console/credentials/${credential.id}`}>{formatDate(credential.expiresOn)}</a>
+                    </td>
+                    <td>{credential.recipientName ?? '—'}</td>
+                    <td>{names.get(credential.definitionId) ?? credential.definitionId}</td>
+                    <td>{credential.completionKey}</td>
+                    {mayRenew && (
+                      <td class="actions">
+                        <button
+                          type="button"
+                          class="secondary"
+                          disabled={renewing !== null}
+                          onClick={() => renew(credential.id, who)}
+                        >
+                          Renew<span class="visually-hidden"> {who}</span>
+                        </button>
+                      </td>
+                    )}
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {mayRenew && (
+        <form class="panel" onSubmit={upload} aria-labelledby="renew-csv-title">
+          <h2 id="renew-csv-title">Renew from a CSV</h2>
+          <p>
+            A CSV with a completionKey column, such as the export above. Each credential is reissued with a new expiry
+            counted from today; the old one shows “Replaced by a newer credential”.
+          </p>
+          <Field label="CSV of completion keys" id="renew-file">
+            <input
+              id="renew-file"
+              type="file"
+              accept=".csv,text/csv"
+              onChange={(event) => setFile((event.currentTarget as HTMLInputElement).files?.[0] ?? null)}
+            />
+          </Field>
+          <div class="actions">
+            <button type="submit" disabled={file === null}>
+              Renew these credentials
+            </button>
+          </div>
+        </form>
+      )}
+      {report && <RenewalReportTable report={report} />}
+    </>
+  );
+}
