@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -7,7 +8,7 @@ import { build } from 'esbuild';
 /**
  * Builds the web console (console/src) into dist/console: one hashed, minified JS and CSS bundle
  * under assets/, an index.html that names them (no inline script, so the console's CSP needs no
- * nonce), and a .br and .gz copy of each text file so the server sends them compressed as they are.
+ * nonce), the favicon (an SVG, hashed like the bundles), and a .br and .gz copy of each text file so the server sends them compressed as they are.
  * Run by `npm run build`, and by the browser tests' setup.
  */
 
@@ -50,8 +51,12 @@ export async function buildConsole(out = CONSOLE_OUT): Promise<void> {
   const script = outputs.find((path) => path.endsWith('.js'));
   const style = outputs.find((path) => path.endsWith('.css'));
   if (!script || !style) throw new Error('the console build made no script or no stylesheet');
+  const icon = readFileSync(join(CONSOLE_SOURCE, 'favicon.svg'));
+  const iconName = `favicon-${createHash('sha256').update(icon).digest('hex').slice(0, 8)}.svg`;
+  writeFileSync(join(assets, iconName), icon);
   const template = readFileSync(join(CONSOLE_SOURCE, 'index.html'), 'utf8');
   const html = template
+    .replace('%ICON%', `/console/assets/${iconName}`)
     .replace('%SCRIPT%', `/console/assets/${script.slice(assets.length + 1)}`)
     .replace('%STYLE%', `/console/assets/${style.slice(assets.length + 1)}`);
   writeFileSync(join(out, 'index.html'), html);

@@ -34,22 +34,26 @@ export interface Series {
 
 /**
  * A chart with its numbers beside it: the canvas is a picture (aria-hidden), the table under
- * "Show the numbers" is what assistive technology and tests read.
+ * "Show the numbers" is what assistive technology and tests read. Without a single non-zero value
+ * it says `empty` instead of drawing empty axes.
  */
 export function ChartFigure({
   title,
   type,
   labels,
   series,
+  empty,
 }: {
   title: string;
   type: 'bar' | 'line';
   labels: string[];
   series: Series[];
+  empty: string;
 }) {
   const canvas = useRef<HTMLCanvasElement>(null);
+  const blank = series.every((item) => item.values.every((value) => value === 0));
   useEffect(() => {
-    if (!canvas.current) return;
+    if (!canvas.current || blank) return;
     const chart = new Chart(canvas.current, {
       type,
       data: {
@@ -69,8 +73,16 @@ export function ChartFigure({
       },
     });
     return () => chart.destroy();
-  }, [type, labels, series]);
+  }, [type, labels, series, blank]);
   const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+  if (blank) {
+    return (
+      <figure class="chart panel" aria-labelledby={`chart-${slug}`}>
+        <figcaption id={`chart-${slug}`}>{title}</figcaption>
+        <p class="empty">{empty}</p>
+      </figure>
+    );
+  }
   return (
     <figure class="chart panel" aria-labelledby={`chart-${slug}`}>
       <figcaption id={`chart-${slug}`}>{title}</figcaption>
@@ -93,7 +105,7 @@ export function ChartFigure({
             </thead>
             <tbody>
               {labels.map((label, row) => (
-                <tr key={label}>
+                <tr key={`${row}:${label}`}>
                   <th scope="row">{label}</th>
                   {series.map((item) => (
                     <td key={item.label}>{item.values[row] ?? 0}</td>

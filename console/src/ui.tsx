@@ -104,3 +104,15 @@ export function ConfirmDialog({
     </dialog>
   );
 }
+
+/**
+ * What a user whose role may not change a page sees there (issue 39 §7): the page's title and why
+ * nothing can be changed, instead of forms and buttons the server would refuse.
+ */
+export function ReadOnlyNotice({ what }: { what: string }) {
+  return (
+    <p class="alert info" role="status">
+      Only an owner can manage {what}. Ask an owner of this issuer to make the change.
+    </p>
+  );
+}

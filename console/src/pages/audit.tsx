@@ -199,7 +199,7 @@ export function AuditPage() {
         </div>
       </form>
       <div class="table-wrap">
-        <table>
+        <table class="cards">
           <caption>
             Records {total === 0 ? 0 : offset + 1}–{offset + records.length} of {total}
           </caption>
@@ -214,10 +214,12 @@ export function AuditPage() {
           <tbody>
             {records.map((record) => (
               <tr key={record.id}>
-                <td>{formatDate(record.occurredAt)}</td>
-                <td>{record.action}</td>
-                <td class="wrap">{record.actorName}</td>
-                <td class="wrap">
+                <td data-label="When">{formatDate(record.occurredAt)}</td>
+                <td data-label="Action">{record.action}</td>
+                <td data-label="Actor" class="wrap">
+                  {record.actorName}
+                </td>
+                <td data-label="Target" class="wrap">
                   {record.targetType} <code>{record.targetId}</code>
                 </td>
               </tr>

@@ -22,6 +22,17 @@ const perDay = (days: string[], points: TimePoint[]) => {
   return days.map((date) => counts.get(date) ?? 0);
 };
 
+const REGIONS = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+
+/**
+ * A verifier's country by name. ZZ is what the service records when it could not tell (no
+ * country header, a private address), and any other code the browser has no name for is unknown too.
+ */
+function countryName(code: string): string {
+  if (!/^[A-Z]{2}$/.test(code) || code === 'ZZ') return 'Unknown';
+  return REGIONS.of(code) ?? 'Unknown';
+}
+
 /** The range the dashboard opens with: the last 30 UTC days, today included. */
 function openingRange(): { from: string; to: string } {
   const today = new Date();
@@ -121,11 +132,18 @@ export function DashboardPage() {
             ))}
           </dl>
           <div class="charts">
-            <ChartFigure title="Per day" type="line" labels={days} series={daily} />
+            <ChartFigure
+              title="Per day"
+              type="line"
+              labels={days}
+              series={daily}
+              empty="Nothing was issued, verified or shared in this range."
+            />
             <ChartFigure
               title="Funnel"
               type="bar"
               labels={['Issued', 'Verified', 'Shared']}
+              empty="No credentials issued in this range yet."
               series={[
                 { label: 'Credentials', values: [data.funnel.issued, data.funnel.verified, data.funnel.shared] },
               ]}
@@ -134,6 +152,7 @@ export function DashboardPage() {
               title="Verification channels"
               type="bar"
               labels={['API', 'Bulk', 'Page']}
+              empty="No verifications in this range yet."
               series={[
                 {
                   label: 'Verifications',
@@ -144,13 +163,15 @@ export function DashboardPage() {
             <ChartFigure
               title="Countries"
               type="bar"
-              labels={data.geo.map((row) => row.country)}
+              labels={data.geo.map((row) => countryName(row.country))}
+              empty="No verifications in this range yet, so no countries."
               series={[{ label: 'Verifications', values: data.geo.map((row) => row.count) }]}
             />
             <ChartFigure
               title="Per definition"
               type="bar"
               labels={data.byDefinition.map((row) => row.name)}
+              empty="No definition was issued or verified in this range."
               series={[
                 { label: 'Issued', values: data.byDefinition.map((row) => row.issued) },
                 { label: 'Revoked', values: data.byDefinition.map((row) => row.revoked) },
@@ -161,6 +182,7 @@ export function DashboardPage() {
               title="Per pathway"
               type="bar"
               labels={data.byPathway.map((row) => row.name)}
+              empty="No pathway activity in this range. Pathways are set up on the Pathways page."
               series={[
                 { label: 'Issued', values: data.byPathway.map((row) => row.issued) },
                 { label: 'Recipients', values: data.byPathway.map((row) => row.recipients) },

@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
 import { api, problem } from '../api';
 import { useApiRead } from '../hooks';
-import { Alert, ConfirmDialog, Field, formatDate, inputValue } from '../ui';
+import { can, useSession } from '../session';
+import { Alert, ConfirmDialog, Field, formatDate, inputValue, ReadOnlyNotice } from '../ui';
 
 type ApiKey = components['schemas']['ApiKey'];
 
@@ -20,6 +21,16 @@ const DAY = 86_400;
 const keyName = (key: ApiKey) => (key.name ? `"${key.name}" (${key.prefix}…)` : `${key.prefix}…`);
 
 export function KeysPage() {
+  const session = useSession();
+  return (
+    <>
+      <h1>API keys</h1>
+      {can(session?.user, 'own') ? <KeyManager /> : <ReadOnlyNotice what="API keys" />}
+    </>
+  );
+}
+
+function KeyManager() {
   const { data: page, error, setError, reload: load } = useApiRead(() => api.GET('/api/v1/keys'), []);
   const keys = page?.items ?? null;
   const [name, setName] = useState('');
@@ -47,7 +58,6 @@ export function KeysPage() {
 
   return (
     <>
-      <h1>API keys</h1>
       {error && <Alert>{error}</Alert>}
       {shown && (
         <div class="panel secret" role="status">
@@ -113,7 +123,7 @@ export function KeysPage() {
       )}
       {keys && (
         <div class="table-wrap">
-          <table>
+          <table class="cards">
             <caption>{keys.length === 1 ? '1 key' : `${keys.length} keys`}</caption>
             <thead>
               <tr>
@@ -130,13 +140,15 @@ export function KeysPage() {
                   <th scope="row">
                     <code>{key.prefix}</code>
                   </th>
-                  <td>
+                  <td data-label="Name">
                     {key.name ?? '—'}
                     {key.rotatedFrom && <small class="hint"> rotated {formatDate(key.createdAt)}</small>}
                   </td>
-                  <td>{formatDate(key.createdAt)}</td>
-                  <td>{key.revokedAt ? `revoked ${formatDate(key.revokedAt)}` : formatDate(key.expiresAt)}</td>
-                  <td class="actions">
+                  <td data-label="Created">{formatDate(key.createdAt)}</td>
+                  <td data-label="Stops">
+                    {key.revokedAt ? `revoked ${formatDate(key.revokedAt)}` : formatDate(key.expiresAt)}
+                  </td>
+                  <td class="actions" data-label="Actions">
                     {!key.revokedAt && (
                       <>
                         <button type="button" class="secondary" onClick={() => setPending({ action: 'rotate', key })}>

@@ -1,11 +1,23 @@
 import { useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
 import { api, problem } from '../api';
-import { Alert, Field, formatDate, inputValue } from '../ui';
+import { can, useSession } from '../session';
+import { Alert, ConfirmDialog, Field, formatDate, inputValue, ReadOnlyNotice } from '../ui';
 
 type RecipientExport = components['schemas']['RecipientExport'];
 
 export function PrivacyPage() {
+  const session = useSession();
+  return (
+    <>
+      <h1>Privacy</h1>
+      <p>Answer an earner's request to see or erase what is held about them. The email is only used for the lookup.</p>
+      {can(session?.user, 'own') ? <EarnerRequests /> : <ReadOnlyNotice what="earners' privacy requests" />}
+    </>
+  );
+}
+
+function EarnerRequests() {
   const [email, setEmail] = useState('');
   const [exported, setExported] = useState<RecipientExport | null>(null);
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
@@ -35,8 +47,6 @@ export function PrivacyPage() {
 
   return (
     <>
-      <h1>Privacy</h1>
-      <p>Answer an earner's request to see or erase what is held about them. The email is only used for the lookup.</p>
       {message && <Alert kind={message.kind}>{message.text}</Alert>}
       <form class="panel inline" onSubmit={exportData} aria-label="Earner lookup">
         <Field label="Earner email" id="gdpr-email">
@@ -48,18 +58,15 @@ export function PrivacyPage() {
         </button>
       </form>
       {confirm && (
-        <div class="panel" role="alertdialog" aria-labelledby="erase-title">
-          <h2 id="erase-title">Erase everything held for this earner?</h2>
-          <p>Their credentials are revoked and their details removed. This cannot be undone.</p>
-          <div class="actions">
-            <button type="button" class="danger" onClick={erase}>
-              Erase permanently
-            </button>
-            <button type="button" class="secondary" onClick={() => setConfirm(false)}>
-              Cancel
-            </button>
-          </div>
-        </div>
+        <ConfirmDialog
+          id="confirm-erase"
+          title="Erase everything held for this earner?"
+          confirmLabel="Erase permanently"
+          onConfirm={erase}
+          onCancel={() => setConfirm(false)}
+        >
+          <p class="wrap">The credentials of {email} are revoked and their details removed. This cannot be undone.</p>
+        </ConfirmDialog>
       )}
       {exported && (
         <section class="panel" aria-labelledby="export-title">

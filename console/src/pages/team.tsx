@@ -2,8 +2,8 @@ import { useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
 import { api, problem } from '../api';
 import { useApiRead } from '../hooks';
-import { useSession } from '../session';
-import { Alert, Field, formatDate, inputValue } from '../ui';
+import { can, useSession } from '../session';
+import { Alert, ConfirmDialog, Field, formatDate, inputValue, ReadOnlyNotice } from '../ui';
 
 type Member = components['schemas']['TeamMember'];
 type Role = Member['role'];
@@ -11,11 +11,21 @@ const ROLES: Role[] = ['owner', 'issuer', 'viewer'];
 
 export function TeamPage() {
   const session = useSession();
+  return (
+    <>
+      <h1>Team</h1>
+      {can(session?.user, 'own') ? <TeamManager selfId={session?.user.id} /> : <ReadOnlyNotice what="the team" />}
+    </>
+  );
+}
+
+function TeamManager({ selfId }: { selfId: string | undefined }) {
   const { data: page, error, setError, reload: load } = useApiRead(() => api.GET('/api/v1/users'), []);
   const members = page?.items ?? [];
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('issuer');
   const [invite, setInvite] = useState<{ url: string; expiresAt: string } | null>(null);
+  const [removing, setRemoving] = useState<Member | null>(null);
 
   async function add(event: Event) {
     event.preventDefault();
@@ -40,6 +50,7 @@ export function TeamPage() {
   }
 
   async function remove(member: Member) {
+    setRemoving(null);
     setError(null);
     const { error: failure } = await api.DELETE('/api/v1/users/{id}', { params: { path: { id: member.id } } });
     if (failure) setError(problem(failure));
@@ -48,8 +59,18 @@ export function TeamPage() {
 
   return (
     <>
-      <h1>Team</h1>
       {error && <Alert>{error}</Alert>}
+      {removing && (
+        <ConfirmDialog
+          id="confirm-remove-user"
+          title={`Remove ${removing.email}?`}
+          confirmLabel="Remove user"
+          onConfirm={() => remove(removing)}
+          onCancel={() => setRemoving(null)}
+        >
+          <p>They are signed out at once and can no longer sign in. To let them back, invite them again.</p>
+        </ConfirmDialog>
+      )}
       {invite && (
         <div class="panel secret" role="status">
           <h2>Send this invitation link</h2>
@@ -76,7 +97,7 @@ export function TeamPage() {
         <button type="submit">Invite</button>
       </form>
       <div class="table-wrap">
-        <table>
+        <table class="cards">
           <caption>{members.length} members</caption>
           <thead>
             <tr>
@@ -93,7 +114,7 @@ export function TeamPage() {
                 <th scope="row" class="wrap">
                   {member.email}
                 </th>
-                <td>
+                <td data-label="Role">
                   <label class="visually-hidden" for={`role-${member.id}`}>
                     Role of {member.email}
                   </label>
@@ -109,11 +130,11 @@ export function TeamPage() {
                     ))}
                   </select>
                 </td>
-                <td>{member.status}</td>
-                <td>{formatDate(member.lastSignInAt)}</td>
-                <td>
-                  {member.id !== session?.user.id && (
-                    <button type="button" class="danger" onClick={() => remove(member)}>
+                <td data-label="Status">{member.status}</td>
+                <td data-label="Last sign-in">{formatDate(member.lastSignInAt)}</td>
+                <td data-label="Actions">
+                  {member.id !== selfId && (
+                    <button type="button" class="danger" onClick={() => setRemoving(member)}>
                       Remove<span class="visually-hidden"> {member.email}</span>
                     </button>
                   )}
