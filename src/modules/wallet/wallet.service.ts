@@ -77,6 +77,24 @@ export function createWalletService(
   }
   const contexts = [VC_V2_CONTEXT, OB_V3_CONTEXT, OB_V3_EXTENSIONS_CONTEXT];
 
+  /** The audit record of a wallet's step on an offer: actor `wallet`, target the credential. */
+  function recordWalletStep(
+    trx: Parameters<AuditService['append']>[0],
+    issuerId: string,
+    offer: Pick<WalletOfferRow, 'id' | 'credential_id'>,
+    action: 'wallet_offer.redeemed' | 'wallet_credential.issued',
+    details: Record<string, string>,
+  ) {
+    return deps.audit.append(trx, {
+      issuerId,
+      actor: 'wallet',
+      action,
+      targetType: 'credential',
+      targetId: offer.credential_id,
+      details: { offerId: offer.id, ...details },
+    });
+  }
+
   /**
    * A random secret with upper case, lower case and digits, so the log redaction always recognises
    * it in a URL (core/log-redaction.ts) and no offer or exchange URL is ever logged.
@@ -247,22 +265,8 @@ export function createWalletService(
       const redeemed = await core.db.transaction().execute(async (trx) => {
         const spent = await createWalletRepository(trx).redeem(issuer.id, offer.id, now, null);
         if (spent) {
-          await deps.audit.append(trx, {
-            issuerId: issuer.id,
-            actor: 'wallet',
-            action: 'wallet_offer.redeemed',
-            targetType: 'credential',
-            targetId: offer.credential_id,
-            details: { offerId: offer.id, protocol: 'lcw' },
-          });
-          await deps.audit.append(trx, {
-            issuerId: issuer.id,
-            actor: 'wallet',
-            action: 'wallet_credential.issued',
-            targetType: 'credential',
-            targetId: offer.credential_id,
-            details: { offerId: offer.id, format: 'ldp_vc' },
-          });
+          await recordWalletStep(trx, issuer.id, offer, 'wallet_offer.redeemed', { protocol: 'lcw' });
+          await recordWalletStep(trx, issuer.id, offer, 'wallet_credential.issued', { format: 'ldp_vc' });
         }
         return spent;
       });
@@ -336,14 +340,7 @@ export function createWalletService(
           expiresAt,
         });
         if (spent) {
-          await deps.audit.append(trx, {
-            issuerId: issuer.id,
-            actor: 'wallet',
-            action: 'wallet_offer.redeemed',
-            targetType: 'credential',
-            targetId: offer.credential_id,
-            details: { offerId: offer.id, protocol: 'openid4vci' },
-          });
+          await recordWalletStep(trx, issuer.id, offer, 'wallet_offer.redeemed', { protocol: 'openid4vci' });
         }
         return spent;
       });
@@ -446,14 +443,7 @@ export function createWalletService(
           configuration,
         );
         if (marked) {
-          await deps.audit.append(trx, {
-            issuerId: issuer.id,
-            actor: 'wallet',
-            action: 'wallet_credential.issued',
-            targetType: 'credential',
-            targetId: offer.credential_id,
-            details: { offerId: offer.id, format: configuration },
-          });
+          await recordWalletStep(trx, issuer.id, offer, 'wallet_credential.issued', { format: configuration });
         }
         return marked;
       });
