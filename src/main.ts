@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   // The issuers' signing keys need a key-encryption key: on PostgreSQL only SIGNING_KEY_SECRET gives one.
   requireSigningSecret(config);
   const database = await openDatabase(config);
-  const redis = openRedis(config);
+  const redis = await openRedis(config);
   // Listen at once: ioredis reports an unreachable Redis before the app (and its logger) exists.
   // The rate limiter counts per replica meanwhile, so nothing is lost by logging from then on.
   let logRedisError: (err: Error) => void = () => {};

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { createDatabase, type Database, migrateToLatest } from './db/database.js';
 
@@ -22,7 +22,9 @@ export async function openDatabase(config: Readonly<Config>, log?: { error(o: un
   return database;
 }
 
-export function openRedis(config: Readonly<Config>): Redis | null {
+/** A Redis client when REDIS_URL is set; ioredis (about 40 modules) is loaded only then. */
+export async function openRedis(config: Readonly<Config>): Promise<Redis | null> {
   if (!config.redisUrl) return null;
+  const { Redis } = await import('ioredis');
   return new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: false });
 }

@@ -19,8 +19,8 @@ afterEach(async () => {
 });
 
 /** A Redis client made the way the server makes it (src/runtime.ts), errors silenced. */
-function productionRedis(url: string): Redis {
-  const redis = openRedis(testConfig('sqlite::memory:', { REDIS_URL: url })) as Redis;
+async function productionRedis(url: string): Promise<Redis> {
+  const redis = (await openRedis(testConfig('sqlite::memory:', { REDIS_URL: url }))) as Redis;
   redis.on('error', () => {});
   cleanups.push(() => redis.disconnect());
   return redis;
@@ -36,7 +36,7 @@ async function limitedApp(redis: Redis, limit: number): Promise<{ t: TestApp; ke
 
 describe('rate limits while Redis does not answer', () => {
   it('Redis unreachable: requests are served and limited per process, never 500', async () => {
-    const redis = productionRedis(`redis://127.0.0.1:${await freePort()}`);
+    const redis = await productionRedis(`redis://127.0.0.1:${await freePort()}`);
     const { t, key } = await limitedApp(redis, 3);
     const answers = [];
     for (let i = 0; i < 4; i++) {
@@ -54,10 +54,15 @@ describe('rate limits while Redis does not answer', () => {
     const proxy = await startFaultProxy({ host: target.hostname, port: Number(target.port || 6379) });
     cleanups.push(() => proxy.close());
     const through = `redis://127.0.0.1:${proxy.port}`;
-    const { t, key } = await limitedApp(productionRedis(through), 4);
+    const { t, key } = await limitedApp(await productionRedis(through), 4);
     // A second replica with its own connection, as every server process has.
     const database = createDatabase(t.config.database);
-    const replica = await buildApp({ config: t.config, database, redis: productionRedis(through), logger: false });
+    const replica = await buildApp({
+      config: t.config,
+      database,
+      redis: await productionRedis(through),
+      logger: false,
+    });
     cleanups.push(async () => {
       await replica.close();
       await database.close();

@@ -19,6 +19,8 @@ const LOADED_AT_FIRST_USE = [
   'jsdom',
   'dompurify',
   'undici',
+  // Only with REDIS_URL set.
+  'ioredis',
 ];
 
 async function freePort(): Promise<number> {
