@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { contexts as credentialsContexts } from '@digitalbazaar/credentials-context';
 import { Ed25519Signature2020 } from '@digitalbazaar/ed25519-signature-2020';
 import { Ed25519VerificationKey2020 } from '@digitalbazaar/ed25519-verification-key-2020';
@@ -5,6 +6,7 @@ import { createPresentation, type DocumentLoader, signPresentation } from '@digi
 import didContext from 'did-context';
 import ed25519Context from 'ed25519-signature-2020-context';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { logOptions } from '../src/app.js';
 import { auth, createTestApp, dialects, manualClock, type TestApp, type TestIssuer } from './helpers.js';
 import { verifier } from './vc.support.js';
 
@@ -40,8 +42,13 @@ async function didAuth(holder: string, signer: Awaited<ReturnType<typeof didKeyW
   });
 }
 
+const EMAIL = 'Lcw.Learner+Canary@Example.TEST';
+const NAME = 'Lovelace Canary Learner';
+
 describe.each(dialects)('the Learner Credential Wallet exchange on %s', (dialect) => {
   const clock = manualClock('2026-03-02T09:00:00.000Z');
+  const logs: string[] = [];
+  const challenges: string[] = [];
   let t: TestApp;
   let a: TestIssuer;
   let definitionId: string;
@@ -51,7 +58,7 @@ describe.each(dialects)('the Learner Credential Wallet exchange on %s', (dialect
       method: 'POST',
       url: '/api/v1/credentials',
       headers: auth(a.key),
-      payload: { definitionId, recipientEmail: 'lcw@example.test', completionKey },
+      payload: { definitionId, recipientEmail: EMAIL, recipientName: NAME, completionKey },
     });
     const id = issued.json().credentialId as string;
     const res = await t.app.inject({ method: 'POST', url: `/api/v1/credentials/${id}/offers`, headers: auth(a.key) });
@@ -61,6 +68,7 @@ describe.each(dialects)('the Learner Credential Wallet exchange on %s', (dialect
     expect(res.json().learnerCredentialWallet.deepLink).toBe(`dccrequest://request?${link.searchParams.toString()}`);
     expect(link.searchParams.get('auth_type')).toBe('bearer');
     expect(link.searchParams.get('issuer')).toBe(`${BASE}/v1/issuers/${a.slug}`);
+    challenges.push(link.searchParams.get('challenge') as string);
     return {
       id,
       challenge: link.searchParams.get('challenge') as string,
@@ -76,9 +84,16 @@ describe.each(dialects)('the Learner Credential Wallet exchange on %s', (dialect
     });
 
   beforeAll(async () => {
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        logs.push(chunk.toString());
+        done();
+      },
+    });
     t = await createTestApp(dialect, {
       clock,
       env: { SIGNING_KEY_SECRET: 'test-signing-key-secret-0123456789abcdef' },
+      logger: { ...logOptions('trace'), stream },
     });
     a = await t.issuer({ slug: `wallet-lcw-${dialect}` });
     const definition = await t.app.inject({
@@ -133,5 +148,12 @@ describe.each(dialects)('the Learner Credential Wallet exchange on %s', (dialect
     clock.advance(31 * 86_400_000);
     const wallet = await didKeyWallet();
     expect((await post(requestUrl, await didAuth(wallet.did, wallet.key, challenge))).statusCode).toBe(404);
+  });
+
+  it('never writes the email, the name or a challenge to a log line', () => {
+    const text = logs.join('');
+    expect(text).toContain('/lcw/exchanges/');
+    expect(challenges.length).toBeGreaterThan(0);
+    for (const secret of [EMAIL, EMAIL.toLowerCase(), NAME, ...challenges]) expect(text).not.toContain(secret);
   });
 });
