@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axcelerateMergedRows } from './connectors.fixtures.js';
 import { type ConsoleUser, consoleUser, PASSWORD } from './console.support.js';
 import { auth, createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
+import { CLIENT_ID, CLIENT_SECRET, startProvider } from './sso.support.js';
 
 /**
  * The audit invariant (design.md, "Added 2026-11-27"): every state-changing operation writes an
@@ -91,6 +92,19 @@ async function preAuthorizedCode(w: Walk): Promise<string> {
   return (body.grants as Record<string, Record<string, string>>)[PRE_AUTH]?.['pre-authorized_code'] as string;
 }
 
+/** Sign-in provider settings naming a real OpenID Connect provider on a loopback port (discovered at once). */
+async function ssoSettings(w: Walk) {
+  const provider = await startProvider(`${w.t.config.publicBaseUrl}/sso/callback`);
+  return {
+    providerName: 'Walk',
+    issuerUrl: provider.issuer,
+    clientId: CLIENT_ID,
+    clientSecret: CLIENT_SECRET,
+    allowedDomain: null,
+    passwordSignIn: true,
+  };
+}
+
 /** The request builders, by operationId: each sets up what its call needs and names the actor. */
 const builders: Record<string, (w: Walk) => Promise<Call>> = {
   signIn: async (w) => {
@@ -134,6 +148,14 @@ const builders: Record<string, (w: Walk) => Promise<Call>> = {
   removeUser: async (w) => {
     const user = await consoleUser(w.t.app, w.a.id, 'viewer');
     return { request: w.session(w.owner, 'DELETE', `/api/v1/users/${user.userId}`), actor: `user:${w.owner.userId}` };
+  },
+  putSsoSettings: async (w) => ({
+    request: w.session(w.owner, 'PUT', '/api/v1/sso/settings', await ssoSettings(w)),
+    actor: `user:${w.owner.userId}`,
+  }),
+  removeSsoSettings: async (w) => {
+    await created(w, w.session(w.owner, 'PUT', '/api/v1/sso/settings', await ssoSettings(w)));
+    return { request: w.session(w.owner, 'DELETE', '/api/v1/sso/settings'), actor: `user:${w.owner.userId}` };
   },
   updateIssuerMe: async (w) => ({
     request: w.keyed('PATCH', '/api/v1/issuer/me', { description: 'Audited profile' }),
@@ -328,6 +350,13 @@ const builders: Record<string, (w: Walk) => Promise<Call>> = {
     request: w.keyed('PATCH', '/api/v1/notifications/settings', { notifyByDefault: false }),
     actor: w.keyActor,
   }),
+  sendExpiryReminders: async (w) => {
+    await w.t.app.inject(w.keyed('PATCH', '/api/v1/notifications/settings', { expiryReminders: true }));
+    return {
+      request: w.keyed('POST', '/api/v1/notifications/reminders', { recipientEmails: ['remind@example.org'] }),
+      actor: w.keyActor,
+    };
+  },
   unsubscribe: async (w) => {
     const token = unique('unsubscribe-token');
     const now = new Date().toISOString();

@@ -104,8 +104,14 @@ describe.each(dialects)('earner notifications on %s', (dialect) => {
     expect(mail?.decoded).toContain('background:#123456');
     expect(mail?.decoded).toContain(`href="https://badges.test/v1/issuers/${a.slug}/credentials/${credentialId}"`);
     expect(mail?.decoded).toContain('Download (Open Badges 3.0)');
-    // No image is loaded from anywhere that could tell who opened the message (the wallet QR code is inline).
-    expect(mail?.decoded).not.toMatch(/<img (?!src="data:image\/png;base64,)/);
+    // No image is loaded from anywhere that could tell who opened the message: the wallet QR code is
+    // inline, the badge image is the definition's (the same for every earner, as on the verification page).
+    expect(mail?.decoded).not.toMatch(
+      /<img (?!src="data:image\/png;base64,|src="https:\/\/badges\.test\/v1\/issuers\/[\w-]+\/badges\/)/,
+    );
+    expect(mail?.decoded).toContain(
+      `<img src="https://badges.test/v1/issuers/${a.slug}/badges/safe-lifting/image.svg"`,
+    );
 
     expect(await statusOf(credentialId)).toMatchObject({ status: 'sent', detail: null });
   });
@@ -426,6 +432,8 @@ describe.each(dialects)('notifications without an SMTP server on %s', (dialect) 
       replyTo: null,
       language: 'en',
       languages: ['en', 'de', 'fr'],
+      expiryReminders: false,
+      expiryReminderDays: 30,
     });
     const definition = await t.app.inject({
       method: 'POST',

@@ -3,7 +3,11 @@ import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import type { BatchIssuance, BatchItem, BatchOutcome } from '../credentials/issuance.batch.js';
 import { heldKey, type IssuanceService, NAME_DROPPED_MESSAGE, storableName } from '../credentials/issuance.service.js';
-import type { NotificationOutcome, NotificationService } from '../notifications/notifications.service.js';
+import type {
+  NotificationOutcome,
+  NotificationService,
+  NotifyRequest,
+} from '../notifications/notifications.service.js';
 import { createImportBatchRepository } from './import-batches.repository.js';
 
 /**
@@ -198,28 +202,31 @@ export function createImportRunner(
   deps: {
     batchIssuance: Pick<BatchIssuance, 'preview' | 'issue'>;
     issuance: Pick<IssuanceService, 'heldCredentials'>;
-    notifications: Pick<NotificationService, 'notify'>;
+    notifications: Pick<NotificationService, 'notifyAll'>;
   },
 ) {
   /**
    * Queues the notifications of the entries this run issued (never a replay or a preview) and
-   * marks their reports. Queuing is a push to memory: the import does not wait for any send.
+   * marks their reports: `suppressed` for an earner who unsubscribed (one lookup for the run).
+   * Queuing is a push to memory: the import does not wait for any send.
    */
-  function notifyIssued(
+  async function notifyIssued(
     issuerId: string,
     entries: PreparedEntry[],
     positions: number[],
     outcomes: BatchOutcome[],
     reports: EntryReport[],
-  ): EntryReport[] {
+  ): Promise<EntryReport[]> {
     const now = isoNow(core.clock);
+    const indexes: number[] = [];
+    const requests: NotifyRequest[] = [];
     outcomes.forEach((outcome, i) => {
       const index = positions[i] as number;
       const entry = entries[index];
       if (outcome.class !== 'new' || outcome.credentialId === null || entry?.kind !== 'issue' || !entry.notifyTo)
         return;
-      // Set on the run's own report, not a copy: a large import notifies for every row.
-      (reports[index] as EntryReport).notification = deps.notifications.notify({
+      indexes.push(index);
+      requests.push({
         issuerId,
         credentialId: outcome.credentialId,
         definitionId: entry.item.definition.id,
@@ -227,6 +234,12 @@ export function createImportRunner(
         recipientHash: entry.item.recipientHash,
         email: entry.notifyTo,
       });
+    });
+    if (requests.length === 0) return reports;
+    const notified = await deps.notifications.notifyAll(requests);
+    // Set on the run's own reports, not copies: a large import notifies for every row.
+    indexes.forEach((index, i) => {
+      (reports[index] as EntryReport).notification = notified[i];
     });
     return reports;
   }
@@ -294,7 +307,11 @@ export function createImportRunner(
         },
       );
       if (!summary) throw new Error('batch issuance returned without recording its batch');
-      return { batchId, ...summary, entries: notifyIssued(issuerId, entries, positions, outcomes, summary.entries) };
+      return {
+        batchId,
+        ...summary,
+        entries: await notifyIssued(issuerId, entries, positions, outcomes, summary.entries),
+      };
     },
   };
 }

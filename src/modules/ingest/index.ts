@@ -19,7 +19,7 @@ export function createIngestModule(
     definitions: Pick<DefinitionService, 'findRow' | 'listRows'>;
     issuance: Pick<IssuanceService, 'issue' | 'recipientHash' | 'toIssued' | 'heldCredential' | 'heldCredentials'>;
     batchIssuance: Pick<BatchIssuance, 'preview' | 'issue'>;
-    notifications: Pick<NotificationService, 'wanted' | 'notify'>;
+    notifications: Pick<NotificationService, 'wanted' | 'notifyAll'>;
   },
 ) {
   const runner = createImportRunner(core, deps);

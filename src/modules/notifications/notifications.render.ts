@@ -7,6 +7,10 @@ export interface NotificationContent {
   issuer: { name: string; logoUrl: string | null; brandColor: string | null };
   badgeName: string;
   issuedOn: string;
+  /** Set for an expiry reminder: the message then says when the credential expires. */
+  expiresOn?: string | null;
+  /** The definition's image, shown in the message (the verification page's; never per credential). */
+  badgeImage: string;
   links: { verify: string; linkedIn: string; image: string; openBadges3: string | null; unsubscribe: string };
   /** The earner's OpenID4VCI offer and its QR code (a PNG data URL: nothing is loaded to show it). */
   wallet?: { offer: string; qr: string; lcw: string } | null;
@@ -23,27 +27,32 @@ const DEFAULT_BRAND = '#1f4e79';
 const dateFormats = new Map<string, Intl.DateTimeFormat>();
 
 /**
- * One date format per language, made once (64 µs to make, 1.4 µs to use). A format holds about 28 KB of ICU memory outside the V8
+ * One date format per locale, made once (64 µs to make, 1.4 µs to use). A format holds about 28 KB of ICU memory outside the V8
  * heap, freed only when a collection finds its small wrapper: one per message grew a 50,000-message
  * drain's resident memory by about 60 MB (heaptrack, 2026-11-26). Languages are the message files'.
  */
-function dateFormat(language: string): Intl.DateTimeFormat {
-  let format = dateFormats.get(language);
+function dateFormat(locale: string): Intl.DateTimeFormat {
+  let format = dateFormats.get(locale);
   if (!format) {
-    format = new Intl.DateTimeFormat(language, { dateStyle: 'long', timeZone: 'UTC' });
-    dateFormats.set(language, format);
+    format = new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' });
+    dateFormats.set(locale, format);
   }
   return format;
 }
 
 /**
- * The earner's email in HTML and plain text. Everything in it is server data (issuer and badge
- * names are escaped), every link is one of the service's own URLs or the issuer's logo, and nothing
- * loads from anywhere that could tell who opened it: no pixels, no per-recipient image URLs.
+ * The earner's email in HTML and plain text: the award, or with `expiresOn` the expiry reminder.
+ * Everything in it is server data (issuer and badge names are escaped), every link is one of the
+ * service's own URLs or the issuer's logo, and nothing loads from anywhere that could tell who
+ * opened it: no pixels, no per-recipient image URLs (the badge image is the definition's, as on the
+ * verification page). Dates are written as the verification page writes them: long form, UTC.
  */
 export function renderNotification(content: NotificationContent): RenderedMessage {
-  const words = messagesFor(content.language);
-  const date = dateFormat(content.language).format(new Date(content.issuedOn));
+  const messages = messagesFor(content.language);
+  const reminder = content.expiresOn ? messages.reminder : null;
+  const words = reminder ? { ...messages, ...reminder, issuedOn: reminder.expiresOn } : messages;
+  const format = dateFormat(messages.locale);
+  const date = format.format(new Date(content.expiresOn ?? content.issuedOn));
   const values = { issuer: content.issuer.name, badge: content.badgeName, date };
   const plain = (template: string) => fill(template, values);
   const rich = (template: string) => fill(escapeHtml(template), values, escapeHtml);
@@ -80,6 +89,7 @@ export function renderNotification(content: NotificationContent): RenderedMessag
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="max-width:560px;background:#ffffff;border-radius:8px;overflow:hidden">
 <tr><td style="background:${brand};color:${onBrand};padding:16px 24px;font-size:18px;font-weight:bold">${logo ? `<img src="${escapeHtml(logo)}" alt="" height="32" style="vertical-align:middle;margin-right:12px;max-height:32px">` : ''}${escapeHtml(content.issuer.name)}</td></tr>
 <tr><td style="padding:24px">
+<p style="margin:0 0 16px"><img src="${escapeHtml(content.badgeImage)}" alt="${escapeHtml(content.badgeName)}" width="120" height="120" style="display:block;width:120px;height:120px"></p>
 <h1 style="font-size:22px;margin:0 0 12px">${rich(words.heading)}</h1>
 <p style="font-size:16px;line-height:1.5;margin:0 0 8px">${rich(words.body)}</p>
 <p style="font-size:14px;color:#555;margin:0 0 20px">${rich(words.issuedOn)}</p>

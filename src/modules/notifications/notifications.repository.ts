@@ -1,11 +1,50 @@
 import type { InsertQueryBuilder, InsertResult, Selectable } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
 import { executeAll, unnestRows, valuesStatements } from '../../db/dialect.js';
-import type { CredentialNotificationsTable, DB, NotificationSettingsTable } from '../../db/schema.js';
+import type {
+  CredentialNotificationsTable,
+  CredentialRemindersTable,
+  DB,
+  NotificationSettingsTable,
+} from '../../db/schema.js';
 
 export type NotificationSettingsRow = Selectable<NotificationSettingsTable>;
 export type CredentialNotificationRow = Selectable<CredentialNotificationsTable>;
+export type CredentialReminderRow = Selectable<CredentialRemindersTable>;
 export type NotificationStatus = 'queued' | 'sent' | 'failed' | 'suppressed';
+
+/** A credential due an expiry reminder. */
+export interface DueReminder {
+  id: string;
+  definition_id: string;
+  issued_on: string;
+  expires_on: string;
+  recipient_hash: string;
+}
+
+/**
+ * The issuer's live credentials expiring after `now` and by `until` that were never reminded nor
+ * replaced by a newer credential (a renewal or reissue names them in `reissued_from`).
+ */
+const dueQuery = (db: Executor, issuerId: string, now: string, until: string) =>
+  db
+    .selectFrom('credentials as c')
+    .leftJoin('credential_reminders as r', 'r.credential_id', 'c.id')
+    .where('c.issuer_id', '=', issuerId)
+    .where('c.revoked_at', 'is', null)
+    .where('c.expires_on', '>', now)
+    .where('c.expires_on', '<=', until)
+    .where('r.credential_id', 'is', null)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('credentials as n')
+            .select('n.id')
+            .where('n.issuer_id', '=', issuerId)
+            .whereRef('n.reissued_from', '=', 'c.id'),
+        ),
+      ),
+    );
 
 const STATUS_COLUMNS = [
   'credential_id',
@@ -51,6 +90,34 @@ export function createNotificationRepository(db: Executor) {
         .values(row)
         .onConflict((oc) => oc.column('issuer_id').doUpdateSet(changes))
         .execute();
+    },
+
+    /** The issuer's newest definition, for the message preview. */
+    async latestDefinitionId(issuerId: string): Promise<string | undefined> {
+      const row = await db
+        .selectFrom('definitions')
+        .select('id')
+        .where('issuer_id', '=', issuerId)
+        .orderBy('created_at', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row?.id;
+    },
+
+    /** Which of these recipient hashes are on the issuer's suppression list, 500 a statement. */
+    async suppressedAmong(issuerId: string, recipientHashes: readonly string[]): Promise<Set<string>> {
+      const found = new Set<string>();
+      const unique = [...new Set(recipientHashes)];
+      for (let start = 0; start < unique.length; start += STATUS_ROWS_PER_STATEMENT) {
+        const rows = await db
+          .selectFrom('notification_suppressions')
+          .select('recipient_hash')
+          .where('issuer_id', '=', issuerId)
+          .where('recipient_hash', 'in', unique.slice(start, start + STATUS_ROWS_PER_STATEMENT))
+          .execute();
+        for (const row of rows) found.add(row.recipient_hash);
+      }
+      return found;
     },
 
     async isSuppressed(issuerId: string, recipientHash: string): Promise<boolean> {
@@ -101,12 +168,79 @@ export function createNotificationRepository(db: Executor) {
         .executeTakeFirst();
     },
 
-    async byUnsubscribeToken(tokenHash: string): Promise<CredentialNotificationRow | undefined> {
-      return db
+    /** The issuer and recipient an unsubscribe token was made for: an award's or a reminder's. */
+    async byUnsubscribeToken(tokenHash: string): Promise<{ issuer_id: string; recipient_hash: string } | undefined> {
+      const award = await db
         .selectFrom('credential_notifications')
-        .selectAll()
+        .select(['issuer_id', 'recipient_hash'])
         .where('unsubscribe_token_hash', '=', tokenHash)
         .executeTakeFirst();
+      return (
+        award ??
+        db
+          .selectFrom('credential_reminders')
+          .select(['issuer_id', 'recipient_hash'])
+          .where('unsubscribe_token_hash', '=', tokenHash)
+          .executeTakeFirst()
+      );
+    },
+
+    /**
+     * The issuer's credentials of these recipients that are due a reminder: not revoked, expiring
+     * after `now` and by `until`, and never reminded.
+     */
+    async dueReminders(
+      issuerId: string,
+      recipientHashes: readonly string[],
+      now: string,
+      until: string,
+    ): Promise<DueReminder[]> {
+      const due: DueReminder[] = [];
+      const unique = [...new Set(recipientHashes)];
+      for (let start = 0; start < unique.length; start += STATUS_ROWS_PER_STATEMENT) {
+        const rows = await dueQuery(db, issuerId, now, until)
+          .where('c.recipient_hash', 'in', unique.slice(start, start + STATUS_ROWS_PER_STATEMENT))
+          .select(['c.id', 'c.definition_id', 'c.issued_on', 'c.expires_on', 'c.recipient_hash'])
+          .orderBy('c.expires_on')
+          .execute();
+        for (const row of rows) due.push({ ...row, expires_on: row.expires_on as string });
+      }
+      return due;
+    },
+
+    /** How many of the issuer's credentials are due a reminder now (the console shows it). */
+    async dueReminderCount(issuerId: string, now: string, until: string): Promise<number> {
+      const row = await dueQuery(db, issuerId, now, until)
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
+    /**
+     * Claims reminders: inserts each credential's row unless one exists, and answers the ids it
+     * inserted. The insert is the claim, atomic on both engines: of two callers racing for a
+     * credential (two replicas asked at once), exactly one gets its id back and sends.
+     */
+    async claimReminders(rows: readonly CredentialReminderRow[]): Promise<Set<string>> {
+      const claimed = new Set<string>();
+      for (const row of rows) {
+        const inserted = await db
+          .insertInto('credential_reminders')
+          .values(row)
+          .onConflict((oc) => oc.column('credential_id').doNothing())
+          .returning('credential_id')
+          .executeTakeFirst();
+        if (inserted) claimed.add(inserted.credential_id);
+      }
+      return claimed;
+    },
+
+    async saveReminder(credentialId: string, status: NotificationStatus, detail: string | null, at: string) {
+      await db
+        .updateTable('credential_reminders')
+        .set({ status, detail, updated_at: at })
+        .where('credential_id', '=', credentialId)
+        .execute();
     },
   };
 }

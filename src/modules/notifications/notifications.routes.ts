@@ -3,7 +3,15 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { errorResponses, keyedErrors, openErrors } from '../../core/schemas.js';
 import { renderUnsubscribePage, unsubscribeCsp } from './notifications.page.js';
-import { NotificationSettingsSchema, UpdateNotificationSettingsBody } from './notifications.schemas.js';
+import {
+  NotificationPreviewSchema,
+  NotificationSettingsSchema,
+  PreviewQuery,
+  ReminderReportSchema,
+  RemindersDueSchema,
+  SendRemindersBody,
+  UpdateNotificationSettingsBody,
+} from './notifications.schemas.js';
 
 const Settings = Type.Ref(NotificationSettingsSchema);
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 100 }) });
@@ -44,6 +52,53 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => notifications.updateSettings(request.issuerId(), request.actor(), request.body),
+  );
+
+  app.get(
+    '/api/v1/notifications/preview',
+    {
+      config: { auth: 'key' },
+      schema: {
+        operationId: 'previewNotification',
+        tags,
+        summary: "The earner's message as the current settings render it, for an example credential",
+        querystring: PreviewQuery,
+        response: { 200: NotificationPreviewSchema, ...errorResponses(400, 404, ...keyedErrors) },
+      },
+    },
+    async (request) =>
+      notifications.preview(request.issuerId(), request.query.kind ?? 'award', request.query.definitionId),
+  );
+
+  app.get(
+    '/api/v1/notifications/reminders',
+    {
+      config: { auth: 'key' },
+      schema: {
+        operationId: 'getRemindersDue',
+        tags,
+        summary: 'How many credentials are due an expiry reminder now',
+        response: { 200: RemindersDueSchema, ...errorResponses(...keyedErrors) },
+      },
+    },
+    async (request) => notifications.remindersDue(request.issuerId()),
+  );
+
+  app.post(
+    '/api/v1/notifications/reminders',
+    {
+      config: { auth: 'key' },
+      schema: {
+        operationId: 'sendExpiryReminders',
+        tags,
+        summary: 'Email expiry reminders to the earners given whose credentials are due one (once per credential)',
+        description:
+          "The service stores no address, so the caller supplies them (the issuer's roster). Each credential of an address that is live, expires within the issuer's `expiryReminderDays` and was never reminded gets one reminder, however many replicas or calls race for it. 400 while reminders are off.",
+        body: SendRemindersBody,
+        response: { 200: ReminderReportSchema, ...errorResponses(400, ...keyedErrors) },
+      },
+    },
+    async (request) => notifications.sendReminders(request.issuerId(), request.actor(), request.body.recipientEmails),
   );
 
   // RFC 8058 one-click unsubscribe posts `List-Unsubscribe=One-Click` as a form; nothing in it is needed.

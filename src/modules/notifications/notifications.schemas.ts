@@ -14,9 +14,17 @@ export const NotificationSettingsSchema = Type.Object(
     replyTo: Nullable(Type.String({ description: "Reply-To address; the issuer's contact email when null." })),
     language: Language,
     languages: Type.Array(Language, { description: 'The languages notifications can be written in.' }),
+    expiryReminders: Type.Boolean({
+      description:
+        'Whether expiry reminders can be sent (off until turned on). The addresses come with each POST /api/v1/notifications/reminders: none is stored.',
+    }),
+    expiryReminderDays: Type.Integer({ description: 'A credential is due its reminder this many days before expiry.' }),
   },
   { $id: 'NotificationSettings', additionalProperties: false },
 );
+
+/** Expiry reminder lead time, in days. */
+const ReminderDays = Type.Integer({ minimum: 1, maximum: 365 });
 
 export const UpdateNotificationSettingsBody = Type.Object(
   {
@@ -24,9 +32,73 @@ export const UpdateNotificationSettingsBody = Type.Object(
     senderName: Type.Optional(Nullable(SenderName)),
     replyTo: Type.Optional(Nullable(Email)),
     language: Type.Optional(Language),
+    expiryReminders: Type.Optional(Type.Boolean()),
+    expiryReminderDays: Type.Optional(ReminderDays),
   },
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdateNotificationSettingsInput = Static<typeof UpdateNotificationSettingsBody>;
 
+export const PreviewQuery = Type.Object(
+  {
+    kind: Type.Optional(
+      StringEnum(['award', 'reminder'], { description: 'The award message (the default) or the expiry reminder' }),
+    ),
+    definitionId: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description: "The definition to show; a sample badge when absent (the console's).",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const NotificationPreviewSchema = Type.Object(
+  {
+    subject: Type.String(),
+    html: Type.String({ description: 'The HTML part, as sent (links point at an example credential)' }),
+    text: Type.String({ description: 'The plain-text part, as sent' }),
+  },
+  { additionalProperties: false },
+);
+
+/** The most addresses one reminders call takes. */
+export const REMINDER_RECIPIENTS_MAX = 1000;
+
+export const SendRemindersBody = Type.Object(
+  {
+    recipientEmails: Type.Array(Email, {
+      minItems: 1,
+      maxItems: REMINDER_RECIPIENTS_MAX,
+      description:
+        "Earners' addresses, as in the issuer's roster. Each is hashed for the lookup and held in memory until its reminder is sent; none is stored.",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const ReminderReportSchema = Type.Object(
+  {
+    emailOff: Type.Boolean({
+      description: 'true when this service has no SMTP server: nothing was claimed or sent, the credentials stay due',
+    }),
+    recipients: Type.Integer({ description: 'Distinct addresses given' }),
+    queued: Type.Integer({ description: 'Reminders queued, one per credential due' }),
+    suppressed: Type.Integer({ description: 'Reminders not sent: the earner unsubscribed' }),
+    nothingDue: Type.Integer({
+      description: 'Addresses with no credential due: none expiring within the lead time, or reminded already',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const RemindersDueSchema = Type.Object(
+  {
+    on: Type.Boolean({ description: 'Whether the issuer turned expiry reminders on' }),
+    withinDays: Type.Integer({ description: 'The lead time in days' }),
+    due: Type.Integer({ description: 'Live credentials expiring within the lead time that were never reminded' }),
+  },
+  { additionalProperties: false },
+);
 export const notificationSchemas = [NotificationSettingsSchema];

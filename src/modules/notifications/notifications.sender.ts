@@ -88,6 +88,8 @@ export function createNotificationSender(
   compose: Compose,
 ): Job & {
   enqueue(item: PendingNotification): boolean;
+  /** Records, with the next pass, that this message is not sent: its earner unsubscribed. */
+  suppressed(item: PendingNotification): void;
   /** Runs one pass now and waits for the sends it started (tests, shutdown). */
   drain(): Promise<void>;
   pending(): number;
@@ -343,6 +345,19 @@ export function createNotificationSender(
       fresh.push(entry);
       queued++;
       return true;
+    },
+
+    suppressed(item) {
+      const entry = new Entry(
+        item.issuerId,
+        item.credentialId,
+        item.definitionId,
+        item.issuedOn,
+        item.recipientHash,
+        '',
+        now(),
+      );
+      finish(entry, 'suppressed', 'unsubscribed');
     },
 
     async drain() {

@@ -1,6 +1,7 @@
 import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
-import { sha256Hex } from '../../core/hashing.js';
+import { errors } from '../../core/errors.js';
+import { hashRecipientEmail, sha256Hex } from '../../core/hashing.js';
 import { publicUrls } from '../../core/urls.js';
 import type { Executor } from '../../db/database.js';
 import type { AuditService } from '../audit/audit.service.js';
@@ -8,7 +9,8 @@ import type { DefinitionService } from '../definitions/definitions.service.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
 import type { Mailer, MailMessage } from './notifications.mailer.js';
 import { LANGUAGES, type NotificationLanguage } from './notifications.messages.js';
-import { renderNotification } from './notifications.render.js';
+import { createReminderSender } from './notifications.reminders.js';
+import { type RenderedMessage, renderNotification } from './notifications.render.js';
 import { createNotificationRepository, type NotificationSettingsRow } from './notifications.repository.js';
 import { createNotificationSender } from './notifications.sender.js';
 
@@ -20,6 +22,8 @@ export interface NotificationSettings {
   replyTo: string | null;
   language: NotificationLanguage;
   languages: NotificationLanguage[];
+  expiryReminders: boolean;
+  expiryReminderDays: number;
 }
 
 export interface SettingsChange {
@@ -27,6 +31,8 @@ export interface SettingsChange {
   senderName?: string | null;
   replyTo?: string | null;
   language?: NotificationLanguage;
+  expiryReminders?: boolean;
+  expiryReminderDays?: number;
 }
 
 /** A newly issued credential whose earner may be told; `email` is the address as given. */
@@ -39,8 +45,56 @@ export interface NotifyRequest {
   email: string;
 }
 
-/** What an issuing call reports: `queued` (will be sent behind the response) or `off` (no SMTP). */
-export type NotificationOutcome = 'queued' | 'off';
+/**
+ * What an issuing call reports: `queued` (will be sent behind the response), `suppressed` (the
+ * earner unsubscribed from this issuer: nothing is sent) or `off` (no SMTP).
+ */
+export type NotificationOutcome = 'queued' | 'suppressed' | 'off';
+
+/** What a call supplying addresses for expiry reminders reports. */
+export interface ReminderReport {
+  /** True when this service has no SMTP server: nothing was claimed or sent (the counts are 0). */
+  emailOff: boolean;
+  /** Addresses given (after removing repeats). */
+  recipients: number;
+  /** Reminders claimed and queued, one per credential due. */
+  queued: number;
+  /** Reminders claimed but not sent: the earner unsubscribed. */
+  suppressed: number;
+  /** Addresses with no credential due a reminder (none expiring in the window, or reminded already). */
+  nothingDue: number;
+}
+
+const REASONS: Record<string, string> = {
+  unsubscribed: "The earner unsubscribed from this issuer's emails; nothing was sent.",
+  queue_full: 'Too many messages were waiting to be sent; this one was dropped.',
+  not_sent_before_shutdown:
+    'The service stopped before sending it, and it cannot be sent later: the address is not kept.',
+  credential_unavailable: 'The credential or its definition could not be read when the message was composed.',
+  internal_error: 'An internal error stopped the send; the service log has the details.',
+};
+
+/**
+ * A sentence for a failed or suppressed notification, from its stored code: an SMTP reply code
+ * (`smtp 550`), a transport error code (`econnrefused`) or one of the service's own codes.
+ */
+export function notificationReason(status: string, detail: string | null): string | null {
+  if (status !== 'failed' && status !== 'suppressed') return null;
+  if (detail === null) return status === 'suppressed' ? (REASONS.unsubscribed as string) : 'The message was not sent.';
+  const known = REASONS[detail];
+  if (known) return known;
+  const smtp = /^smtp (\d{3})$/.exec(detail);
+  if (smtp) {
+    return (smtp[1] as string).startsWith('4')
+      ? `The mail server kept deferring the message (SMTP ${smtp[1]}) after every retry.`
+      : `The earner's mail server refused the message (SMTP ${smtp[1]}); check the address.`;
+  }
+  return `The mail server could not be reached (${detail}).`;
+}
+
+const DEFAULT_REMINDER_DAYS = 30;
+const DAY_MS = 86_400_000;
+const UNSUBSCRIBE_TOKEN_LENGTH = 32;
 
 const CACHE_MS = 5_000;
 
@@ -99,21 +153,28 @@ export function createNotificationService(
       replyTo: row?.reply_to ?? null,
       language: (LANGUAGES as string[]).includes(row?.language ?? '') ? (row?.language as NotificationLanguage) : 'en',
       languages: LANGUAGES,
+      expiryReminders: row?.expiry_reminders === 1,
+      expiryReminderDays: row?.expiry_reminder_days ?? DEFAULT_REMINDER_DAYS,
     };
   }
 
   const settingsRow = (issuerId: string) => settingsCache.get(issuerId, () => repo.settings(issuerId));
 
-  async function compose(request: NotifyRequest, token: string): Promise<MailMessage | null> {
-    if (!mail) return null;
+  /**
+   * The message for a credential of the issuer: the award, or with `expiresOn` the expiry reminder.
+   * The badge image is the definition's, as on the verification page (never a per-credential URL).
+   */
+  async function render(
+    subject: { issuerId: string; credentialId: string; definitionId: string; issuedOn: string; expiresOn?: string },
+    token: string,
+  ) {
     const [issuer, definition, settings] = await Promise.all([
-      issuerCache.get(request.issuerId, () => deps.issuers.getIssuer(request.issuerId)),
-      definitionCache.get(request.definitionId, () => deps.definitions.findRow(request.issuerId, request.definitionId)),
-      settingsRow(request.issuerId).then(toSettings),
+      issuerCache.get(subject.issuerId, () => deps.issuers.getIssuer(subject.issuerId)),
+      definitionCache.get(subject.definitionId, () => deps.definitions.findRow(subject.issuerId, subject.definitionId)),
+      settingsRow(subject.issuerId).then(toSettings),
     ]);
     if (!definition) return null;
-    const verify = urls.verifyPage(issuer.slug, request.credentialId);
-    const assertion = urls.assertion(issuer.slug, request.credentialId);
+    const verify = urls.verifyPage(issuer.slug, subject.credentialId);
     const unsubscribe = unsubscribeUrl(token);
     const rendered = renderNotification({
       language: settings.language,
@@ -123,16 +184,32 @@ export function createNotificationService(
         brandColor: issuer.brand_primary_color,
       },
       badgeName: definition.name,
-      issuedOn: request.issuedOn,
+      issuedOn: subject.issuedOn,
+      expiresOn: subject.expiresOn ?? null,
+      badgeImage: definition.image_url ?? `${urls.badgeClass(issuer.slug, definition.slug)}/image.svg`,
       links: {
         verify,
         linkedIn: `${verify}/share/linkedin`,
-        image: definition.image_url ?? `${assertion}/image.svg`,
-        openBadges3: urls.openBadgeCredential(issuer.slug, request.credentialId),
+        image: definition.image_url ?? `${urls.assertion(issuer.slug, subject.credentialId)}/image.svg`,
+        openBadges3: urls.openBadgeCredential(issuer.slug, subject.credentialId),
         unsubscribe,
       },
-      wallet: deps.walletOffer ? await deps.walletOffer(request.issuerId, request.credentialId) : null,
+      // A wallet offer works once: the award carries it, a reminder does not.
+      wallet:
+        deps.walletOffer && !subject.expiresOn ? await deps.walletOffer(subject.issuerId, subject.credentialId) : null,
     });
+    return { issuer, settings, rendered, unsubscribe };
+  }
+
+  async function compose(
+    request: { issuerId: string; credentialId: string; definitionId: string; issuedOn: string; email: string },
+    token: string,
+    expiresOn?: string,
+  ): Promise<MailMessage | null> {
+    if (!mail) return null;
+    const message = await render({ ...request, ...(expiresOn ? { expiresOn } : {}) }, token);
+    if (!message) return null;
+    const { issuer, settings, rendered, unsubscribe } = message;
     return {
       from: { name: settings.senderName ?? issuer.name, address: mail.from },
       to: request.email,
@@ -154,13 +231,40 @@ export function createNotificationService(
           core,
           deps.mailer,
           { ratePerMinute: mail.ratePerMinute, maxQueued: mail.maxQueued },
-          compose,
+          (request, token) => compose(request, token),
         )
       : null;
+  const reminders =
+    deps.mailer && mail
+      ? createReminderSender(core, {
+          mailer: deps.mailer,
+          audit: deps.audit,
+          compose: (reminder) => compose(reminder, reminder.unsubscribeToken, reminder.expiresOn),
+        })
+      : null;
+
+  /** Queues each request whose earner is not suppressed; one suppression read per call. */
+  async function notifyAll(requests: readonly NotifyRequest[]): Promise<NotificationOutcome[]> {
+    if (!sender) return requests.map(() => 'off');
+    const suppressed = new Map<string, Set<string>>();
+    for (const issuerId of new Set(requests.map((r) => r.issuerId))) {
+      const hashes = requests.filter((r) => r.issuerId === issuerId).map((r) => r.recipientHash);
+      suppressed.set(issuerId, await repo.suppressedAmong(issuerId, hashes));
+    }
+    return requests.map((request) => {
+      if (suppressed.get(request.issuerId)?.has(request.recipientHash)) {
+        sender.suppressed(request);
+        return 'suppressed';
+      }
+      sender.enqueue(request);
+      return 'queued';
+    });
+  }
 
   return {
     enabled: sender !== null,
-    jobs: sender ? [sender] : [],
+    // Reminders stop first: the award sender's stop closes the shared mailer.
+    jobs: sender && reminders ? [reminders, sender] : [],
 
     /** Whether a newly issued credential should notify: the call's choice, else the issuer's default. */
     async wanted(issuerId: string, requested: boolean | undefined): Promise<boolean> {
@@ -170,17 +274,135 @@ export function createNotificationService(
 
     /**
      * Queues the message, a push to memory (its token and `queued` row come with the sender's next
-     * pass); `off` when this service has no SMTP server.
+     * pass); `suppressed` at once when the earner unsubscribed from this issuer (the row says so
+     * with the next pass); `off` when this service has no SMTP server.
      */
-    notify(request: NotifyRequest): NotificationOutcome {
-      if (!sender) return 'off';
-      sender.enqueue(request);
-      return 'queued';
+    async notify(request: NotifyRequest): Promise<NotificationOutcome> {
+      return (await notifyAll([request]))[0] as NotificationOutcome;
     },
 
-    /** Sends what is queued now and waits for it (tests; the job does this on its own timer). */
+    /** `notify` for an import's new credentials: one suppression lookup for all of them. */
+    notifyAll,
+
+    /** Sends what is queued now and waits for it (tests; the jobs do this on their own). */
     async drain(): Promise<void> {
       await sender?.drain();
+      await reminders?.drain();
+    },
+
+    /**
+     * The issuer's message as an earner would get it, for an example credential of the definition
+     * given (else the issuer's newest): the award, or the expiry reminder due today. Nothing is
+     * stored or sent.
+     */
+    async preview(issuerId: string, kind: 'award' | 'reminder', definitionId?: string): Promise<RenderedMessage> {
+      const issued = core.clock.now();
+      const chosen = definitionId ?? (await repo.latestDefinitionId(issuerId));
+      const found = chosen
+        ? await render(
+            {
+              issuerId,
+              credentialId: 'example',
+              definitionId: chosen,
+              issuedOn: issued.toISOString(),
+              ...(kind === 'reminder'
+                ? {
+                    expiresOn: new Date(
+                      issued.getTime() + (await this.settings(issuerId)).expiryReminderDays * DAY_MS,
+                    ).toISOString(),
+                  }
+                : {}),
+            },
+            'example',
+          )
+        : null;
+      if (!found) throw errors.notFound('Definition');
+      return found.rendered;
+    },
+
+    /**
+     * Expiry reminders for the addresses given (the service keeps none: docs/decisions.md, "Expiry
+     * reminders"). Each address is hashed with the issuer's salt; each of its credentials that is
+     * live, expires within the issuer's lead time and was never reminded is claimed (one row per
+     * credential, inserted once whichever replica gets there first) and its reminder queued, or
+     * recorded `suppressed` when the earner unsubscribed. The call is audited with its counts.
+     */
+    async sendReminders(issuerId: string, actor: string, emails: readonly string[]): Promise<ReminderReport> {
+      const settings = await this.settings(issuerId);
+      if (!settings.expiryReminders) {
+        const message = 'Expiry reminders are off: turn them on in the notification settings first.';
+        throw errors.validation(message, [{ path: '/recipientEmails', message, code: 'reminders_off' }]);
+      }
+      const issuer = await deps.issuers.getIssuer(issuerId);
+      const byHash = new Map<string, string>();
+      for (const email of emails) {
+        const hash = hashRecipientEmail(email, issuer.recipient_salt);
+        if (!byHash.has(hash)) byHash.set(hash, email.trim());
+      }
+      const now = core.clock.now();
+      const until = new Date(now.getTime() + settings.expiryReminderDays * DAY_MS).toISOString();
+      const due = await repo.dueReminders(issuerId, [...byHash.keys()], now.toISOString(), until);
+      const suppressed = await repo.suppressedAmong(issuerId, [...byHash.keys()]);
+      const at = isoNow(core.clock);
+      const tokens = new Map(due.map((row) => [row.id, core.ids.token(UNSUBSCRIBE_TOKEN_LENGTH)]));
+      // Without an SMTP server nothing is claimed: the credentials stay due for a later call.
+      const rows = (reminders ? due : []).map((row) => ({
+        credential_id: row.id,
+        issuer_id: issuerId,
+        recipient_hash: row.recipient_hash,
+        status: suppressed.has(row.recipient_hash) ? 'suppressed' : 'queued',
+        detail: suppressed.has(row.recipient_hash) ? 'unsubscribed' : null,
+        unsubscribe_token_hash: sha256Hex(tokens.get(row.id) as string),
+        created_at: at,
+        updated_at: at,
+      }));
+      // The claims commit with the call's audit record: a claim is never without its record.
+      const { report, toSend } = await core.db.transaction().execute(async (trx) => {
+        const claimed = await createNotificationRepository(trx).claimReminders(rows);
+        const mine = due.filter((row) => claimed.has(row.id));
+        const sendable = mine.filter((row) => !suppressed.has(row.recipient_hash));
+        const counts: ReminderReport = {
+          emailOff: reminders === null,
+          recipients: byHash.size,
+          queued: sendable.length,
+          suppressed: mine.length - sendable.length,
+          nothingDue: byHash.size - new Set(mine.map((row) => row.recipient_hash)).size,
+        };
+        await deps.audit.append(trx, {
+          issuerId,
+          actor,
+          action: 'notifications.reminders_requested',
+          targetType: 'issuer',
+          targetId: issuerId,
+          details: { ...counts },
+        });
+        return { report: counts, toSend: sendable };
+      });
+      reminders?.enqueue(
+        toSend.map((row) => ({
+          issuerId,
+          credentialId: row.id,
+          definitionId: row.definition_id,
+          issuedOn: row.issued_on,
+          expiresOn: row.expires_on,
+          recipientHash: row.recipient_hash,
+          email: byHash.get(row.recipient_hash) as string,
+          unsubscribeToken: tokens.get(row.id) as string,
+        })),
+      );
+      return report;
+    },
+
+    /** How many of the issuer's credentials are due a reminder now, with the lead time used. */
+    async remindersDue(issuerId: string): Promise<{ due: number; withinDays: number; on: boolean }> {
+      const settings = await this.settings(issuerId);
+      const now = core.clock.now();
+      const until = new Date(now.getTime() + settings.expiryReminderDays * DAY_MS).toISOString();
+      return {
+        due: await repo.dueReminderCount(issuerId, now.toISOString(), until),
+        withinDays: settings.expiryReminderDays,
+        on: settings.expiryReminders,
+      };
     },
 
     async settings(issuerId: string): Promise<NotificationSettings> {
@@ -196,6 +418,8 @@ export function createNotificationService(
         reply_to: change.replyTo === undefined ? current.replyTo : change.replyTo,
         language: change.language ?? current.language,
         updated_at: isoNow(core.clock),
+        expiry_reminders: (change.expiryReminders ?? current.expiryReminders) ? 1 : 0,
+        expiry_reminder_days: change.expiryReminderDays ?? current.expiryReminderDays,
       };
       await core.db.transaction().execute(async (trx) => {
         await createNotificationRepository(trx).saveSettings(row);
@@ -215,7 +439,14 @@ export function createNotificationService(
     /** The credential's notification outcome, without the address (the credential detail shows it). */
     async statusOf(issuerId: string, credentialId: string) {
       const row = await repo.status(issuerId, credentialId);
-      return row ? { status: row.status, detail: row.detail, updatedAt: row.updated_at } : null;
+      return row
+        ? {
+            status: row.status,
+            detail: row.detail,
+            reason: notificationReason(row.status, row.detail),
+            updatedAt: row.updated_at,
+          }
+        : null;
     },
 
     /** The issuer named by a live unsubscribe token, for the confirmation page; null when unknown. */

@@ -2,6 +2,7 @@ import type { NotificationMessages } from './types.js';
 
 export const en: NotificationMessages = {
   name: 'English',
+  locale: 'en-GB',
   subject: '{issuer} awarded you "{badge}"',
   heading: 'You have earned a badge',
   body: '{issuer} has awarded you the credential "{badge}". Anyone you share it with can check it is genuine.',
@@ -15,6 +16,12 @@ export const en: NotificationMessages = {
   walletHint: 'Or scan this code with your digital credential wallet. The offer works once.',
   footer: 'You receive this email because {issuer} issued you a credential through Accolade.',
   unsubscribe: 'Stop emails about badges from {issuer}',
+  reminder: {
+    subject: 'Your badge "{badge}" from {issuer} expires on {date}',
+    heading: 'Your badge expires soon',
+    body: 'The credential "{badge}" that {issuer} awarded you expires on {date}. Ask {issuer} how to renew it.',
+    expiresOn: 'Expires on {date}',
+  },
   unsubscribePage: {
     title: 'Unsubscribe',
     question: 'Stop receiving emails about new badges from {issuer}?',

@@ -6,6 +6,11 @@
 export interface NotificationMessages {
   /** The language's name in itself, for the settings' list. */
   name: string;
+  /**
+   * The locale dates are written in: day, month name, year, in UTC, as the verification page
+   * writes them (en-GB there: "28 November 2026").
+   */
+  locale: string;
   subject: string;
   heading: string;
   body: string;
@@ -21,6 +26,13 @@ export interface NotificationMessages {
   addToLcw: string;
   footer: string;
   unsubscribe: string;
+  /** The expiry reminder's wording; `{date}` is the expiry date. */
+  reminder: {
+    subject: string;
+    heading: string;
+    body: string;
+    expiresOn: string;
+  };
   unsubscribePage: {
     title: string;
     question: string;
