@@ -32,12 +32,8 @@ function keysFromCsv(csv: string): Wanted[] {
 }
 
 function wantedKeys(input: RenewalsInput): Wanted[] {
-  if ((input.csv === undefined) === (input.completionKeys === undefined)) {
-    const message = 'Give completionKeys or csv, one of the two.';
-    throw errors.validation(message, [{ path: '/completionKeys', message, code: 'one_of' }]);
-  }
-  if (input.csv !== undefined) return keysFromCsv(input.csv);
-  return (input.completionKeys ?? []).map((completionKey, i) => ({ row: i + 1, completionKey }));
+  if ('csv' in input) return keysFromCsv(input.csv);
+  return input.completionKeys.map((completionKey, i) => ({ row: i + 1, completionKey }));
 }
 
 /**
