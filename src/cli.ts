@@ -5,6 +5,7 @@ import { benchSeedCommand } from './cli/bench-seed.commands.js';
 import { type CliCommand, type CliContext, UsageError } from './cli/context.js';
 import { auditCommand, issuersCommand, keysCommand, plansCommand } from './cli/issuers.commands.js';
 import { signingKeysCommand } from './cli/signing.commands.js';
+import { ssoCommand } from './cli/sso.commands.js';
 import { usersCommand } from './cli/users.commands.js';
 import { webhooksCommand, workerCommand } from './cli/webhooks.commands.js';
 import { randomIds, systemClock } from './core/clock.js';
@@ -22,6 +23,7 @@ const commands: Record<string, CliCommand> = {
   audit: auditCommand,
   backup: backupCommand,
   'bench-seed': benchSeedCommand,
+  sso: ssoCommand,
   users: usersCommand,
   webhooks: webhooksCommand,
   worker: workerCommand,
@@ -46,6 +48,10 @@ const HELP = `accolade: the Accolade operator console
   audit head [--issuer <slug>]   print a checkpoint (JSON) to keep elsewhere
   backup <file>          online copy of the SQLite database (PostgreSQL: prints the pg_dump way, exit 2)
   bench-seed --issuer <slug> --credentials N --verifications N [--engagements N] [--definitions 20]
+  sso set --issuer <slug> [--provider <name>] [--issuer-url <url>] [--client-id <id>]
+          [--client-secret-file <path>] [--domain <domain>|none] [--password on|off]
+                         console sign-in through the issuer's OpenID Connect provider
+  sso show|remove --issuer <slug>
   users invite --issuer <slug> --email <address> --role owner|issuer|viewer
                          prints a one-time console invite link (72 h)
   webhooks add --issuer <slug> --url <https url> --events credential.issued,credential.revoked

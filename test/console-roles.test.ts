@@ -13,7 +13,7 @@ const NOWHERE = '00000000-0000-4000-8000-000000000000';
 
 /** What the roles are meant to be (docs/decisions.md "Console accounts"). */
 function expectedRole(method: string, path: string): Role {
-  if (/^\/api\/v1\/(users|keys|webhooks|gdpr)(\/|$)/.test(path)) return 'owner';
+  if (/^\/api\/v1\/(users|keys|webhooks|gdpr|sso)(\/|$)/.test(path)) return 'owner';
   if (method === 'PATCH' && ['/api/v1/notifications/settings', '/api/v1/issuer/me'].includes(path)) return 'owner';
   if (method === 'POST' && ['/api/v1/credentials/search', '/api/v1/pathways/{id}/progress'].includes(path)) {
     return 'viewer';
@@ -23,7 +23,7 @@ function expectedRole(method: string, path: string): Role {
 }
 
 /** Routes for the console alone: an API key is refused there. */
-const sessionOnly = (path: string) => /^\/api\/v1\/(users|keys|session)(\/|$)/.test(path);
+const sessionOnly = (path: string) => /^\/api\/v1\/(users|keys|session|sso)(\/|$)/.test(path);
 
 interface Operation {
   method: string;

@@ -427,6 +427,8 @@ describe.each(dialects)('OpenAPI document says what the service does on %s', (di
         .map(([status, response]) => [`${name} ${status}`, response.headers?.Location] as const),
     );
     expect(redirects.map(([name]) => name).sort()).toEqual([
+      'GET /sso/callback 302',
+      'GET /sso/start/{slug} 302',
       'GET /v1/issuers/{slug}/assertions/{id} 303',
       'GET /verify/{slug}/{id}/share/{action} 302',
     ]);

@@ -81,7 +81,7 @@ export function createAccountRepository(db: Executor, dialect: Dialect) {
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('issuer_id', '=', issuerId)
         .where('role', '=', 'owner')
-        .where('password_hash', 'is not', null)
+        .where((eb) => eb.or([eb('password_hash', 'is not', null), eb('last_sign_in_at', 'is not', null)]))
         .executeTakeFirstOrThrow();
       return Number(row.n);
     },

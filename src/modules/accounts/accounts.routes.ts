@@ -18,8 +18,9 @@ import {
   SignInBody,
   TeamMemberSchema,
 } from './accounts.schemas.js';
-import type { SignedIn } from './accounts.service.js';
+import { type SignedIn, USE_PROVIDER } from './accounts.service.js';
 import { createSignInLimits } from './sign-in-limits.js';
+import { ssoRoutes } from './sso.routes.js';
 
 const TAGS = ['Console'];
 
@@ -83,7 +84,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ count: Counter }> = asyn
         reply.header('retry-after', wait);
         throw new AppError('rate_limited', `Too many sign-in attempts; retry in ${wait} s.`);
       }
-      let session: SignedIn | null = null;
+      let session: SignedIn | typeof USE_PROVIDER | null = null;
       try {
         session = await accounts.signIn(email, password);
       } finally {
@@ -91,6 +92,12 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ count: Counter }> = asyn
       }
       if (!session) throw new AppError('unauthorized', 'Email or password is incorrect.');
       await admission.ticket.succeeded();
+      if (session === USE_PROVIDER) {
+        throw new AppError(
+          'unauthorized',
+          "Your organisation signs in with its own login: use its button on your organisation's sign-in page.",
+        );
+      }
       return signedIn(request, reply, session);
     },
   );
@@ -156,9 +163,11 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ count: Counter }> = asyn
         operationId: 'acceptInvite',
         tags: TAGS,
         summary: 'Accept a console invite: set the password (once) and sign in',
+        description:
+          "403 when the issuer has turned password sign-in off: its users sign in through the issuer's own provider.",
         params: InviteParams,
         body: AcceptInviteBody,
-        response: { 200: Type.Ref(SessionSchema), ...errorResponses(400, 404, ...openErrors) },
+        response: { 200: Type.Ref(SessionSchema), ...errorResponses(400, 403, 404, ...openErrors) },
       },
     },
     async (request, reply) =>
@@ -233,4 +242,6 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ count: Counter }> = asyn
       return reply.status(204).send(null);
     },
   );
+
+  await app.register(ssoRoutes, { startSession: signedIn });
 };

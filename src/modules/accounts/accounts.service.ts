@@ -6,6 +6,8 @@ import type { AuditService } from '../audit/audit.service.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
 import { createAccountRepository, type UserRow } from './accounts.repository.js';
 import { hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './passwords.js';
+import { createSsoRepository } from './sso.repository.js';
+import { createSsoService } from './sso.service.js';
 
 export const ROLES = ['owner', 'issuer', 'viewer'] as const;
 const INVITE_HOURS = 72;
@@ -33,12 +35,17 @@ export interface SignedIn {
   user: SessionUser;
 }
 
+/** A user who can get in: a password set, or signed in once through the issuer's provider. */
+function isActive(row: UserRow): boolean {
+  return row.password_hash !== null || row.last_sign_in_at !== null;
+}
+
 function teamMember(row: UserRow) {
   return {
     id: row.id,
     email: row.email,
     role: row.role as Role,
-    status: row.password_hash === null ? ('invited' as const) : ('active' as const),
+    status: isActive(row) ? ('active' as const) : ('invited' as const),
     createdAt: row.created_at,
     lastSignInAt: row.last_sign_in_at,
   };
@@ -48,13 +55,26 @@ export type TeamMember = ReturnType<typeof teamMember>;
 
 /** The only owner who can sign in: demoting or removing them would leave the issuer unmanaged. */
 function isLastOwner(row: UserRow, activeOwners: number): boolean {
-  return row.role === 'owner' && row.password_hash !== null && activeOwners <= 1;
+  return row.role === 'owner' && isActive(row) && activeOwners <= 1;
 }
 
-/** A sign-in record: the user is both actor and target; nothing else (no email, no address). */
-function signInRecord(row: UserRow, action: string) {
-  return { issuerId: row.issuer_id, actor: `user:${row.id}`, action, targetType: 'console_user', targetId: row.id };
+/**
+ * A sign-in record: the user is both actor and target; nothing else (no email, no address), but
+ * how, when it was through the issuer's provider.
+ */
+function signInRecord(row: UserRow, action: string, details?: Record<string, unknown>) {
+  return {
+    issuerId: row.issuer_id,
+    actor: `user:${row.id}`,
+    action,
+    targetType: 'console_user',
+    targetId: row.id,
+    ...(details ? { details } : {}),
+  };
 }
+
+/** Password sign-in refused because the issuer signs in through its own provider only. */
+export const USE_PROVIDER = 'use_provider';
 
 function checkPassword(password: string): void {
   if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX) {
@@ -92,8 +112,11 @@ export function createAccountService(
     };
   }
 
-  /** Opens a session for `row`; `audited` says whether this is a sign-in of its own to record. */
-  async function startSession(row: UserRow, audited: boolean): Promise<SignedIn> {
+  /**
+   * Opens a session for `row`; `audited` says whether this is a sign-in of its own to record, and
+   * `details` how it was made (through the provider).
+   */
+  async function startSession(row: UserRow, audited: boolean, details?: Record<string, unknown>): Promise<SignedIn> {
     const token = core.ids.token(TOKEN_LENGTH);
     const csrfToken = core.ids.token(TOKEN_LENGTH);
     const now = core.clock.now();
@@ -108,7 +131,7 @@ export function createAccountService(
         expires_at: new Date(now.getTime() + maxHours * 3_600_000).toISOString(),
       });
       await accounts.recordSignIn(row.id, now.toISOString());
-      if (audited) await deps.audit.append(trx, signInRecord(row, 'console_user.signed_in'));
+      if (audited) await deps.audit.append(trx, signInRecord(row, 'console_user.signed_in', details));
     });
     return { token, csrfToken, user: await sessionUser(row) };
   }
@@ -166,7 +189,55 @@ export function createAccountService(
     };
   }
 
+  /**
+   * Sign-in through the issuer's provider with an email it verified: the issuer's account of that
+   * email keeps its role (invited or active); otherwise an address of the owner's allowed domain
+   * joins as a viewer (audited `console_user.joined`); anyone else is refused (null).
+   */
+  async function signInWithSso(issuerId: string, email: string, allowedDomain: string | null) {
+    const address = normaliseEmail(email);
+    let row = await repo.findUserByEmail(issuerId, address);
+    if (!row) {
+      if (allowedDomain === null || address.slice(address.lastIndexOf('@') + 1) !== allowedDomain) return null;
+      const now = isoNow(core.clock);
+      const joined: UserRow = {
+        id: core.ids.uuid(),
+        issuer_id: issuerId,
+        email: address,
+        role: 'viewer',
+        password_hash: null,
+        created_at: now,
+        updated_at: now,
+        last_sign_in_at: null,
+      };
+      try {
+        await core.db.transaction().execute(async (trx) => {
+          await createAccountRepository(trx, core.dialect).insertUser(joined);
+          await deps.audit.append(trx, {
+            issuerId,
+            actor: `user:${joined.id}`,
+            action: 'console_user.joined',
+            targetType: 'console_user',
+            targetId: joined.id,
+            details: { role: 'viewer', via: 'sso_domain' },
+          });
+        });
+        row = joined;
+      } catch (err) {
+        // A first sign-in of the same address in another tab or replica won the insert: use its row.
+        row = await repo.findUserByEmail(issuerId, address);
+        if (!row) throw err;
+      }
+    }
+    return startSession(row, true, { method: 'sso' });
+  }
+
+  const sso = createSsoService(core, { audit: deps.audit, issuers: deps.issuers, signIn: signInWithSso });
+
   return {
+    /** Sign-in through the issuers' own OpenID Connect providers, and their settings. */
+    sso,
+
     /** Invites a staff member by email: the user (status invited) and the one-time link. */
     invite,
 
@@ -192,6 +263,12 @@ export function createAccountService(
       const tokenHash = sha256Hex(token);
       const found = await repo.findOpenInvite(tokenHash, isoNow(core.clock));
       if (!found) throw errors.notFound('Invite');
+      const invited = await repo.getUserById(found.userId);
+      if (invited && (await createSsoRepository(core.db).passwordSignInOff([invited.issuer_id])).size > 0) {
+        throw errors.forbidden(
+          "This organisation signs in with its own login: use the console's sign-in page instead of a password.",
+        );
+      }
       const passwordHash = await hashPassword(password);
       const user = await core.db.transaction().execute(async (trx) => {
         const accounts = createAccountRepository(trx, core.dialect);
@@ -214,18 +291,34 @@ export function createAccountService(
 
     /**
      * Checks the password against each account of the email (the KDF runs once even when there is
-     * none) and signs in to the first that matches; null when refused. Both outcomes are audited in
-     * the issuer of each account tried, with the user as actor; an unknown email has no issuer to
-     * record it in, so only a log line without the email says it happened.
+     * none) and signs in to the first that matches and whose issuer allows passwords; null when
+     * refused, USE_PROVIDER when the password matched only accounts of issuers that turned password
+     * sign-in off (said only to someone who knows the password, so it tells nobody else anything).
+     * Every outcome is audited in the issuer of each account tried, with the user as actor; an
+     * unknown email has no issuer to record it in, so only a log line without the email says it
+     * happened.
      */
-    async signIn(email: string, password: string): Promise<SignedIn | null> {
+    async signIn(email: string, password: string): Promise<SignedIn | typeof USE_PROVIDER | null> {
       const rows = await repo.listActiveUsersByEmail(normaliseEmail(email), ACCOUNTS_PER_EMAIL_MAX);
       const given = password.slice(0, PASSWORD_MAX);
       const matches = await Promise.all(
         rows.length === 0 ? [verifyPassword(given, null)] : rows.map((row) => verifyPassword(given, row.password_hash)),
       );
-      const row = rows.find((_, i) => matches[i]);
+      const matched = rows.filter((_, i) => matches[i]);
+      const off = await createSsoRepository(core.db).passwordSignInOff(matched.map((r) => r.issuer_id));
+      const row = matched.find((r) => !off.has(r.issuer_id));
       if (row) return startSession(row, true);
+      if (matched.length > 0) {
+        await core.db.transaction().execute(async (trx) => {
+          for (const tried of matched) {
+            await deps.audit.append(
+              trx,
+              signInRecord(tried, 'console_user.sign_in_refused', { reason: 'use_provider' }),
+            );
+          }
+        });
+        return USE_PROVIDER;
+      }
       if (rows.length === 0) core.log.info({ action: 'console_user.sign_in_failed' }, 'console sign-in for no account');
       await core.db.transaction().execute(async (trx) => {
         for (const tried of rows) await deps.audit.append(trx, signInRecord(tried, 'console_user.sign_in_failed'));

@@ -1,0 +1,328 @@
+import { LRUCache } from 'lru-cache';
+import type { Configuration } from 'openid-client';
+import { isoNow } from '../../core/clock.js';
+import type { Core } from '../../core/context.js';
+import { errors } from '../../core/errors.js';
+import { NAME_CONTROL_CHARACTER } from '../../core/schemas.js';
+import type { AuditService } from '../audit/audit.service.js';
+import type { IssuerService } from '../issuers/issuers.service.js';
+import { keyEncryptionKey, open, seal } from '../vc/kek.js';
+import { type LookupFn, parseTargetUrl, systemLookup, UnsafeTargetError } from '../webhooks/ssrf.js';
+import type { SignedIn } from './accounts.service.js';
+import { guardedFetch } from './sso.fetch.js';
+import { createSsoRepository, type SsoRow } from './sso.repository.js';
+import { DOMAIN_PATTERN, PROVIDER_NAME_MAX } from './sso.schemas.js';
+
+/** The short-lived cookie that binds a callback to the browser that started the sign-in. */
+export const FLOW_COOKIE = 'accolade_sso';
+/** The one redirect URI of every issuer's provider (registered at the provider by the owner). */
+export const CALLBACK_PATH = '/sso/callback';
+export const START_PATH = '/sso/start';
+/** The associated data of a sealed flow cookie: a sealed client secret cannot be passed as one. */
+export const FLOW_SEAL_CONTEXT = 'console_sso_flow';
+export const FLOW_SECONDS = 600;
+const DISCOVERY_TTL_MS = 10 * 60_000;
+const PROVIDER_TIMEOUT_SECONDS = 10;
+const secretContext = (issuerId: string) => `console_sso:${issuerId}`;
+
+/** What a sign-in keeps between the redirect to the provider and the callback (sealed in its cookie). */
+export interface SsoFlow {
+  issuerId: string;
+  slug: string;
+  state: string;
+  nonce: string;
+  verifier: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
+
+export interface SsoSettingsInput {
+  providerName: string;
+  issuerUrl: string;
+  clientId: string;
+  /** Required when the provider is first set up; left out, the stored secret is kept. */
+  clientSecret?: string | undefined;
+  allowedDomain: string | null;
+  passwordSignIn: boolean;
+}
+
+/** Why a sign-in through the provider did not open a session (the login page words each one). */
+export type SsoRefusal = 'not_allowed' | 'unverified' | 'failed' | 'expired' | 'unavailable';
+
+export type SsoOutcome = { signedIn: SignedIn } | { refused: SsoRefusal; slug: string | null };
+
+/** Signs the verified email in to the issuer: its account, or a new viewer of the allowed domain. */
+export type SsoSignIn = (issuerId: string, email: string, allowedDomain: string | null) => Promise<SignedIn | null>;
+
+const DOMAIN = new RegExp(DOMAIN_PATTERN);
+
+/** The checks of the PUT body's schema, for the CLI, which calls the service directly. */
+function checkInput(input: SsoSettingsInput): void {
+  const name = input.providerName.trim();
+  if (name === '' || name.length > PROVIDER_NAME_MAX || NAME_CONTROL_CHARACTER.test(name)) {
+    throw errors.validation(`The provider name must be 1 to ${PROVIDER_NAME_MAX} characters, without line breaks.`);
+  }
+  if (input.clientId.trim() === '') throw errors.validation('The client id is required.');
+  if (input.allowedDomain !== null && !DOMAIN.test(input.allowedDomain.trim())) {
+    throw errors.validation('The allowed domain must be a domain name such as example.edu.');
+  }
+}
+
+function isUrl(raw: string): URL | null {
+  try {
+    return new URL(raw);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Console sign-in through an issuer's own OpenID Connect provider (issue 39 §8): the owner's
+ * settings (client secret sealed like the signing keys), and the authorization code flow with PKCE,
+ * state and nonce through `openid-client`, which validates the ID token. Every request to the
+ * provider goes through the webhooks' SSRF guard.
+ */
+export function createSsoService(
+  core: Pick<Core, 'db' | 'clock' | 'config' | 'log'>,
+  deps: {
+    audit: Pick<AuditService, 'append'>;
+    issuers: Pick<IssuerService, 'getIssuer' | 'getIssuerBySlug'>;
+    signIn: SsoSignIn;
+  },
+  options: { lookup?: LookupFn } = {},
+) {
+  const repo = createSsoRepository(core.db);
+  const allowPrivate = core.config.webhookAllowPrivate;
+  const fetcher = guardedFetch(allowPrivate, options.lookup ?? systemLookup);
+  const redirectUri = `${core.config.publicBaseUrl}${CALLBACK_PATH}`;
+  let kek: Buffer | null = null;
+  const kekOnce = () => {
+    kek ??= keyEncryptionKey(core.config);
+    return kek;
+  };
+  const configurations = new LRUCache<string, Promise<Configuration>>({ max: 200, ttl: DISCOVERY_TTL_MS });
+
+  function checkedIssuerUrl(raw: string): URL {
+    try {
+      return parseTargetUrl(raw, allowPrivate);
+    } catch (err) {
+      if (!(err instanceof UnsafeTargetError)) throw err;
+      throw errors.validation('The issuer URL must be an https URL of a public host.', [
+        { path: '/issuerUrl', message: 'body/issuerUrl must be an https URL of a public host', code: 'format' },
+      ]);
+    }
+  }
+
+  async function discover(issuerUrl: URL, clientId: string, clientSecret: string): Promise<Configuration> {
+    const oidc = await import('openid-client');
+    return oidc.discovery(issuerUrl, clientId, clientSecret, oidc.ClientSecretBasic(), {
+      [oidc.customFetch]: fetcher,
+      timeout: PROVIDER_TIMEOUT_SECONDS,
+      execute: issuerUrl.protocol === 'http:' ? [oidc.allowInsecureRequests] : [],
+    });
+  }
+
+  /** The provider's discovered configuration, kept for a few minutes per stored version of the settings. */
+  function configurationOf(row: SsoRow): Promise<Configuration> {
+    const key = `${row.issuer_id}|${row.updated_at}`;
+    let found = configurations.get(key);
+    if (!found) {
+      const secret = open(kekOnce(), row.client_secret_sealed, secretContext(row.issuer_id));
+      found = discover(checkedIssuerUrl(row.issuer_url), row.client_id, secret);
+      configurations.set(key, found);
+      found.catch(() => configurations.delete(key));
+    }
+    return found;
+  }
+
+  async function view(row: SsoRow) {
+    const issuer = await deps.issuers.getIssuer(row.issuer_id);
+    return {
+      providerName: row.provider_name,
+      issuerUrl: row.issuer_url,
+      clientId: row.client_id,
+      allowedDomain: row.allowed_domain,
+      passwordSignIn: row.password_sign_in === 1,
+      redirectUri,
+      signInUrl: `${core.config.publicBaseUrl}/console/login?issuer=${encodeURIComponent(issuer.slug)}`,
+      updatedAt: row.updated_at,
+    };
+  }
+
+  async function rowOfSlug(slug: string): Promise<SsoRow> {
+    const issuer = await deps.issuers.getIssuerBySlug(slug).catch(() => null);
+    const row = issuer ? await repo.get(issuer.id) : undefined;
+    if (!row) throw errors.notFound('Sign-in provider');
+    return row;
+  }
+
+  function readFlow(cookie: string | undefined): SsoFlow | null {
+    if (!cookie) return null;
+    try {
+      const flow = JSON.parse(open(kekOnce(), cookie, FLOW_SEAL_CONTEXT)) as SsoFlow;
+      return flow.expiresAt > core.clock.now().getTime() ? flow : null;
+    } catch {
+      return null;
+    }
+  }
+
+  return {
+    redirectUri,
+
+    async settings(issuerId: string) {
+      const row = await repo.get(issuerId);
+      if (!row) throw errors.notFound('Sign-in provider');
+      return view(row);
+    },
+
+    /**
+     * Sets the issuer's provider. The issuer URL must pass the SSRF guard and the provider must be
+     * discoverable there (OpenID Connect Discovery, issuer checked), so a typo is caught here and
+     * not at the next sign-in.
+     */
+    async configure(issuerId: string, input: SsoSettingsInput, actor: string) {
+      checkInput(input);
+      const issuerUrl = checkedIssuerUrl(input.issuerUrl);
+      const existing = await repo.get(issuerId);
+      const clientSecret =
+        input.clientSecret ??
+        (existing ? open(kekOnce(), existing.client_secret_sealed, secretContext(issuerId)) : undefined);
+      if (clientSecret === undefined) {
+        throw errors.validation('The client secret is required to set up a sign-in provider.', [
+          { path: '/clientSecret', message: 'body must have property clientSecret', code: 'required' },
+        ]);
+      }
+      try {
+        await discover(issuerUrl, input.clientId, clientSecret);
+      } catch (err) {
+        core.log.info({ action: 'console_sso.discovery_failed', err: (err as Error).name }, 'provider not discovered');
+        throw errors.validation(
+          `No OpenID Connect provider was found at ${issuerUrl.href} (its /.well-known/openid-configuration must name this issuer).`,
+          [{ path: '/issuerUrl', message: 'body/issuerUrl must be an OpenID Connect issuer', code: 'format' }],
+        );
+      }
+      const row: SsoRow = {
+        issuer_id: issuerId,
+        provider_name: input.providerName.trim(),
+        issuer_url: input.issuerUrl,
+        client_id: input.clientId,
+        client_secret_sealed: seal(kekOnce(), clientSecret, secretContext(issuerId)),
+        allowed_domain: input.allowedDomain === null ? null : input.allowedDomain.trim().toLowerCase(),
+        password_sign_in: input.passwordSignIn ? 1 : 0,
+        updated_at: isoNow(core.clock),
+      };
+      await core.db.transaction().execute(async (trx) => {
+        await createSsoRepository(trx).upsert(row);
+        await deps.audit.append(trx, {
+          issuerId,
+          actor,
+          action: existing ? 'console_sso.updated' : 'console_sso.configured',
+          targetType: 'console_sso',
+          targetId: issuerId,
+          details: {
+            passwordSignIn: input.passwordSignIn,
+            domainSignIn: row.allowed_domain !== null,
+            secretChanged: input.clientSecret !== undefined,
+          },
+        });
+      });
+      return view(row);
+    },
+
+    async remove(issuerId: string, actor: string): Promise<void> {
+      await core.db.transaction().execute(async (trx) => {
+        if (!(await createSsoRepository(trx).remove(issuerId))) throw errors.notFound('Sign-in provider');
+        await deps.audit.append(trx, {
+          issuerId,
+          actor,
+          action: 'console_sso.removed',
+          targetType: 'console_sso',
+          targetId: issuerId,
+        });
+      });
+    },
+
+    /** What the login page of an issuer (by slug) shows; an unknown issuer and one without a provider are the same 404. */
+    async loginOptions(slug: string) {
+      const row = await rowOfSlug(slug);
+      return {
+        providerName: row.provider_name,
+        passwordSignIn: row.password_sign_in === 1,
+        startUrl: `${START_PATH}/${encodeURIComponent(slug)}`,
+      };
+    },
+
+    /** The provider's authorization URL for a new sign-in, and the sealed flow for its cookie. */
+    async start(slug: string): Promise<{ location: string; flowCookie: string }> {
+      const row = await rowOfSlug(slug);
+      const oidc = await import('openid-client');
+      const configuration = await configurationOf(row);
+      const flow: SsoFlow = {
+        issuerId: row.issuer_id,
+        slug,
+        state: oidc.randomState(),
+        nonce: oidc.randomNonce(),
+        verifier: oidc.randomPKCECodeVerifier(),
+        expiresAt: core.clock.now().getTime() + FLOW_SECONDS * 1000,
+      };
+      const location = oidc.buildAuthorizationUrl(configuration, {
+        redirect_uri: redirectUri,
+        scope: 'openid email',
+        code_challenge: await oidc.calculatePKCECodeChallenge(flow.verifier),
+        code_challenge_method: 'S256',
+        state: flow.state,
+        nonce: flow.nonce,
+      });
+      return { location: location.href, flowCookie: seal(kekOnce(), JSON.stringify(flow), FLOW_SEAL_CONTEXT) };
+    },
+
+    /**
+     * The callback: the flow from its cookie (missing, forged or older than 10 minutes: expired),
+     * the code exchanged with PKCE, state and nonce checked and the ID token validated by
+     * openid-client; the email (from the ID token, or the user info endpoint when the token has
+     * none) must be verified by the provider.
+     */
+    async finish(search: string, flowCookie: string | undefined): Promise<SsoOutcome> {
+      const flow = readFlow(flowCookie);
+      if (!flow) return { refused: 'expired', slug: null };
+      const row = await repo.get(flow.issuerId);
+      if (!row) return { refused: 'unavailable', slug: flow.slug };
+      const oidc = await import('openid-client');
+      let email: unknown;
+      let verified: unknown;
+      try {
+        const configuration = await configurationOf(row);
+        const currentUrl = isUrl(`${redirectUri}${search}`);
+        if (!currentUrl) return { refused: 'failed', slug: flow.slug };
+        const tokens = await oidc.authorizationCodeGrant(configuration, currentUrl, {
+          pkceCodeVerifier: flow.verifier,
+          expectedState: flow.state,
+          expectedNonce: flow.nonce,
+          idTokenExpected: true,
+        });
+        const claims = tokens.claims();
+        if (!claims) return { refused: 'failed', slug: flow.slug };
+        ({ email, email_verified: verified } = claims);
+        if (email === undefined) {
+          ({ email, email_verified: verified } = await oidc.fetchUserInfo(
+            configuration,
+            tokens.access_token,
+            claims.sub,
+          ));
+        }
+      } catch (err) {
+        const { name, code } = err as { name?: string; code?: string };
+        core.log.warn(
+          { action: 'console_sso.failed', err: code ?? name },
+          'console sign-in through the provider failed',
+        );
+        return { refused: 'failed', slug: flow.slug };
+      }
+      if (typeof email !== 'string' || verified !== true) return { refused: 'unverified', slug: flow.slug };
+      const signedIn = await deps.signIn(flow.issuerId, email, row.allowed_domain);
+      return signedIn ? { signedIn } : { refused: 'not_allowed', slug: flow.slug };
+    },
+  };
+}
+
+export type SsoService = ReturnType<typeof createSsoService>;
