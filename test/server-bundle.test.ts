@@ -19,6 +19,7 @@ const LOADED_AT_FIRST_USE = [
   'jsdom',
   'dompurify',
   'undici',
+  'qrcode',
   // Only with REDIS_URL set.
   'ioredis',
 ];

@@ -1,6 +1,6 @@
-import QRCode from 'qrcode';
 import { contrastRatio, safeHexColor, textColorOn } from '../../core/colors.js';
 import { html, Markup, safeUrl } from '../../core/html.js';
+import { qrcode } from '../../core/qrcode.js';
 import { PAGE_ASSETS_VERSION } from './page.assets.js';
 import type { PageView } from './page.service.js';
 import { REVOKED_BY_ISSUER } from './revocation-reason.js';
@@ -45,7 +45,9 @@ function flat(text: string): string {
 async function qrCode(url: string): Promise<Markup> {
   const cached = qrCache.get(url);
   if (cached) return cached;
-  const svg = new Markup(flat(await QRCode.toString(url, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' })));
+  const svg = new Markup(
+    flat(await (await qrcode()).toString(url, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' })),
+  );
   const oldest = qrCache.keys().next();
   if (qrCache.size >= QR_CACHE_SIZE && !oldest.done) qrCache.delete(oldest.value);
   qrCache.set(url, svg);

@@ -1,11 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import QRCode from 'qrcode';
 import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hashing.js';
 import { loadedOnce } from '../../core/loaded-once.js';
+import { qrcode } from '../../core/qrcode.js';
 import { publicUrls } from '../../core/urls.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { CredentialService } from '../credentials/credentials.service.js';
@@ -218,7 +218,7 @@ export function createWalletService(
       return {
         offer: credentialOffer,
         credentialOfferUri,
-        qr: await QRCode.toDataURL(credentialOffer, { margin: 1, errorCorrectionLevel: 'M' }),
+        qr: await (await qrcode()).toDataURL(credentialOffer, { margin: 1, errorCorrectionLevel: 'M' }),
         ...(tx === null ? {} : { txCode: tx }),
         expiresAt,
         learnerCredentialWallet: lcwLinks(issuerUrl, challenge),
