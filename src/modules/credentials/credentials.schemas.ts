@@ -203,24 +203,23 @@ export type ExportExpiringQuery = Static<typeof ExportExpiringQuery>;
 /** The most completion keys one renewal call takes, as a list or as CSV lines. */
 export const RENEWALS_MAX = 1000;
 
-export const RenewalsBody = Type.Union(
-  [
-    Type.Object(
-      { completionKeys: Type.Array(CompletionKey, { minItems: 1, maxItems: RENEWALS_MAX }) },
-      { additionalProperties: false },
+export const RenewalsBody = Type.Object(
+  {
+    completionKeys: Type.Optional(Type.Array(CompletionKey, { minItems: 1, maxItems: RENEWALS_MAX })),
+    csv: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1_000_000,
+        description: `CSV with a header naming a completionKey column (also completion_key, "completion key" or key), as the expiring export writes it; at most ${RENEWALS_MAX} lines.`,
+      }),
     ),
-    Type.Object(
-      {
-        csv: Type.String({
-          minLength: 1,
-          maxLength: 1_000_000,
-          description: `CSV with a header naming a completionKey column (also completion_key, "completion key" or key), as the expiring export writes it; at most ${RENEWALS_MAX} lines.`,
-        }),
-      },
-      { additionalProperties: false },
-    ),
-  ],
-  { description: 'The completion keys to renew: a list, or a CSV (one of the two).' },
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    maxProperties: 1,
+    description: 'The completion keys to renew: completionKeys or csv, one of the two.',
+  },
 );
 export type RenewalsInput = Static<typeof RenewalsBody>;
 

@@ -32,8 +32,9 @@ function keysFromCsv(csv: string): Wanted[] {
 }
 
 function wantedKeys(input: RenewalsInput): Wanted[] {
-  if ('csv' in input) return keysFromCsv(input.csv);
-  return input.completionKeys.map((completionKey, i) => ({ row: i + 1, completionKey }));
+  // The schema lets exactly one of the two through.
+  if (input.csv !== undefined) return keysFromCsv(input.csv);
+  return (input.completionKeys ?? []).map((completionKey, i) => ({ row: i + 1, completionKey }));
 }
 
 /**
