@@ -10,6 +10,7 @@ type ImportBatch = components['schemas']['ImportBatch'];
 type ImportBatchDetail = components['schemas']['ImportBatchDetail'];
 type Mapping = Record<(typeof FIELDS)[number]['key'], string>;
 type ImportRow = ImportReport['rows'][number];
+type NotificationSettings = components['schemas']['NotificationSettings'];
 
 /** The date formats a roster may use; DD/MM and MM/DD look alike, so the file's own must be chosen. */
 const DATE_FORMATS = [
@@ -36,14 +37,70 @@ const FIELDS = [
   { key: 'definitionRef', label: 'Definition (id or slug)' },
   { key: 'issuedOn', label: 'Issued on' },
   { key: 'evidenceUrl', label: 'Evidence URL' },
+  { key: 'notify', label: 'Email the earner (yes or no)' },
 ] as const;
 
-function IssueOne({ definitions }: { definitions: Definition[] }) {
+/**
+ * "Email the earner": prefilled with the issuer's default, and off (with the reason) when this
+ * service has no SMTP server. A row's own notify column, when mapped, wins over it.
+ */
+function NotifyChoice({
+  id,
+  label,
+  settings,
+  checked,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  settings: NotificationSettings | null;
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+}) {
+  const off = settings !== null && !settings.enabled;
+  return (
+    <div class="field">
+      <label class="choice">
+        <input
+          id={id}
+          type="checkbox"
+          checked={checked && !off}
+          disabled={off}
+          aria-describedby={`${id}-hint`}
+          onChange={(e) => onChange((e.currentTarget as HTMLInputElement).checked)}
+        />
+        {label}
+      </label>
+      <small id={`${id}-hint`} class="hint">
+        {off
+          ? 'Email is not set up on this service (SMTP_URL), so no earner can be emailed.'
+          : 'A link to the badge, from your sender name. The address is used for this message only, never stored.'}
+      </small>
+    </div>
+  );
+}
+
+/** What the API's notification outcome means for the person issuing. */
+function notifiedText(outcome: string | undefined): string {
+  if (outcome === 'queued') return ' The earner will be emailed a link to it.';
+  if (outcome === 'suppressed') return ' The earner was not emailed: they unsubscribed from your emails.';
+  return '';
+}
+
+function IssueOne({
+  definitions,
+  notifications,
+}: {
+  definitions: Definition[];
+  notifications: NotificationSettings | null;
+}) {
   const [definitionId, setDefinitionId] = useState('');
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
   const [completionKey, setCompletionKey] = useState('');
+  const [notify, setNotify] = useState(false);
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
+  useEffect(() => setNotify(notifications?.notifyByDefault ?? false), [notifications]);
 
   async function submit(event: Event) {
     event.preventDefault();
@@ -53,11 +110,15 @@ function IssueOne({ definitions }: { definitions: Definition[] }) {
         recipientEmail: email,
         completionKey: completionKey || crypto.randomUUID(),
         ...(name ? { recipientName: name } : {}),
+        ...(notifications?.enabled ? { notify } : {}),
       },
     });
     if (error) setMessage({ kind: 'error', text: problem(error) });
     else {
-      setMessage({ kind: 'success', text: `Issued credential ${data.credentialId}.` });
+      setMessage({
+        kind: 'success',
+        text: `Issued credential ${data.credentialId}.${notifiedText(data.notification)}`,
+      });
       setEmail('');
       setName('');
       setCompletionKey('');
@@ -92,6 +153,13 @@ function IssueOne({ definitions }: { definitions: Definition[] }) {
           onInput={(e) => setCompletionKey(inputValue(e))}
         />
       </Field>
+      <NotifyChoice
+        id="issue-notify"
+        label="Email the earner"
+        settings={notifications}
+        checked={notify}
+        onChange={setNotify}
+      />
       <button type="submit">Issue credential</button>
     </form>
   );
@@ -116,10 +184,21 @@ function guess(headers: string[]): Mapping {
     definitionRef: find('definition', 'definitionid', 'definitionref', 'badge'),
     issuedOn: find('issuedon', 'date', 'completed', 'completiondate', 'datecompleted', 'issuedate', 'awarded'),
     evidenceUrl: find('evidence', 'evidenceurl'),
+    notify: find('notify', 'notifyearner', 'sendemail'),
   };
 }
 
-function CsvImport({ definitions, onImported }: { definitions: Definition[]; onImported: () => void }) {
+function CsvImport({
+  definitions,
+  notifications,
+  onImported,
+}: {
+  definitions: Definition[];
+  notifications: NotificationSettings | null;
+  onImported: () => void;
+}) {
+  const [notify, setNotify] = useState(false);
+  useEffect(() => setNotify(notifications?.notifyByDefault ?? false), [notifications]);
   const [csv, setCsv] = useState('');
   const [filename, setFilename] = useState('');
   const [mapping, setMapping] = useState<Mapping>(guess([]));
@@ -183,6 +262,7 @@ function CsvImport({ definitions, onImported }: { definitions: Definition[]; onI
         ...(filename ? { filename } : {}),
         mapping: mappingBody(mapping, dateFormat),
         ...(definitionId ? { defaults: { definitionId } } : {}),
+        ...(notifications?.enabled ? { notify } : {}),
       },
     });
     if (failure) setError(problem(failure));
@@ -284,6 +364,13 @@ function CsvImport({ definitions, onImported }: { definitions: Definition[]; onI
               ))}
             </select>
           </Field>
+          <NotifyChoice
+            id="csv-notify"
+            label={mapping.notify ? 'Email each new earner whose notify cell is empty' : 'Email each new earner'}
+            settings={notifications}
+            checked={notify}
+            onChange={setNotify}
+          />
           <div class="actions">
             <button type="button" class="secondary" disabled={needsFormat} onClick={() => send(true)}>
               Preview
@@ -301,12 +388,22 @@ function CsvImport({ definitions, onImported }: { definitions: Definition[]; onI
         <>
           <Alert kind="success">
             Imported: {result.issued} issued, {result.skipped} skipped, {result.errored} with errors.
+            {emailed(result)}
           </Alert>
           <ReportTable report={result} title="Import result" />
         </>
       )}
     </section>
   );
+}
+
+/** How many new earners the import emails, and how many it could not (they unsubscribed). */
+function emailed(report: ImportReport): string {
+  const queued = report.rows.filter((row) => row.notification === 'queued').length;
+  const suppressed = report.rows.filter((row) => row.notification === 'suppressed').length;
+  if (queued === 0 && suppressed === 0) return '';
+  const people = (n: number) => `${n} earner${n === 1 ? '' : 's'}`;
+  return ` ${people(queued)} will be emailed${suppressed > 0 ? `; ${people(suppressed)} not, as they unsubscribed` : ''}.`;
 }
 
 /** The dry run: each row's name, definition, date, class and message, and the totals per class. */
@@ -507,10 +604,12 @@ export function IssuePage() {
   const session = useSession();
   const [definitions, setDefinitions] = useState<Definition[]>([]);
   const [imports, setImports] = useState(0);
+  const [notifications, setNotifications] = useState<NotificationSettings | null>(null);
   useEffect(() => {
     api.GET('/api/v1/definitions').then(({ data }) => {
       if (data) setDefinitions(data.filter((definition) => definition.status !== 'archived'));
     });
+    api.GET('/api/v1/notifications/settings').then(({ data }) => setNotifications(data ?? null));
   }, []);
   if (!can(session?.user, 'issue')) {
     return (
@@ -523,8 +622,8 @@ export function IssuePage() {
   return (
     <>
       <h1>Issue</h1>
-      <IssueOne definitions={definitions} />
-      <CsvImport definitions={definitions} onImported={() => setImports((n) => n + 1)} />
+      <IssueOne definitions={definitions} notifications={notifications} />
+      <CsvImport definitions={definitions} notifications={notifications} onImported={() => setImports((n) => n + 1)} />
       <ImportHistory version={imports} />
     </>
   );

@@ -1,9 +1,229 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
 import { api, problem } from '../api';
-import { Alert, Field, formatDate, inputValue } from '../ui';
+import { can, useSession } from '../session';
+import { Alert, Field, formatDate, inputValue, ReadOnlyNotice } from '../ui';
 
 type Usage = components['schemas']['UsageSummary'];
+type NotificationSettings = components['schemas']['NotificationSettings'];
+type Preview = { subject: string; text: string };
+type Notice = { kind: 'error' | 'success'; text: string } | null;
+
+const LANGUAGE_NAMES: Record<string, string> = { en: 'English', de: 'Deutsch', fr: 'Français' };
+
+/** Addresses pasted or read from a roster: anything shaped like an address, each once. */
+function addressesIn(text: string): string[] {
+  return [...new Set(text.match(/[^\s,;"'<>]+@[^\s,;"'<>]+\.[^\s,;"'<>]+/g) ?? [])];
+}
+
+/**
+ * Settings → Notifications: the default, sender, reply-to, language and expiry reminders (owners
+ * change them; others read them), a preview of the message as an earner gets it, and the expiry
+ * reminders, sent to addresses given here because the service keeps none.
+ */
+function NotificationsSection() {
+  const session = useSession();
+  const owner = can(session?.user, 'own');
+  const issuer = can(session?.user, 'issue');
+  const [settings, setSettings] = useState<NotificationSettings | null>(null);
+  const [notice, setNotice] = useState<Notice>(null);
+  const [preview, setPreview] = useState<Preview | null>(null);
+  const [kind, setKind] = useState<'award' | 'reminder'>('award');
+  const [due, setDue] = useState<number | null>(null);
+  const [roster, setRoster] = useState('');
+  const [sent, setSent] = useState<Notice>(null);
+
+  const loadDue = () => api.GET('/api/v1/notifications/reminders').then(({ data }) => setDue(data?.due ?? null));
+  useEffect(() => {
+    api.GET('/api/v1/notifications/settings').then(({ data }) => setSettings(data ?? null));
+    loadDue();
+  }, []);
+
+  async function showPreview(chosen: 'award' | 'reminder') {
+    setKind(chosen);
+    const { data, error } = await api.GET('/api/v1/notifications/preview', { params: { query: { kind: chosen } } });
+    if (error) setNotice({ kind: 'error', text: problem(error) });
+    setPreview(data ?? null);
+  }
+
+  async function save(event: Event) {
+    event.preventDefault();
+    if (!settings) return;
+    const { data, error } = await api.PATCH('/api/v1/notifications/settings', {
+      body: {
+        notifyByDefault: settings.notifyByDefault,
+        senderName: settings.senderName?.trim() || null,
+        replyTo: settings.replyTo?.trim() || null,
+        language: settings.language,
+        expiryReminders: settings.expiryReminders,
+        expiryReminderDays: settings.expiryReminderDays,
+      },
+    });
+    if (error) {
+      setNotice({ kind: 'error', text: problem(error) });
+      return;
+    }
+    setSettings(data);
+    setNotice({ kind: 'success', text: 'Notification settings saved.' });
+    loadDue();
+    if (preview) showPreview(kind);
+  }
+
+  async function remind(event: Event) {
+    event.preventDefault();
+    const recipientEmails = addressesIn(roster);
+    if (recipientEmails.length === 0) {
+      setSent({ kind: 'error', text: 'No email address found: paste one address per line, or a roster.' });
+      return;
+    }
+    const { data, error } = await api.POST('/api/v1/notifications/reminders', { body: { recipientEmails } });
+    if (error) {
+      setSent({ kind: 'error', text: problem(error) });
+      return;
+    }
+    setRoster('');
+    loadDue();
+    setSent({
+      kind: 'success',
+      text: data.emailOff
+        ? 'Email is not set up on this service, so nothing was sent.'
+        : `${data.queued} reminder${data.queued === 1 ? '' : 's'} sent; ${data.suppressed} not sent (unsubscribed); ${data.nothingDue} address${data.nothingDue === 1 ? '' : 'es'} had nothing due.`,
+    });
+  }
+
+  async function readRoster(event: Event) {
+    const file = (event.currentTarget as HTMLInputElement).files?.[0];
+    if (file) setRoster(await file.text());
+  }
+
+  if (!settings) return null;
+  const change = (patch: Partial<NotificationSettings>) => setSettings({ ...settings, ...patch });
+  return (
+    <>
+      <form class="panel" onSubmit={save} aria-labelledby="notifications-title">
+        <h2 id="notifications-title">Notifications</h2>
+        <p>The email an earner gets with a new badge, and the reminder before it expires.</p>
+        {!settings.enabled && (
+          <Alert kind="info">Email is not set up on this service (SMTP_URL): nothing is sent until it is.</Alert>
+        )}
+        {!owner && <ReadOnlyNotice what="notification settings" />}
+        {notice && <Alert kind={notice.kind}>{notice.text}</Alert>}
+        <fieldset disabled={!owner}>
+          <legend>Settings</legend>
+          <label class="choice">
+            <input
+              type="checkbox"
+              checked={settings.notifyByDefault}
+              onChange={(e) => change({ notifyByDefault: (e.currentTarget as HTMLInputElement).checked })}
+            />
+            Email earners by default (issuing can still say otherwise)
+          </label>
+          <Field label="Sender name" id="notify-sender" hint="Shown as the From name; your issuer name when empty.">
+            <input
+              id="notify-sender"
+              aria-describedby="notify-sender-hint"
+              maxLength={100}
+              value={settings.senderName ?? ''}
+              onInput={(e) => change({ senderName: inputValue(e) })}
+            />
+          </Field>
+          <Field label="Reply-to address" id="notify-reply" hint="Where replies go; your contact email when empty.">
+            <input
+              id="notify-reply"
+              type="email"
+              aria-describedby="notify-reply-hint"
+              value={settings.replyTo ?? ''}
+              onInput={(e) => change({ replyTo: inputValue(e) })}
+            />
+          </Field>
+          <Field label="Language" id="notify-language">
+            <select
+              id="notify-language"
+              value={settings.language}
+              onChange={(e) => change({ language: inputValue(e) as NotificationSettings['language'] })}
+            >
+              {settings.languages.map((language) => (
+                <option key={language} value={language}>
+                  {LANGUAGE_NAMES[language] ?? language}
+                </option>
+              ))}
+            </select>
+          </Field>
+          <label class="choice">
+            <input
+              type="checkbox"
+              checked={settings.expiryReminders}
+              onChange={(e) => change({ expiryReminders: (e.currentTarget as HTMLInputElement).checked })}
+            />
+            Send expiry reminders
+          </label>
+          <Field
+            label="Days before expiry"
+            id="notify-days"
+            hint="A credential is due its reminder from this many days before it expires (1 to 365)."
+          >
+            <input
+              id="notify-days"
+              type="number"
+              min={1}
+              max={365}
+              required
+              aria-describedby="notify-days-hint"
+              value={settings.expiryReminderDays}
+              onInput={(e) => change({ expiryReminderDays: Number(inputValue(e)) })}
+            />
+          </Field>
+        </fieldset>
+        <div class="actions">
+          {owner && <button type="submit">Save notification settings</button>}
+          <button type="button" class="secondary" onClick={() => showPreview('award')}>
+            Preview the message
+          </button>
+          <button type="button" class="secondary" onClick={() => showPreview('reminder')}>
+            Preview the reminder
+          </button>
+        </div>
+        {preview && (
+          <section aria-labelledby="notify-preview-title" class="preview">
+            <h3 id="notify-preview-title">{kind === 'award' ? 'Message preview' : 'Reminder preview'}</h3>
+            <p>
+              <strong>Subject:</strong> {preview.subject}
+            </p>
+            <pre class="paste">{preview.text}</pre>
+            <p class="hint">
+              The HTML version has the same words, your logo and colour, and the badge image. The links point to an
+              example credential.
+            </p>
+          </section>
+        )}
+      </form>
+      {settings.expiryReminders && issuer && (
+        <form class="panel" onSubmit={remind} aria-labelledby="reminders-title">
+          <h2 id="reminders-title">Send expiry reminders</h2>
+          <p>
+            {due === null ? '' : `${due} credential${due === 1 ? ' is' : 's are'} due a reminder now. `}
+            Accolade never stores earners' addresses, so give them here: paste them or choose your roster. Each
+            credential due gets one reminder, once.
+          </p>
+          {sent && <Alert kind={sent.kind}>{sent.text}</Alert>}
+          <Field label="Roster file (CSV)" id="reminders-file">
+            <input id="reminders-file" type="file" accept=".csv,text/csv,text/plain" onChange={readRoster} />
+          </Field>
+          <Field label="Earner email addresses" id="reminders-emails" hint="One per line, or the roster's text.">
+            <textarea
+              id="reminders-emails"
+              rows={5}
+              aria-describedby="reminders-emails-hint"
+              value={roster}
+              onInput={(e) => setRoster(inputValue(e))}
+            />
+          </Field>
+          <button type="submit">Send reminders</button>
+        </form>
+      )}
+    </>
+  );
+}
 
 interface Profile {
   name: string;
@@ -99,6 +319,7 @@ export function SettingsPage() {
         </Field>
         <button type="submit">Save profile</button>
       </form>
+      <NotificationsSection />
       {usage && (
         <section class="panel" aria-labelledby="usage-title">
           <h2 id="usage-title">Usage and plan</h2>
