@@ -436,7 +436,15 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
         },
         { timeout: 15_000 },
       )
-      .toEqual([expect.any(String), 'credential.issued', 'delivered', '200', '1', expect.stringMatching(/^Re-send/)]);
+      .toEqual([
+        expect.any(String),
+        'credential.issued',
+        'delivered',
+        '200',
+        '—',
+        '1',
+        expect.stringMatching(/^Re-send/),
+      ]);
 
     await page.getByRole('button', { name: 'Send test event' }).click();
     await page.getByText('Test event queued.').waitFor();
@@ -568,6 +576,7 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
         'Dashboard',
         'Definitions',
         'Credentials',
+        'Expiring soon',
         'Pathways',
         'Audit log',
       ]);
