@@ -70,6 +70,36 @@ describe.each(dialects)('validity in months, expiring soon and renewal on %s', (
     );
   });
 
+  it('takes the expiry a single issue gives over the definition’s validity, and refuses one before the issue', async () => {
+    clock.set('2026-01-31T09:00:00.000Z');
+    const given = await inject('POST', '/api/v1/credentials', {
+      definitionId: months,
+      recipientEmail: 'given@example.test',
+      completionKey: 'given-expiry',
+      expiresOn: '2026-06-30T00:00:00Z',
+    });
+    expect(given.statusCode, given.body).toBe(201);
+    const detail = await inject('GET', `/api/v1/credentials/${given.json().credentialId}`);
+    expect(detail.json().expiresOn).toBe('2026-06-30T00:00:00.000Z');
+    const before = await inject('POST', '/api/v1/credentials', {
+      definitionId: months,
+      recipientEmail: 'before@example.test',
+      completionKey: 'expiry-before-issue',
+      expiresOn: '2026-01-31T09:00:00Z',
+    });
+    expectErrorBody(before, 400, 'validation_failed');
+    expectErrorBody(
+      await inject('POST', '/api/v1/credentials', {
+        definitionId: months,
+        recipientEmail: 'bad@example.test',
+        completionKey: 'expiry-not-a-date',
+        expiresOn: 'next year',
+      }),
+      400,
+      'validation_failed',
+    );
+  });
+
   it('keeps one validity: months clear days, days clear months, both at once are refused', async () => {
     const res = await inject('POST', '/api/v1/definitions', { name: 'Days', description: 'd', expiresAfterDays: 10 });
     const id = res.json().id;

@@ -197,6 +197,8 @@ describe.each(dialects)('definitions and credentials on %s', (dialect) => {
         revokedReason: null,
         completionKey: 'course-1:ada',
         recipientName: 'Ada Lovelace',
+        replacedBy: null,
+        replaces: null,
         openBadgeCredentialUrl: `https://badges.test/v1/issuers/${a.slug}/credentials/${credentialId}`,
       });
     });

@@ -134,6 +134,10 @@ export const IssueCredentialBody = Type.Object({
   recipientName: Type.Optional(Name(200)),
   evidenceUrl: Type.Optional(WebUrl),
   notify: Type.Optional(NotifyFlag),
+  expiresOn: Type.Optional({
+    ...DateTime,
+    description: "This credential's expiry, after its time of issue; without it the definition's validity gives one",
+  }),
 });
 
 export const ListCredentialsQuery = Type.Object({

@@ -31,6 +31,8 @@ export interface IssueRequest {
   evidenceUrl?: string | null;
   /** ISO date-time; defaults to now and may not lie in the future. */
   issuedOn?: string | null;
+  /** ISO date-time after issuedOn; defaults to the definition's validity from issuedOn. */
+  expiresOn?: string | null;
   /** Channel that created it: api, ingest, csv, connector:<provider>, reissue. */
   source: string;
   /** Tell the earner by email; absent means the issuer's default. */
@@ -141,6 +143,11 @@ export function createIssuanceService(
   ): CredentialRow {
     const now = isoNow(core.clock);
     const issuedOn = input.issuedOn ? new Date(input.issuedOn).toISOString() : now;
+    const expiresOn = input.expiresOn ? new Date(input.expiresOn).toISOString() : expiryFor(definition, issuedOn);
+    if (expiresOn !== null && expiresOn <= issuedOn) {
+      const message = 'expiresOn must be after the time of issue.';
+      throw errors.validation(message, [{ path: '/expiresOn', message, code: 'expiresOn' }]);
+    }
     return {
       id: core.ids.ordered(),
       issuer_id: issuerId,
@@ -149,7 +156,7 @@ export function createIssuanceService(
       display_name: storableName(input.recipientName).name,
       completion_key: input.completionKey,
       issued_on: issuedOn,
-      expires_on: expiryFor(definition, issuedOn),
+      expires_on: expiresOn,
       revoked_at: null,
       revoked_reason: null,
       evidence_url: input.evidenceUrl ?? null,
