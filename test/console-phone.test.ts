@@ -17,14 +17,14 @@ const PHONE = { width: 390, height: 844 };
 
 /** The elements wider than the viewport, to name what scrolls sideways when the check fails. */
 const overflow = (page: Page) =>
-  page.evaluate(() => {
+  page.evaluate<{ scrollWidth: number; clientWidth: number; wide: string[] }>(`(() => {
     const root = document.scrollingElement ?? document.documentElement;
     const wide = [...document.querySelectorAll('body *')]
       .filter((element) => element.getBoundingClientRect().right > root.clientWidth + 0.5)
       .slice(0, 5)
-      .map((element) => `${element.tagName.toLowerCase()}.${element.className} ${element.textContent?.slice(0, 40)}`);
+      .map((element) => element.tagName.toLowerCase() + '.' + element.className + ' ' + element.textContent.slice(0, 40));
     return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth, wide };
-  });
+  })()`);
 
 describe.each(dialects)('console at phone width (390 px) on %s', (dialect) => {
   let t: TestApp;
@@ -119,11 +119,13 @@ describe.each(dialects)('console at phone width (390 px) on %s', (dialect) => {
     await page.getByRole('button', { name: 'Set password' }).click();
     await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
     await page.goto(`${base}/console/team`);
-    const row = page.locator('table.cards tbody tr').first();
-    await row.waitFor();
-    expect(await row.evaluate((element) => getComputedStyle(element).display)).toBe('block');
-    const status = row.locator('td[data-label="Status"]');
-    expect(await status.evaluate((element) => getComputedStyle(element, '::before').content)).toBe('"Status: "');
+    await page.locator('table.cards tbody tr').first().waitFor();
+    const style = (selector: string, pseudo = '') =>
+      page.evaluate<string>(
+        `(() => { const s = getComputedStyle(document.querySelector(${JSON.stringify(selector)}), ${JSON.stringify(pseudo || null)}); return s.display + ' ' + s.content; })()`,
+      );
+    expect(await style('table.cards tbody tr')).toMatch(/^block /);
+    expect(await style('table.cards tbody td[data-label="Status"]', '::before')).toBe('inline "Status: "');
     expect(await page.locator('table.cards thead').boundingBox()).toMatchObject({ width: 1, height: 1 });
     await context.close();
   });
