@@ -216,8 +216,8 @@ describe.each(dialects)('console expiry, renewal and archive confirmation on %s'
     expect(problems).toEqual([]);
   });
 
-  it('gives a viewer the views without renew, upload or archive controls', async () => {
-    const viewerContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  it('gives a viewer on a phone the views without renew, upload or archive controls', async () => {
+    const viewerContext = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const viewer = await viewerContext.newPage();
     await signInAs(viewer, VIEWER, 'viewer');
     await viewer.goto(`${base}/console/expiring`);
@@ -226,7 +226,10 @@ describe.each(dialects)('console expiry, renewal and archive confirmation on %s'
     await viewer.getByRole('link', { name: 'Export CSV' }).waitFor();
     expect(await viewer.getByRole('button', { name: /Renew/ }).count()).toBe(0);
     expect(await viewer.getByLabel('CSV of completion keys').count()).toBe(0);
-    await expectAccessible(viewer, 'expiring soon (viewer)');
+    await viewer.getByText('Nothing expires in the next 90 days.').waitFor();
+    await expectAccessible(viewer, 'expiring soon (viewer, phone)');
+    // A phone never scrolls the page sideways.
+    expect(await viewer.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     const fresh = await credentialByKey('exp-3#reissue-1');
     await viewer.goto(`${base}/console/credentials/${fresh.id}`);
     await viewer.getByRole('heading', { name: 'Credential exp-3#reissue-1' }).waitFor();
