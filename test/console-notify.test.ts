@@ -169,5 +169,6 @@ describe.each(dialects)('console: telling earners, and expiry reminders (issue 3
     await viewer.goto(`${base}/console/issue`);
     await viewer.getByText('Your role can read credentials but not issue them.').waitFor();
     expect(await viewer.getByLabel('Email the earner').count()).toBe(0);
-  });
+    // A second browser context and a sign-in: slow on a loaded 2-core host.
+  }, 60_000);
 });

@@ -9,6 +9,9 @@ type NotificationSettings = components['schemas']['NotificationSettings'];
 type Preview = { subject: string; text: string };
 type Notice = { kind: 'error' | 'success'; text: string } | null;
 
+/** The most addresses one reminders call takes (the API's limit). */
+const REMINDER_BATCH = 1000;
+
 const LANGUAGE_NAMES: Record<string, string> = { en: 'English', de: 'Deutsch', fr: 'Français' };
 
 /** Addresses pasted or read from a roster: anything shaped like an address, each once. */
@@ -76,18 +79,28 @@ function NotificationsSection() {
       setSent({ kind: 'error', text: 'No email address found: paste one address per line, or a roster.' });
       return;
     }
-    const { data, error } = await api.POST('/api/v1/notifications/reminders', { body: { recipientEmails } });
-    if (error) {
-      setSent({ kind: 'error', text: problem(error) });
-      return;
+    const total = { queued: 0, suppressed: 0, nothingDue: 0, emailOff: false };
+    // The API takes up to REMINDER_BATCH addresses a call; a larger roster goes in several.
+    for (let start = 0; start < recipientEmails.length; start += REMINDER_BATCH) {
+      const { data, error } = await api.POST('/api/v1/notifications/reminders', {
+        body: { recipientEmails: recipientEmails.slice(start, start + REMINDER_BATCH) },
+      });
+      if (error) {
+        setSent({ kind: 'error', text: problem(error) });
+        return;
+      }
+      total.queued += data.queued;
+      total.suppressed += data.suppressed;
+      total.nothingDue += data.nothingDue;
+      total.emailOff ||= data.emailOff;
     }
     setRoster('');
     loadDue();
     setSent({
       kind: 'success',
-      text: data.emailOff
+      text: total.emailOff
         ? 'Email is not set up on this service, so nothing was sent.'
-        : `${data.queued} reminder${data.queued === 1 ? '' : 's'} sent; ${data.suppressed} not sent (unsubscribed); ${data.nothingDue} address${data.nothingDue === 1 ? '' : 'es'} had nothing due.`,
+        : `${total.queued} reminder${total.queued === 1 ? '' : 's'} sent; ${total.suppressed} not sent (unsubscribed); ${total.nothingDue} address${total.nothingDue === 1 ? '' : 'es'} had nothing due.`,
     });
   }
 
