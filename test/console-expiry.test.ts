@@ -229,7 +229,7 @@ describe.each(dialects)('console expiry, renewal and archive confirmation on %s'
     await viewer.getByText('Nothing expires in the next 90 days.').waitFor();
     await expectAccessible(viewer, 'expiring soon (viewer, phone)');
     // A phone never scrolls the page sideways.
-    expect(await viewer.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await viewer.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     const fresh = await credentialByKey('exp-3#reissue-1');
     await viewer.goto(`${base}/console/credentials/${fresh.id}`);
     await viewer.getByRole('heading', { name: 'Credential exp-3#reissue-1' }).waitFor();
