@@ -19,11 +19,12 @@ export interface TestProvider {
  * A real OpenID Connect provider (`oidc-provider`, the certified implementation) on a loopback port,
  * with its development login form: any login name is an account whose email is that name, verified
  * unless it starts with UNVERIFIED. Consent is granted by the provider itself (openid email), so the
- * dance is one login form. PKCE is required, as by default.
+ * dance is one login form. PKCE is required, as by default. `host` `localhost` puts the provider on
+ * another site than an app on 127.0.0.1, as a real provider is (cookies' SameSite rules apply).
  */
-export async function startProvider(redirectUri: string): Promise<TestProvider> {
+export async function startProvider(redirectUri: string, host = '127.0.0.1'): Promise<TestProvider> {
   const port = await freePort();
-  const issuer = `http://127.0.0.1:${port}`;
+  const issuer = `http://${host}:${port}`;
   const provider = new Provider(issuer, {
     clients: [
       {

@@ -18,6 +18,7 @@ const NAV: { href: string; label: string; needs?: 'issue' | 'own' }[] = [
   { href: '/console/team', label: 'Team', needs: 'own' },
   { href: '/console/privacy', label: 'Privacy', needs: 'own' },
   { href: '/console/settings', label: 'Settings', needs: 'own' },
+  { href: '/console/sign-in-settings', label: 'Sign-in', needs: 'own' },
 ];
 
 export function Layout({ user, children }: { user: ConsoleUser; children: ComponentChildren }) {

@@ -19,6 +19,7 @@ import { NotFoundPage } from './pages/not-found';
 import { PathwaysPage } from './pages/pathways';
 import { PrivacyPage } from './pages/privacy';
 import { SettingsPage } from './pages/settings';
+import { SignInSettingsPage } from './pages/settings-sso';
 import { TeamPage } from './pages/team';
 import { WebhooksPage } from './pages/webhooks';
 import { useSession } from './session';
@@ -71,6 +72,7 @@ function Signed() {
         <Route path="/console/audit" component={AuditPage} />
         <Route path="/console/privacy" component={PrivacyPage} />
         <Route path="/console/settings" component={SettingsPage} />
+        <Route path="/console/sign-in-settings" component={SignInSettingsPage} />
         <Route default component={NotFoundPage} />
       </Router>
     </Layout>

@@ -1,14 +1,45 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { problem, signIn } from '../api';
+import { api, problem, signIn } from '../api';
 import { Alert, Field, inputValue } from '../ui';
 
+/** GET /api/v1/sso/issuers/{slug}: the issuer's provider on its login page. */
+interface LoginOptions {
+  providerName: string;
+  passwordSignIn: boolean;
+  startUrl: string;
+}
+
+/** What the callback's `sso` parameter means, in words for the person who tried. */
+const REFUSALS: Record<string, string> = {
+  not_allowed:
+    "Your organisation's login worked, but that address has no access to this console. Ask an owner of the console to invite you.",
+  unverified: "Your organisation's login did not confirm your email address, so it cannot be used to sign in here.",
+  failed: "Signing in with your organisation's login did not complete. Try again.",
+  expired: 'The sign-in took too long, or was started in another browser or tab. Try again.',
+  unavailable: "Signing in with your organisation's login is not available right now. Try again later.",
+};
+
+/**
+ * The sign-in page. `?issuer=<slug>` (the link an owner shares from Sign-in settings) adds the
+ * issuer's own login, "Sign in with <provider>", and hides the password form when the issuer has
+ * turned passwords off. Without it the page looks the same for everybody: it says nothing about
+ * which organisation uses which login.
+ */
 export function LoginPage() {
   const { query, route } = useLocation();
+  const slug = query.issuer ?? '';
+  const [options, setOptions] = useState<LoginOptions | null>(null);
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const refusal = query.sso ? (REFUSALS[query.sso] ?? REFUSALS.failed) : null;
+
+  useEffect(() => {
+    if (!slug) return;
+    api.GET('/api/v1/sso/issuers/{slug}', { params: { path: { slug } } }).then(({ data }) => setOptions(data ?? null));
+  }, [slug]);
 
   async function submit(event: Event) {
     event.preventDefault();
@@ -20,36 +51,51 @@ export function LoginPage() {
     else setError(problem(result.error));
   }
 
+  const passwords = !options || options.passwordSignIn;
   return (
     <main id="main" class="narrow">
       <h1>Sign in to Accolade</h1>
       {query.expired && !error && <Alert kind="info">Your session has ended. Sign in again to continue.</Alert>}
+      {refusal && !error && <Alert>{refusal}</Alert>}
       {error && <Alert>{error}</Alert>}
-      <form onSubmit={submit}>
-        <Field label="Email" id="email">
-          <input
-            id="email"
-            type="email"
-            autoComplete="username"
-            required
-            value={email}
-            onInput={(e) => setEmail(inputValue(e))}
-          />
-        </Field>
-        <Field label="Password" id="password">
-          <input
-            id="password"
-            type="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onInput={(e) => setPassword(inputValue(e))}
-          />
-        </Field>
-        <button type="submit" disabled={busy}>
-          Sign in
-        </button>
-      </form>
+      {options && (
+        <section aria-labelledby="sso-title">
+          <h2 id="sso-title">Your organisation's login</h2>
+          {/* A full navigation (the provider is another site), not a route inside the console. */}
+          <button type="button" onClick={() => location.assign(options.startUrl)}>
+            Sign in with {options.providerName}
+          </button>
+          {!passwords && <p>This organisation signs in with its own login only.</p>}
+        </section>
+      )}
+      {passwords && (
+        <form onSubmit={submit} aria-label={options ? 'Sign in with a password' : undefined}>
+          {options && <h2>Or with a password</h2>}
+          <Field label="Email" id="email">
+            <input
+              id="email"
+              type="email"
+              autoComplete="username"
+              required
+              value={email}
+              onInput={(e) => setEmail(inputValue(e))}
+            />
+          </Field>
+          <Field label="Password" id="password">
+            <input
+              id="password"
+              type="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onInput={(e) => setPassword(inputValue(e))}
+            />
+          </Field>
+          <button type="submit" disabled={busy}>
+            Sign in
+          </button>
+        </form>
+      )}
     </main>
   );
 }
