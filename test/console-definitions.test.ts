@@ -53,6 +53,14 @@ describe.each(dialects)('console definition endorsements and alignments on %s', 
     await t?.close();
   });
 
+  it('shows the generated badge image of a definition that has no image of its own, loaded', async () => {
+    const row = page.getByRole('row', { name: /Endorsed Badge/ });
+    const image = row.locator('img');
+    await image.waitFor();
+    expect(await image.getAttribute('src')).toBe(`/v1/issuers/${issuer.slug}/badges/${definition.slug}/image.svg`);
+    await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+  });
+
   it('records an endorsement and an alignment in the edit view, and the BadgeClass carries both', async () => {
     await page.getByRole('button', { name: 'Edit Endorsed Badge' }).click();
     const endorsements = page.getByRole('region', { name: 'Endorsements' });

@@ -136,9 +136,15 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     await page.getByLabel('Completion key').fill('console-e2e-1');
     await expectAccessible(page, 'issue');
     await page.getByRole('button', { name: 'Issue credential' }).click();
-    const message = await page.getByText(/^Issued credential /).textContent();
-    credentialId = (message ?? '').replace('Issued credential ', '').replace(/\.$/, '');
+    const message = page.getByRole('status').filter({ hasText: /^Issued credential / });
+    credentialId = /Issued credential ([0-9a-f-]{36})\./.exec((await message.textContent()) ?? '')?.[1] ?? '';
     expect(credentialId).toMatch(/^[0-9a-f-]{36}$/);
+    // The message links to the new credential's page and to its public verification page.
+    const open = message.getByRole('link', { name: 'Open the credential' });
+    expect(await open.getAttribute('href')).toBe(`/console/credentials/${credentialId}`);
+    const verification = message.getByRole('link', { name: 'Verification page' });
+    expect(await verification.getAttribute('href')).toMatch(new RegExp(`/verify/[^/]+/${credentialId}$`));
+    await expectAccessible(page, 'issued');
   });
 
   it('imports a CSV: column mapping, dry-run preview with row classes, then Import', async () => {

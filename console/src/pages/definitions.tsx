@@ -175,6 +175,14 @@ function DefinitionForm({ editing, onDone }: { editing: Definition | null; onDon
   );
 }
 
+/** The definition's own image, or the one the service generates for it (what the badge shows). */
+function badgeImage(definition: Definition, issuerSlug: string): string {
+  return (
+    definition.imageUrl ??
+    `/v1/issuers/${encodeURIComponent(issuerSlug)}/badges/${encodeURIComponent(definition.slug)}/image.svg`
+  );
+}
+
 export function DefinitionsPage() {
   const session = useSession();
   const mayEdit = can(session?.user, 'issue');
@@ -247,7 +255,9 @@ export function DefinitionsPage() {
             <tbody>
               {items.map((definition) => (
                 <tr key={definition.id}>
-                  <td>{definition.imageUrl ? <img src={definition.imageUrl} alt="" width={40} height={40} /> : '—'}</td>
+                  <td>
+                    <img src={badgeImage(definition, session?.user.issuer.slug ?? '')} alt="" width={40} height={40} />
+                  </td>
                   <th scope="row">{definition.name}</th>
                   <td>{validityText(definition)}</td>
                   <td>{definition.status ?? 'active'}</td>

@@ -11,6 +11,7 @@ type ImportBatchDetail = components['schemas']['ImportBatchDetail'];
 type Mapping = Record<(typeof FIELDS)[number]['key'], string>;
 type ImportRow = ImportReport['rows'][number];
 type NotificationSettings = components['schemas']['NotificationSettings'];
+type IssuedCredential = components['schemas']['IssuedCredential'];
 
 /** The date formats a roster may use; DD/MM and MM/DD look alike, so the file's own must be chosen. */
 const DATE_FORMATS = [
@@ -100,6 +101,7 @@ function IssueOne({
   const [completionKey, setCompletionKey] = useState('');
   const [notify, setNotify] = useState(false);
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
+  const [issued, setIssued] = useState<IssuedCredential | null>(null);
   useEffect(() => setNotify(notifications?.notifyByDefault ?? false), [notifications]);
 
   async function submit(event: Event) {
@@ -113,11 +115,14 @@ function IssueOne({
         ...(notifications?.enabled ? { notify } : {}),
       },
     });
-    if (error) setMessage({ kind: 'error', text: problem(error) });
-    else {
+    if (error) {
+      setIssued(null);
+      setMessage({ kind: 'error', text: problem(error) });
+    } else {
+      setIssued(data);
       setMessage({
         kind: 'success',
-        text: `Issued credential ${data.credentialId}.${notifiedText(data.notification)}`,
+        text: `${data.created ? 'Issued' : 'Already issued for this completion key:'} credential ${data.credentialId}.${notifiedText(data.notification)}`,
       });
       setEmail('');
       setName('');
@@ -128,7 +133,25 @@ function IssueOne({
   return (
     <form class="panel" onSubmit={submit} aria-labelledby="issue-one">
       <h2 id="issue-one">Issue one credential</h2>
-      {message && <Alert kind={message.kind}>{message.text}</Alert>}
+      {message && (
+        <Alert kind={message.kind}>
+          {message.text}
+          {message.kind === 'success' && issued && (
+            <>
+              {' '}
+              <a href={`/console/credentials/${issued.credentialId}`}>Open the credential</a>
+              {issued.verifyUrl && (
+                <>
+                  {' · '}
+                  <a href={issued.verifyUrl} target="_blank" rel="noopener">
+                    Verification page
+                  </a>
+                </>
+              )}
+            </>
+          )}
+        </Alert>
+      )}
       <Field label="Definition" id="issue-definition">
         <select id="issue-definition" required value={definitionId} onChange={(e) => setDefinitionId(inputValue(e))}>
           <option value="">Choose a definition</option>
