@@ -58,7 +58,11 @@ describe.each(dialects)('console definition endorsements and alignments on %s', 
     const image = row.locator('img');
     await image.waitFor();
     expect(await image.getAttribute('src')).toBe(`/v1/issuers/${issuer.slug}/badges/${definition.slug}/image.svg`);
-    await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+    const loaded = (img: unknown) => {
+      const element = img as { complete: boolean; naturalWidth: number };
+      return element.complete && element.naturalWidth > 0;
+    };
+    await expect.poll(() => image.evaluate(loaded)).toBe(true);
   });
 
   it('records an endorsement and an alignment in the edit view, and the BadgeClass carries both', async () => {
