@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLOW_COOKIE, FLOW_SEAL_CONTEXT, type SsoFlow } from '../src/modules/accounts/sso.service.js';
@@ -13,6 +14,7 @@ import {
   type TestProvider,
   UNVERIFIED,
 } from './sso.support.js';
+import { freePort } from './verification.support.js';
 
 const DOMAIN = 'staff.example';
 const REDIRECT_URI = 'https://badges.test/sso/callback';
@@ -234,6 +236,55 @@ describe.each(dialects)('console sign-in through an OpenID Connect provider on %
       headers: { cookie: `${e.cookie.slice(0, -2)}xx` },
     });
     refusedWith(tampered, 'expired');
+  });
+
+  it('uses a flow once: a replayed callback is refused before the provider is asked again', async () => {
+    await t.app.services.accounts.invite(issuer.id, `once@${DOMAIN}`, 'issuer', 'system');
+    const { location, cookie } = await startSignIn(t.app, issuer.slug);
+    const back = await loginAtProvider(location, `once@${DOMAIN}`);
+    const callback = () => t.app.inject({ method: 'GET', url: `/sso/callback${back.search}`, headers: { cookie } });
+    await sessionOf(await callback());
+    // The provider would refuse the used code (failed); the app refuses the used flow first.
+    refusedWith(await callback(), 'expired');
+  });
+
+  it('refuses a callback that repeats a parameter with a redirect to the login page, not a 400 page', async () => {
+    const { location, cookie } = await startSignIn(t.app, issuer.slug);
+    const back = await loginAtProvider(location, `repeated@${DOMAIN}`);
+    const query = new URLSearchParams(back.search);
+    query.append('code', 'another-code');
+    query.append('session_state', 'a-parameter-of-the-provider');
+    const res = await t.app.inject({ method: 'GET', url: `/sso/callback?${query}`, headers: { cookie } });
+    refusedWith(res, 'failed');
+    expect(res.headers.location).toBe(`/console/login?issuer=${issuer.slug}&sso=failed`);
+  });
+
+  it('remembers a provider that cannot be discovered for a while: two starts make one request to it', async () => {
+    const other = await t.issuer();
+    const otherOwner = await consoleUser(t.app, other.id, 'owner');
+    expect((await put(settings(), otherOwner.headers)).statusCode).toBe(200);
+    // The provider goes down: its address now answers 503 to everything, counting the requests.
+    let requests = 0;
+    const down = createServer((_req, res) => {
+      requests++;
+      res.writeHead(503).end();
+    });
+    const port = await freePort();
+    await new Promise<void>((resolve) => down.listen(port, '127.0.0.1', resolve));
+    try {
+      await t.database.db
+        .updateTable('console_sso')
+        .set({ issuer_url: `http://127.0.0.1:${port}`, updated_at: '2001-01-01T00:00:00.000Z' })
+        .where('issuer_id', '=', other.id)
+        .execute();
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const start = await t.app.inject({ method: 'GET', url: `/sso/start/${other.slug}` });
+        expect(start.headers.location).toBe(`/console/login?issuer=${other.slug}&sso=unavailable`);
+      }
+      expect(requests).toBe(1);
+    } finally {
+      await new Promise<void>((resolve) => down.close(() => resolve()));
+    }
   });
 
   it('turns password sign-in off: the right password is told to use the provider, a wrong one is not', async () => {

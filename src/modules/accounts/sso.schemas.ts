@@ -59,16 +59,21 @@ export const SsoLoginOptions = Type.Object({
   startUrl: Type.String({ description: 'Open it in the browser (a navigation, not a fetch) to sign in.' }),
 });
 
-/** What a provider sends back; providers add parameters of their own, which are ignored. */
+/** A callback parameter: a provider (or someone) repeating it gets a refused sign-in, not a 400 page. */
+const CallbackParam = Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())]));
+
+/**
+ * What a provider sends back; providers add parameters of their own, which are ignored. Only
+ * documentation: the callback reads the raw query string, and openid-client refuses a repeated
+ * parameter (the browser is sent to the login page with sso=failed).
+ */
 export const SsoCallbackQuery = Type.Object(
   {
-    code: Type.Optional(Type.String()),
-    state: Type.Optional(Type.String()),
-    iss: Type.Optional(Type.String()),
-    error: Type.Optional(Type.String()),
-    error_description: Type.Optional(Type.String()),
+    code: CallbackParam,
+    state: CallbackParam,
+    iss: CallbackParam,
+    error: CallbackParam,
+    error_description: CallbackParam,
   },
   { additionalProperties: true },
 );
-
-export const ssoSchemas = [SsoSettingsSchema];

@@ -22,6 +22,10 @@ export const START_PATH = '/sso/start';
 export const FLOW_SEAL_CONTEXT = 'console_sso_flow';
 export const FLOW_SECONDS = 600;
 const DISCOVERY_TTL_MS = 10 * 60_000;
+/** A provider that could not be discovered is not asked again for this long (starts answer `unavailable`). */
+const FAILED_DISCOVERY_TTL_MS = 60_000;
+/** Used flows remembered per process; beyond this many in 10 minutes the oldest are forgotten first. */
+const USED_FLOWS_MAX = 50_000;
 const PROVIDER_TIMEOUT_SECONDS = 10;
 const secretContext = (issuerId: string) => `console_sso:${issuerId}`;
 
@@ -101,6 +105,8 @@ export function createSsoService(
     return kek;
   };
   const configurations = new LRUCache<string, Promise<Configuration>>({ max: 200, ttl: DISCOVERY_TTL_MS });
+  /** The states of flows whose callback has come (a replayed callback is refused before any request). */
+  const usedStates = new LRUCache<string, true>({ max: USED_FLOWS_MAX });
 
   function checkedIssuerUrl(raw: string): URL {
     try {
@@ -122,15 +128,24 @@ export function createSsoService(
     });
   }
 
-  /** The provider's discovered configuration, kept for a few minutes per stored version of the settings. */
+  /**
+   * The provider's discovered configuration, kept for a few minutes per stored version of the
+   * settings. A failed discovery is kept for a minute, so anonymous starts for a provider that is
+   * down do not each make a request to it; a change of the settings asks again at once.
+   */
   function configurationOf(row: SsoRow): Promise<Configuration> {
     const key = `${row.issuer_id}|${row.updated_at}`;
     let found = configurations.get(key);
     if (!found) {
       const secret = open(kekOnce(), row.client_secret_sealed, secretContext(row.issuer_id));
-      found = discover(checkedIssuerUrl(row.issuer_url), row.client_id, secret);
-      configurations.set(key, found);
-      found.catch(() => configurations.delete(key));
+      const discovering = discover(checkedIssuerUrl(row.issuer_url), row.client_id, secret);
+      configurations.set(key, discovering);
+      discovering.catch(() => {
+        if (configurations.get(key) === discovering) {
+          configurations.set(key, discovering, { ttl: FAILED_DISCOVERY_TTL_MS });
+        }
+      });
+      found = discovering;
     }
     return found;
   }
@@ -277,14 +292,17 @@ export function createSsoService(
     },
 
     /**
-     * The callback: the flow from its cookie (missing, forged or older than 10 minutes: expired),
-     * the code exchanged with PKCE, state and nonce checked and the ID token validated by
+     * The callback: the flow from its cookie (missing, forged, older than 10 minutes or used
+     * already: expired), the code exchanged with PKCE, state and nonce checked and the ID token validated by
      * openid-client; the email (from the ID token, or the user info endpoint when the token has
      * none) must be verified by the provider.
      */
     async finish(search: string, flowCookie: string | undefined): Promise<SsoOutcome> {
       const flow = readFlow(flowCookie);
       if (!flow) return { refused: 'expired', slug: null };
+      // Single use: a cookie replayed (by whoever started the flow) makes no second token request.
+      if (usedStates.has(flow.state)) return { refused: 'expired', slug: flow.slug };
+      usedStates.set(flow.state, true, { ttl: flow.expiresAt - core.clock.now().getTime() });
       const row = await repo.get(flow.issuerId);
       if (!row) return { refused: 'unavailable', slug: flow.slug };
       const oidc = await import('openid-client');
