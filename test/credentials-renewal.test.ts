@@ -210,6 +210,85 @@ describe.each(dialects)('validity in months, expiring soon and renewal on %s', (
     expect(foreign).toMatchObject({ renewed: 0, errors: 1 });
   });
 
+  it('renews by the original key year after year: the newest replacement once it falls due, and once only', async () => {
+    clock.set('2025-01-10T09:00:00.000Z');
+    const yearly = (
+      await inject('POST', '/api/v1/definitions', { name: 'Yearly', description: 'One year', validForMonths: 12 })
+    ).json().id;
+    const original = await issue(yearly, 'lms-roster-1', 'Edsger Dijkstra');
+    const roster = { csv: 'completionKey\nlms-roster-1\n' };
+
+    // Year one: the original is renewed; the roster sent again (a retry) renews nothing more.
+    clock.set('2025-12-20T09:00:00.000Z');
+    const first = (await inject('POST', '/api/v1/credentials/renewals', roster)).json();
+    expect(first).toMatchObject({ renewed: 1, alreadyRenewed: 0, errors: 0 });
+    expect(first.rows[0]).toMatchObject({ replacedId: original, expiresOn: '2026-12-20T09:00:00.000Z' });
+    const yearOne = first.rows[0].credentialId as string;
+    clock.set('2026-01-05T09:00:00.000Z');
+    const retry = (await inject('POST', '/api/v1/credentials/renewals', roster)).json();
+    expect(retry).toMatchObject({ renewed: 0, alreadyRenewed: 1, errors: 0 });
+    expect(retry.rows[0]).toMatchObject({ credentialId: yearOne, replacedId: original });
+
+    // Year two: the same original key renews the first replacement, now expiring; twice in one CSV, once.
+    clock.set('2026-12-01T09:00:00.000Z');
+    const second = (
+      await inject('POST', '/api/v1/credentials/renewals', { csv: 'completionKey\nlms-roster-1\nlms-roster-1\n' })
+    ).json();
+    expect(second).toMatchObject({ renewed: 1, alreadyRenewed: 1, errors: 0 });
+    expect(second.rows[0]).toMatchObject({ replacedId: yearOne, expiresOn: '2027-12-01T09:00:00.000Z' });
+    const yearTwo = second.rows[0].credentialId as string;
+    expect(second.rows[1]).toMatchObject({ outcome: 'already_renewed', credentialId: yearTwo, replacedId: yearOne });
+    expect((await inject('GET', `/api/v1/credentials/${yearOne}`)).json()).toMatchObject({
+      status: 'revoked',
+      revokedReason: 'reissued',
+      replaces: original,
+      replacedBy: yearTwo,
+    });
+    expect((await inject('GET', `/api/v1/credentials/${yearTwo}`)).json()).toMatchObject({
+      status: 'valid',
+      replaces: yearOne,
+      recipientName: 'Edsger Dijkstra',
+    });
+    const later = (await inject('POST', '/api/v1/credentials/renewals', { completionKeys: ['lms-roster-1'] })).json();
+    expect(later).toMatchObject({ renewed: 0, alreadyRenewed: 1 });
+    expect(later.rows[0].credentialId).toBe(yearTwo);
+
+    // A replacement revoked for another reason is not brought back by the original key.
+    await inject('POST', `/api/v1/credentials/${yearTwo}/revoke`, { reason: 'misconduct' });
+    clock.set('2027-11-20T09:00:00.000Z');
+    const revoked = (await inject('POST', '/api/v1/credentials/renewals', roster)).json();
+    expect(revoked).toMatchObject({ renewed: 0, alreadyRenewed: 0, errors: 1 });
+  });
+
+  it('takes back the export’s formula guard from a key starting with = + - or @', async () => {
+    // Years after every other credential here has expired, so the export holds these four only.
+    clock.set('2031-06-01T09:00:00.000Z');
+    const short = (
+      await inject('POST', '/api/v1/definitions', { name: 'Guarded', description: 'g', expiresAfterDays: 20 })
+    ).json().id;
+    const keys = ['=guard-1', '+guard-2', '-guard-3', '@guard-4'];
+    const ids = [];
+    for (const [i, completionKey] of keys.entries()) {
+      const res = await inject('POST', '/api/v1/credentials', {
+        definitionId: short,
+        recipientEmail: `guard-${i}@example.test`,
+        completionKey,
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      ids.push(res.json().credentialId);
+    }
+    const exported = await inject('GET', '/api/v1/credentials/expiring.csv?withinDays=30');
+    const lines = parse(exported.body, { columns: true }) as Record<string, string>[];
+    expect(lines.map((l) => l.completionKey)).toEqual(keys.map((key) => `'${key}`));
+    const report = (await inject('POST', '/api/v1/credentials/renewals', { csv: exported.body })).json();
+    expect(report).toMatchObject({ renewed: 4, errors: 0 });
+    expect(report.rows.map((r: { completionKey: string }) => r.completionKey)).toEqual(keys);
+    expect(report.rows.map((r: { replacedId: string }) => r.replacedId)).toEqual(ids);
+    // Only the guard is taken off: a quote before anything else is part of the key.
+    const quoted = (await inject('POST', '/api/v1/credentials/renewals', { csv: "key\n'guard-1\n" })).json();
+    expect(quoted.rows[0]).toMatchObject({ completionKey: "'guard-1", outcome: 'error' });
+  });
+
   it('refuses a renewal body that is not one list or one CSV with a key column', async () => {
     expectErrorBody(await inject('POST', '/api/v1/credentials/renewals', {}), 400, 'validation_failed');
     expectErrorBody(

@@ -99,6 +99,33 @@ export function createCredentialRepository(db: Executor, dialect: Dialect, reade
       .selectAll('credentials')
       .select(['issuers.slug as issuer_slug', 'definitions.slug as definition_slug']);
 
+  /**
+   * The rows of a CSV export: the columns every export writes, with the definition's name and the
+   * issuer's slug; newest first (created) or soonest first (expiry), at most `limit`.
+   */
+  const csvRows = (where: (eb: Eb) => Expression<SqlBool>, order: 'newest' | 'soonest', limit: number) => {
+    const query = reader
+      .selectFrom('credentials')
+      .innerJoin('definitions', 'definitions.id', 'credentials.definition_id')
+      .innerJoin('issuers', 'issuers.id', 'credentials.issuer_id')
+      .select([
+        'credentials.id',
+        'credentials.display_name',
+        'credentials.completion_key',
+        'credentials.issued_on',
+        'credentials.expires_on',
+        'credentials.revoked_at',
+        'definitions.name as definition_name',
+        'issuers.slug as issuer_slug',
+      ])
+      .where((eb) => where(eb as unknown as Eb));
+    const ordered =
+      order === 'newest'
+        ? query.orderBy('credentials.created_at', 'desc').orderBy('credentials.id', 'desc')
+        : query.orderBy('credentials.expires_on').orderBy('credentials.id');
+    return ordered.limit(limit).execute();
+  };
+
   /** Counts the matching credentials (every status filter: they depend on the time). */
   const countTotal = async (issuerId: string, filter: ListFilter) => {
     const count = await reader
@@ -208,26 +235,8 @@ export function createCredentialRepository(db: Executor, dialect: Dialect, reade
       return { ...counted, rows: page };
     },
     /** The export's rows, newest first: at most `limit`, with the definition's name and the URLs' slugs. */
-    async exportRows(issuerId: string, filter: ListFilter, limit: number) {
-      return reader
-        .selectFrom('credentials')
-        .innerJoin('definitions', 'definitions.id', 'credentials.definition_id')
-        .innerJoin('issuers', 'issuers.id', 'credentials.issuer_id')
-        .select([
-          'credentials.id',
-          'credentials.display_name',
-          'credentials.issued_on',
-          'credentials.expires_on',
-          'credentials.revoked_at',
-          'definitions.name as definition_name',
-          'issuers.slug as issuer_slug',
-        ])
-        .where((eb) => listed(eb as unknown as Eb, issuerId, filter))
-        .orderBy('credentials.created_at', 'desc')
-        .orderBy('credentials.id', 'desc')
-        .limit(limit)
-        .execute();
-    },
+    exportRows: (issuerId: string, filter: ListFilter, limit: number) =>
+      csvRows((eb) => listed(eb, issuerId, filter), 'newest', limit),
     /** The "Expiring soon" page: soonest expiry first, with the total in the window. */
     async expiringPage(issuerId: string, window: ExpiringWindow, limit: number, offset: number) {
       const [count, rows] = await Promise.all([
@@ -247,26 +256,8 @@ export function createCredentialRepository(db: Executor, dialect: Dialect, reade
       return { total: Number(count.n), rows };
     },
     /** The "Expiring soon" export's rows, soonest first, at most `limit`, with the definition's name. */
-    async expiringRows(issuerId: string, window: ExpiringWindow, limit: number) {
-      return reader
-        .selectFrom('credentials')
-        .innerJoin('definitions', 'definitions.id', 'credentials.definition_id')
-        .innerJoin('issuers', 'issuers.id', 'credentials.issuer_id')
-        .select([
-          'credentials.id',
-          'credentials.display_name',
-          'credentials.completion_key',
-          'credentials.issued_on',
-          'credentials.expires_on',
-          'definitions.name as definition_name',
-          'issuers.slug as issuer_slug',
-        ])
-        .where((eb) => expiring(eb as unknown as Eb, issuerId, window))
-        .orderBy('credentials.expires_on')
-        .orderBy('credentials.id')
-        .limit(limit)
-        .execute();
-    },
+    expiringRows: (issuerId: string, window: ExpiringWindow, limit: number) =>
+      csvRows((eb) => expiring(eb, issuerId, window), 'soonest', limit),
     /**
      * PostgreSQL: takes the issuer's count-folding lock for the surrounding transaction, or answers
      * false at once when another transaction (in any process) holds it. SQLite folds nothing.

@@ -20,6 +20,7 @@ import {
   SearchCredentialsBody,
 } from './credentials.schemas.js';
 import { EXPORT_MAX_ROWS } from './credentials.service.js';
+import { RENEW_AGAIN_WITHIN_DAYS } from './renewals.js';
 
 const Issued = Type.Ref(IssuedCredentialSchema);
 
@@ -150,8 +151,7 @@ export const credentialRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'renewCredentials',
         tags,
         summary: 'Renew credentials by completion key: each is reissued with an expiry counted from today',
-        description:
-          'Each credential is reissued (its original shows "Replaced by a newer credential") with the expiry its definition\'s validity gives from today. One report row per key: renewed, already_renewed (it was replaced before: the replacement is named, nothing new is issued) or error (unknown key, revoked, archived definition, quota). Sending the same keys again renews nothing twice.',
+        description: `Each credential is reissued (its original shows "Replaced by a newer credential") with the expiry its definition's validity gives from today. A key whose credential was replaced before follows its replacements to the newest, which is renewed once it falls due (it expires within ${RENEW_AGAIN_WITHIN_DAYS} days and over half its validity has passed), so a roster of original keys renews year after year. One report row per key: renewed, already_renewed (the newest replacement is not due yet: it is named, nothing new is issued) or error (unknown key, revoked, archived definition, quota). Sending the same keys again renews nothing twice.`,
         body: RenewalsBody,
         response: { 200: Type.Ref(RenewalReportSchema), ...errorResponses(400, 422, ...keyedErrors) },
       },

@@ -8,7 +8,11 @@ import { attachment, toCsv } from '../reports/csv.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
 import { credentialEventData } from '../webhooks/webhooks.events.js';
 import { COMPACT_AFTER_DELTA_ROWS, type CountCompaction } from './counts.compaction.js';
-import { type CredentialWithSlugs, createCredentialRepository } from './credentials.repository.js';
+import {
+  type CredentialRepository,
+  type CredentialWithSlugs,
+  createCredentialRepository,
+} from './credentials.repository.js';
 import type {
   CredentialExportQuery,
   CredentialSearch,
@@ -28,6 +32,9 @@ export const EXPORT_MAX_ROWS = 50_000;
 const EXPORT_COLUMNS = ['name', 'definition', 'status', 'issued', 'expires', 'verificationUrl'] as const;
 /** The expiring export also names each completion key, so the file can go back as a renewals CSV. */
 const EXPIRING_COLUMNS = ['name', 'definition', 'completionKey', 'issued', 'expires', 'verificationUrl'] as const;
+
+type CsvColumn = (typeof EXPORT_COLUMNS)[number] | (typeof EXPIRING_COLUMNS)[number];
+type CsvRow = Awaited<ReturnType<CredentialRepository['exportRows']>>[number];
 
 /** Reading, revoking and reissuing an issuer's credentials. */
 export function createCredentialService(
@@ -67,6 +74,17 @@ export function createCredentialService(
     if (!row) throw errors.notFound('Credential');
     return row;
   }
+
+  /** One line of either export: every column either writes; each picks its own. */
+  const csvLine = (row: CsvRow, now: Date): Record<CsvColumn, string> => ({
+    name: row.display_name ?? '',
+    definition: row.definition_name,
+    status: effectiveStatus(row, now),
+    completionKey: row.completion_key,
+    issued: row.issued_on,
+    expires: row.expires_on ?? '',
+    verificationUrl: urls.verifyPage(row.issuer_slug, row.id),
+  });
 
   /** From now to `withinDays` days on. */
   const expiringWindow = (withinDays: number) => {
@@ -137,14 +155,7 @@ export function createCredentialService(
       );
       const body = toCsv(
         EXPORT_COLUMNS,
-        rows.map((row) => ({
-          name: row.display_name ?? '',
-          definition: row.definition_name,
-          status: effectiveStatus(row, now),
-          issued: row.issued_on,
-          expires: row.expires_on ?? '',
-          verificationUrl: urls.verifyPage(row.issuer_slug, row.id),
-        })),
+        rows.map((row) => csvLine(row, now)),
       );
       return { body, disposition: attachment('credentials', now) };
     },
@@ -163,19 +174,13 @@ export function createCredentialService(
 
     /** The same view as CSV, every cell formula-safe; names and completion keys, never an email. */
     async exportExpiringCsv(issuerId: string, query: ExportExpiringQuery) {
+      const now = core.clock.now();
       const rows = await repo.expiringRows(issuerId, expiringWindow(query.withinDays), EXPORT_MAX_ROWS);
       const body = toCsv(
         EXPIRING_COLUMNS,
-        rows.map((row) => ({
-          name: row.display_name ?? '',
-          definition: row.definition_name,
-          completionKey: row.completion_key,
-          issued: row.issued_on,
-          expires: row.expires_on ?? '',
-          verificationUrl: urls.verifyPage(row.issuer_slug, row.id),
-        })),
+        rows.map((row) => csvLine(row, now)),
       );
-      return { body, disposition: attachment('expiring-credentials', core.clock.now()) };
+      return { body, disposition: attachment('expiring-credentials', now) };
     },
 
     async get(issuerId: string, id: string) {
@@ -314,8 +319,10 @@ export function createCredentialService(
 
   const renewals = createRenewals({
     findByCompletionKey: (issuerId, completionKey) => repo.getByCompletionKey(issuerId, completionKey),
+    latestReplacement: (issuerId, id) => repo.latestReplacement(issuerId, id),
     reissue: service.reissue,
     reissuedReason: REISSUED_REASON,
+    now: () => core.clock.now(),
   });
 
   return {
