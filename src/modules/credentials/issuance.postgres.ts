@@ -48,7 +48,7 @@ export type PostgresIssueOutcome =
 
 export interface PostgresIssue {
   /** The definition the credential was built from; the statement writes only while it still reads the same. */
-  definition: Pick<DefinitionRow, 'slug' | 'expires_after_days'>;
+  definition: Pick<DefinitionRow, 'slug' | 'expires_after_days' | 'expires_after_months'>;
   credential: CredentialRow;
   usage: { period: string; stripe: number };
   audit: { row: Omit<AuditRow, 'seq' | 'prev_hash' | 'hash'>; aroundSeq: [string, string] };
@@ -88,7 +88,11 @@ export function createPostgresIssuance(db: Executor) {
         const { rows } = await db.executeQuery<{ outcome: IssueAnswer | null }>({
           ...ISSUE,
           parameters: [
-            JSON.stringify({ slug: input.definition.slug, expires_after_days: input.definition.expires_after_days }),
+            JSON.stringify({
+              slug: input.definition.slug,
+              expires_after_days: input.definition.expires_after_days,
+              expires_after_months: input.definition.expires_after_months,
+            }),
             JSON.stringify(input.credential),
             input.usage.period,
             input.usage.stripe,
