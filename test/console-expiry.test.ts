@@ -109,7 +109,7 @@ describe.each(dialects)('console expiry, renewal and archive confirmation on %s'
     expect(inDays).toBeLessThan(21);
   });
 
-  it('lists what expires within 30 or 60 days, exports it without emails, and renews a row in one click', async () => {
+  it('lists what expires within 30 or 60 days, exports it without emails, and renews a row after a confirmation', async () => {
     await page.getByRole('link', { name: 'Expiring soon' }).click();
     await page.getByRole('heading', { name: 'Expiring soon' }).waitFor();
     await page.getByText('1 credential expiring within 30 days').waitFor();
@@ -130,6 +130,15 @@ describe.each(dialects)('console expiry, renewal and archive confirmation on %s'
     expect(exported.body).not.toContain('@example.test');
 
     await page.getByRole('button', { name: 'Renew Ada Lovelace' }).click();
+    const dialog = page.getByRole('alertdialog', { name: 'Renew the credential of Ada Lovelace?' });
+    await dialog.waitFor();
+    await expectAccessible(page, 'renew row dialog');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect((await credentialByKey('exp-1')).status).toBe('valid');
+    expect(await credentialByKey('exp-1#reissue-1')).toBeUndefined();
+    await page.getByRole('button', { name: 'Renew Ada Lovelace' }).click();
+    await dialog.getByRole('button', { name: 'Renew credential' }).click();
     await page.getByText('Renewed the credential of Ada Lovelace.').waitFor();
     await page.getByText('1 credential expiring within 60 days').waitFor();
     expect((await credentialByKey('exp-1')).status).toBe('revoked');
@@ -157,6 +166,15 @@ describe.each(dialects)('console expiry, renewal and archive confirmation on %s'
       buffer: Buffer.from('completionKey\nexp-2\nno-such-key\nexp-1\n'),
     });
     await page.getByRole('button', { name: 'Renew these credentials' }).click();
+    const dialog = page.getByRole('alertdialog', { name: 'Renew the credentials of 3 completion keys?' });
+    await dialog.waitFor();
+    await expectAccessible(page, 'renew CSV dialog');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect((await credentialByKey('exp-2')).status).toBe('valid');
+    expect(await page.getByRole('table', { name: /renewed/ }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Renew these credentials' }).click();
+    await dialog.getByRole('button', { name: 'Renew credentials' }).click();
     await page.getByText('1 renewed, 1 already renewed, 1 not renewed').waitFor();
     await page.getByText('Not renewed: No credential has this completion key.').waitFor();
     await page.getByText('Nothing expires in the next 30 days.').waitFor();

@@ -3,12 +3,15 @@ import type { components } from '../../../client/index';
 import { api, problem } from '../api';
 import { useApiRead } from '../hooks';
 import { can, useSession } from '../session';
-import { Alert, Field, formatDate, inputValue } from '../ui';
+import { Alert, ConfirmDialog, Field, formatDate, inputValue } from '../ui';
 
 type RenewalReport = components['schemas']['RenewalReport'];
 
 const WINDOWS = [30, 60, 90] as const;
 const OUTCOME_TEXT = { renewed: 'Renewed', already_renewed: 'Already renewed', error: 'Not renewed' } as const;
+
+/** The lines after the header that hold anything: the keys a renewal CSV names. */
+const keyLines = (csv: string) => Math.max(csv.split(/\r?\n/).filter((line) => line.trim() !== '').length - 1, 0);
 
 /** The per-key report of a renewal CSV: what became of each line, with a link to each new credential. */
 function RenewalReportTable({ report }: { report: RenewalReport }) {
@@ -57,6 +60,9 @@ export function ExpiringPage() {
   const [renewing, setRenewing] = useState<string | null>(null);
   const [file, setFile] = useState<File | null>(null);
   const [report, setReport] = useState<RenewalReport | null>(null);
+  /** A renewal revokes the old credential: each waits for a confirmation. */
+  const [confirmRow, setConfirmRow] = useState<{ id: string; who: string } | null>(null);
+  const [confirmCsv, setConfirmCsv] = useState<{ csv: string; keys: number } | null>(null);
   const definitions = useApiRead(() => api.GET('/api/v1/definitions'), []);
   const {
     data: page,
@@ -70,6 +76,7 @@ export function ExpiringPage() {
   const names = new Map((definitions.data ?? []).map((definition) => [definition.id, definition.name]));
 
   async function renew(id: string, who: string) {
+    setConfirmRow(null);
     setRenewing(id);
     setNotice(null);
     const { data, error: failure } = await api.POST('/api/v1/credentials/{id}/reissue', {
@@ -85,13 +92,17 @@ export function ExpiringPage() {
     reload();
   }
 
-  async function upload(event: Event) {
+  async function askUpload(event: Event) {
     event.preventDefault();
     if (!file) return;
+    const csv = await file.text();
+    setConfirmCsv({ csv, keys: keyLines(csv) });
+  }
+
+  async function upload(csv: string) {
+    setConfirmCsv(null);
     setReport(null);
-    const { data, error: failure } = await api.POST('/api/v1/credentials/renewals', {
-      body: { csv: await file.text() },
-    });
+    const { data, error: failure } = await api.POST('/api/v1/credentials/renewals', { body: { csv } });
     if (failure) setError(problem(failure));
     else {
       setReport(data);
@@ -165,7 +176,7 @@ export function ExpiringPage() {
                           type="button"
                           class="secondary"
                           disabled={renewing !== null}
-                          onClick={() => renew(credential.id, who)}
+                          onClick={() => setConfirmRow({ id: credential.id, who })}
                         >
                           Renew<span class="visually-hidden"> {who}</span>
                         </button>
@@ -179,7 +190,7 @@ export function ExpiringPage() {
         </div>
       )}
       {mayRenew && (
-        <form class="panel" onSubmit={upload} aria-labelledby="renew-csv-title">
+        <form class="panel" onSubmit={askUpload} aria-labelledby="renew-csv-title">
           <h2 id="renew-csv-title">Renew from a CSV</h2>
           <p>
             A CSV with a completionKey column, such as the export above. Each credential is reissued with a new expiry
@@ -201,6 +212,34 @@ export function ExpiringPage() {
         </form>
       )}
       {report && <RenewalReportTable report={report} />}
+      {confirmRow && (
+        <ConfirmDialog
+          id="confirm-renew-row"
+          title={`Renew the credential of ${confirmRow.who}?`}
+          confirmLabel="Renew credential"
+          onConfirm={() => renew(confirmRow.id, confirmRow.who)}
+          onCancel={() => setConfirmRow(null)}
+        >
+          <p>
+            A new credential is issued with an expiry counted from today, and this one is revoked as replaced. It cannot
+            be undone.
+          </p>
+        </ConfirmDialog>
+      )}
+      {confirmCsv && (
+        <ConfirmDialog
+          id="confirm-renew-csv"
+          title={`Renew the credentials of ${confirmCsv.keys} completion key${confirmCsv.keys === 1 ? '' : 's'}?`}
+          confirmLabel="Renew credentials"
+          onConfirm={() => upload(confirmCsv.csv)}
+          onCancel={() => setConfirmCsv(null)}
+        >
+          <p>
+            Each credential due is reissued with an expiry counted from today, and the one it replaces is revoked. It
+            cannot be undone; a key renewed already is only reported.
+          </p>
+        </ConfirmDialog>
+      )}
     </>
   );
 }
