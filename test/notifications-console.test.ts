@@ -34,6 +34,8 @@ describe.each(dialects)('notifications from the console (issue 39) on %s', (dial
       payload: { name: 'First Aid', description: 'Emergency first aid at work' },
     });
     definitionId = res.json().id;
+    // The newer definition, by its creation time (the preview's default).
+    clock.advance(1);
     await t.app.inject({
       method: 'POST',
       url: '/api/v1/definitions',
@@ -192,6 +194,49 @@ describe.each(dialects)('notifications from the console (issue 39) on %s', (dial
     expectErrorBody(await preview('?kind=other'), 400, 'validation_failed');
     expectErrorBody(await preview('?colour=red'), 400, 'validation_failed');
     expectErrorBody(await preview('?definitionId=nope'), 404, 'not_found');
+  });
+
+  it("never lets one issuer's preview read or hide another issuer's definition", async () => {
+    const b = await t.issuer({ slug: `notify-console-b-${dialect}`, name: 'Quayside Institute' });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: auth(b.key),
+      payload: { name: 'Crane Operation', description: 'Operating a tower crane' },
+    });
+    const theirs = created.json().id as string;
+    const preview = (key: string) =>
+      t.app.inject({ method: 'GET', url: `/api/v1/notifications/preview?definitionId=${theirs}`, headers: auth(key) });
+
+    // A's miss on B's id is not kept: B's message sent right after still finds its definition.
+    expectErrorBody(await preview(a.key), 404, 'not_found');
+    const before = smtp.messages.length;
+    const issued = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/credentials',
+      headers: auth(b.key),
+      payload: {
+        definitionId: theirs,
+        recipientEmail: 'crane.earner@example.test',
+        completionKey: 'b:1',
+        notify: true,
+      },
+    });
+    expect(issued.statusCode, issued.body).toBe(201);
+    await t.app.services.notifications.drain();
+    expect(smtp.messages[before]?.decoded).toContain('Crane Operation');
+    const status = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/credentials/${issued.json().credentialId}`,
+      headers: auth(b.key),
+    });
+    expect(status.json().notification).toMatchObject({ status: 'sent', detail: null });
+
+    // B's definition is cached now; A still gets no sight of it.
+    expect((await preview(b.key)).json().subject).toBe('Quayside Institute awarded you "Crane Operation"');
+    const denied = await preview(a.key);
+    expectErrorBody(denied, 404, 'not_found');
+    expect(denied.body).not.toContain('Crane Operation');
   });
 
   it('sends one expiry reminder per due credential to the addresses given, honouring unsubscribes', async () => {

@@ -144,4 +144,44 @@ describe.each(dialects)('the notification sender on %s', (dialect) => {
     // A later status never replaces the stored token's hash: the unsubscribe link keeps working.
     expect(stored.every((row) => row.unsubscribe_token_hash !== null)).toBe(true);
   });
+
+  it("claims reminders in batches, each credential once, and updates only the claiming issuer's rows", async () => {
+    const issuerId = `claims-${dialect}`;
+    const repo = createNotificationRepository(t.database.db);
+    const claim = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, k) => {
+        const i = from + k;
+        return {
+          credential_id: `claim-${dialect}-${i}`,
+          recipient_hash: sha256Hex(`claim${i}@example.test`),
+          status: 'queued',
+          detail: null,
+          unsubscribe_token_hash: sha256Hex(`claim-token-${dialect}-${i}`),
+          created_at: '2026-11-26T00:00:00.000Z',
+          updated_at: '2026-11-26T00:00:00.000Z',
+        };
+      });
+    // 437 rows: two full statements of 200, then 32 + 4 + 1 on SQLite.
+    expect((await repo.claimReminders(issuerId, t.database.dialect, claim(0, 437))).size).toBe(437);
+    const again = await repo.claimReminders(issuerId, t.database.dialect, claim(0, 537));
+    expect([...again].sort()).toEqual(
+      claim(437, 537)
+        .map((row) => row.credential_id)
+        .sort(),
+    );
+
+    const first = `claim-${dialect}-0`;
+    await repo.saveReminder(`other-${dialect}`, first, 'sent', null, '2026-11-26T00:01:00.000Z');
+    await repo.saveReminder(issuerId, `claim-${dialect}-1`, 'sent', null, '2026-11-26T00:01:00.000Z');
+    const stored = await t.database.db
+      .selectFrom('credential_reminders')
+      .select(['credential_id', 'issuer_id', 'status'])
+      .where('credential_id', 'in', [first, `claim-${dialect}-1`])
+      .orderBy('credential_id')
+      .execute();
+    expect(stored).toEqual([
+      { credential_id: first, issuer_id: issuerId, status: 'queued' },
+      { credential_id: `claim-${dialect}-1`, issuer_id: issuerId, status: 'sent' },
+    ]);
+  });
 });

@@ -10,7 +10,7 @@ export function createNotificationModule(
   core: Core,
   deps: {
     issuers: Pick<IssuerService, 'getIssuer'>;
-    definitions: Pick<DefinitionService, 'findRow'>;
+    definitions: Pick<DefinitionService, 'findRow' | 'listRows'>;
     audit: Pick<AuditService, 'append'>;
     walletOffer?: (
       issuerId: string,

@@ -39,7 +39,13 @@ export function createReminderSender(
 
   async function record(reminder: PendingReminder, status: NotificationStatus, detail: string | null) {
     await core.db.transaction().execute(async (trx) => {
-      await createNotificationRepository(trx).saveReminder(reminder.credentialId, status, detail, isoNow(core.clock));
+      await createNotificationRepository(trx).saveReminder(
+        reminder.issuerId,
+        reminder.credentialId,
+        status,
+        detail,
+        isoNow(core.clock),
+      );
       if (status !== 'sent') return;
       await deps.audit.append(trx, {
         issuerId: reminder.issuerId,

@@ -76,6 +76,31 @@ const statusValues = valuesStatements<CredentialNotificationRow>(
   (executor, template) => newestStatus(executor.insertInto('credential_notifications').values(template)),
 );
 
+/** A reminder claim: a credential's reminder row, for the issuer named by the call. */
+export type ReminderClaim = Omit<CredentialReminderRow, 'issuer_id'>;
+
+const CLAIM_COLUMNS = [
+  'credential_id',
+  'issuer_id',
+  'recipient_hash',
+  'status',
+  'detail',
+  'unsubscribe_token_hash',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof CredentialReminderRow)[];
+const CLAIM_ROWS_PER_STATEMENT = 200;
+
+/** A reminder row is inserted once: the insert is the claim, and answers the ids it inserted. */
+const claimOnce = (insert: InsertQueryBuilder<DB, 'credential_reminders', InsertResult>) =>
+  insert.onConflict((oc) => oc.column('credential_id').doNothing()).returning('credential_id');
+/** SQLite: VALUES statements of 200 rows or a power of two (`sqliteChunkSizes`). */
+const claimValues = valuesStatements<CredentialReminderRow>(
+  CLAIM_COLUMNS,
+  CLAIM_ROWS_PER_STATEMENT,
+  (executor, template) => claimOnce(executor.insertInto('credential_reminders').values(template)),
+);
+
 /** Notification state: settings per issuer, one status row per credential, the suppression list. */
 export function createNotificationRepository(db: Executor) {
   return {
@@ -90,18 +115,6 @@ export function createNotificationRepository(db: Executor) {
         .values(row)
         .onConflict((oc) => oc.column('issuer_id').doUpdateSet(changes))
         .execute();
-    },
-
-    /** The issuer's newest definition, for the message preview. */
-    async latestDefinitionId(issuerId: string): Promise<string | undefined> {
-      const row = await db
-        .selectFrom('definitions')
-        .select('id')
-        .where('issuer_id', '=', issuerId)
-        .orderBy('created_at', 'desc')
-        .limit(1)
-        .executeTakeFirst();
-      return row?.id;
     },
 
     /** Which of these recipient hashes are on the issuer's suppression list, 500 a statement. */
@@ -217,28 +230,46 @@ export function createNotificationRepository(db: Executor) {
     },
 
     /**
-     * Claims reminders: inserts each credential's row unless one exists, and answers the ids it
-     * inserted. The insert is the claim, atomic on both engines: of two callers racing for a
-     * credential (two replicas asked at once), exactly one gets its id back and sends.
+     * Claims reminders for the issuer's credentials: inserts each credential's row unless one exists,
+     * and answers the ids it inserted. The insert is the claim, atomic on both engines: of two callers
+     * racing for a credential (two replicas asked at once), exactly one gets its id back and sends.
+     * Up to 200 rows a statement (SQLite runs each statement synchronously), in credential id order
+     * so that PostgreSQL callers racing for the same rows take their locks in one order.
      */
-    async claimReminders(rows: readonly CredentialReminderRow[]): Promise<Set<string>> {
+    async claimReminders(issuerId: string, dialect: Dialect, rows: readonly ReminderClaim[]): Promise<Set<string>> {
+      const claims = rows
+        .map((row) => ({ ...row, issuer_id: issuerId }))
+        .sort((a, b) => (a.credential_id < b.credential_id ? -1 : a.credential_id > b.credential_id ? 1 : 0));
       const claimed = new Set<string>();
-      for (const row of rows) {
-        const inserted = await db
-          .insertInto('credential_reminders')
-          .values(row)
-          .onConflict((oc) => oc.column('credential_id').doNothing())
-          .returning('credential_id')
-          .executeTakeFirst();
-        if (inserted) claimed.add(inserted.credential_id);
+      if (dialect === 'postgres') {
+        for (let start = 0; start < claims.length; start += CLAIM_ROWS_PER_STATEMENT) {
+          const inserted = await claimOnce(
+            db
+              .insertInto('credential_reminders')
+              .columns(CLAIM_COLUMNS)
+              .expression(unnestRows(claims.slice(start, start + CLAIM_ROWS_PER_STATEMENT), CLAIM_COLUMNS)),
+          ).execute();
+          for (const row of inserted) claimed.add(row.credential_id);
+        }
+        return claimed;
+      }
+      for (const row of await executeAll<{ credential_id: string }>(db, claimValues(db, claims))) {
+        claimed.add(row.credential_id);
       }
       return claimed;
     },
 
-    async saveReminder(credentialId: string, status: NotificationStatus, detail: string | null, at: string) {
+    async saveReminder(
+      issuerId: string,
+      credentialId: string,
+      status: NotificationStatus,
+      detail: string | null,
+      at: string,
+    ): Promise<void> {
       await db
         .updateTable('credential_reminders')
         .set({ status, detail, updated_at: at })
+        .where('issuer_id', '=', issuerId)
         .where('credential_id', '=', credentialId)
         .execute();
     },

@@ -1,4 +1,4 @@
-import { isoNow } from '../../core/clock.js';
+import { addDays, isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
 import { hashRecipientEmail, sha256Hex } from '../../core/hashing.js';
@@ -93,13 +93,15 @@ export function notificationReason(status: string, detail: string | null): strin
 }
 
 const DEFAULT_REMINDER_DAYS = 30;
-const DAY_MS = 86_400_000;
 const UNSUBSCRIBE_TOKEN_LENGTH = 32;
 
 const CACHE_MS = 5_000;
 
-/** Issuer, definition and settings reads while a queue drains: one read per few seconds, not per message. */
-function ttlCache<T>() {
+/**
+ * Issuer, definition and settings reads while a queue drains: one read per few seconds, not per
+ * message. With `keepMisses` false an undefined answer is not kept: the next read asks again.
+ */
+function ttlCache<T>({ keepMisses }: { keepMisses: boolean }) {
   const entries = new Map<string, { value: T; at: number }>();
   function set(key: string, value: T) {
     if (entries.size > 1_000) entries.clear();
@@ -111,7 +113,7 @@ function ttlCache<T>() {
       const hit = entries.get(key);
       if (hit && Date.now() - hit.at < CACHE_MS) return hit.value;
       const value = await load();
-      set(key, value);
+      if (value !== undefined || keepMisses) set(key, value);
       return value;
     },
   };
@@ -126,7 +128,7 @@ export function createNotificationService(
   core: Pick<Core, 'db' | 'dialect' | 'clock' | 'ids' | 'config' | 'log'>,
   deps: {
     issuers: Pick<IssuerService, 'getIssuer'>;
-    definitions: Pick<DefinitionService, 'findRow'>;
+    definitions: Pick<DefinitionService, 'findRow' | 'listRows'>;
     audit: Pick<AuditService, 'append'>;
     mailer: Mailer | null;
     /** The earner's wallet offer for the email (modules/wallet); null when none can be made. */
@@ -139,9 +141,12 @@ export function createNotificationService(
   const repo = createNotificationRepository(core.db);
   const urls = publicUrls(core.config.publicBaseUrl);
   const mail = core.config.mail;
-  const settingsCache = ttlCache<NotificationSettingsRow | undefined>();
-  const issuerCache = ttlCache<Awaited<ReturnType<IssuerService['getIssuer']>>>();
-  const definitionCache = ttlCache<Awaited<ReturnType<DefinitionService['findRow']>>>();
+  // An issuer without a settings row has the defaults: that answer is kept like any other.
+  const settingsCache = ttlCache<NotificationSettingsRow | undefined>({ keepMisses: true });
+  const issuerCache = ttlCache<Awaited<ReturnType<IssuerService['getIssuer']>>>({ keepMisses: true });
+  // Keyed by issuer and definition, as the read is: another issuer's id never shares an entry. A
+  // miss is not kept, so no caller can make a definition look missing to the queue that sends it.
+  const definitionCache = ttlCache<Awaited<ReturnType<DefinitionService['findRow']>>>({ keepMisses: false });
 
   const unsubscribeUrl = (token: string) => `${core.config.publicBaseUrl}/notifications/unsubscribe/${token}`;
 
@@ -158,6 +163,12 @@ export function createNotificationService(
     };
   }
 
+  /** The window of the issuer's reminder lead time from now: credentials expiring in it are due. */
+  function reminderWindow(withinDays: number): { from: string; until: string } {
+    const from = isoNow(core.clock);
+    return { from, until: addDays(from, withinDays) };
+  }
+
   const settingsRow = (issuerId: string) => settingsCache.get(issuerId, () => repo.settings(issuerId));
 
   /**
@@ -170,7 +181,9 @@ export function createNotificationService(
   ) {
     const [issuer, definition, settings] = await Promise.all([
       issuerCache.get(subject.issuerId, () => deps.issuers.getIssuer(subject.issuerId)),
-      definitionCache.get(subject.definitionId, () => deps.definitions.findRow(subject.issuerId, subject.definitionId)),
+      definitionCache.get(JSON.stringify([subject.issuerId, subject.definitionId]), () =>
+        deps.definitions.findRow(subject.issuerId, subject.definitionId),
+      ),
       settingsRow(subject.issuerId).then(toSettings),
     ]);
     if (!definition) return null;
@@ -296,22 +309,17 @@ export function createNotificationService(
      * stored or sent.
      */
     async preview(issuerId: string, kind: 'award' | 'reminder', definitionId?: string): Promise<RenderedMessage> {
-      const issued = core.clock.now();
-      const chosen = definitionId ?? (await repo.latestDefinitionId(issuerId));
+      // The issuer's newest definition: the list is in creation order.
+      const chosen = definitionId ?? (await deps.definitions.listRows(issuerId)).at(-1)?.id;
+      const { from, until } = reminderWindow((await this.settings(issuerId)).expiryReminderDays);
       const found = chosen
         ? await render(
             {
               issuerId,
               credentialId: 'example',
               definitionId: chosen,
-              issuedOn: issued.toISOString(),
-              ...(kind === 'reminder'
-                ? {
-                    expiresOn: new Date(
-                      issued.getTime() + (await this.settings(issuerId)).expiryReminderDays * DAY_MS,
-                    ).toISOString(),
-                  }
-                : {}),
+              issuedOn: from,
+              ...(kind === 'reminder' ? { expiresOn: until } : {}),
             },
             'example',
           )
@@ -339,16 +347,14 @@ export function createNotificationService(
         const hash = hashRecipientEmail(email, issuer.recipient_salt);
         if (!byHash.has(hash)) byHash.set(hash, email.trim());
       }
-      const now = core.clock.now();
-      const until = new Date(now.getTime() + settings.expiryReminderDays * DAY_MS).toISOString();
-      const due = await repo.dueReminders(issuerId, [...byHash.keys()], now.toISOString(), until);
+      const { from, until } = reminderWindow(settings.expiryReminderDays);
+      const due = await repo.dueReminders(issuerId, [...byHash.keys()], from, until);
       const suppressed = await repo.suppressedAmong(issuerId, [...byHash.keys()]);
       const at = isoNow(core.clock);
       const tokens = new Map(due.map((row) => [row.id, core.ids.token(UNSUBSCRIBE_TOKEN_LENGTH)]));
       // Without an SMTP server nothing is claimed: the credentials stay due for a later call.
       const rows = (reminders ? due : []).map((row) => ({
         credential_id: row.id,
-        issuer_id: issuerId,
         recipient_hash: row.recipient_hash,
         status: suppressed.has(row.recipient_hash) ? 'suppressed' : 'queued',
         detail: suppressed.has(row.recipient_hash) ? 'unsubscribed' : null,
@@ -358,7 +364,7 @@ export function createNotificationService(
       }));
       // The claims commit with the call's audit record: a claim is never without its record.
       const { report, toSend } = await core.db.transaction().execute(async (trx) => {
-        const claimed = await createNotificationRepository(trx).claimReminders(rows);
+        const claimed = await createNotificationRepository(trx).claimReminders(issuerId, core.dialect, rows);
         const mine = due.filter((row) => claimed.has(row.id));
         const sendable = mine.filter((row) => !suppressed.has(row.recipient_hash));
         const counts: ReminderReport = {
@@ -396,10 +402,9 @@ export function createNotificationService(
     /** How many of the issuer's credentials are due a reminder now, with the lead time used. */
     async remindersDue(issuerId: string): Promise<{ due: number; withinDays: number; on: boolean }> {
       const settings = await this.settings(issuerId);
-      const now = core.clock.now();
-      const until = new Date(now.getTime() + settings.expiryReminderDays * DAY_MS).toISOString();
+      const { from, until } = reminderWindow(settings.expiryReminderDays);
       return {
-        due: await repo.dueReminderCount(issuerId, now.toISOString(), until),
+        due: await repo.dueReminderCount(issuerId, from, until),
         withinDays: settings.expiryReminderDays,
         on: settings.expiryReminders,
       };
