@@ -163,6 +163,10 @@ describe.each(dialects)('console: telling earners, and expiry reminders (issue 3
     expect(await viewer.getByLabel('Send expiry reminders').isDisabled()).toBe(true);
     expect(await viewer.getByRole('button', { name: 'Save notification settings' }).count()).toBe(0);
     expect(await viewer.getByRole('button', { name: 'Send reminders' }).count()).toBe(0);
+    // The issuer profile above is the owner's too (PATCH /api/v1/issuer/me): read-only here.
+    await viewer.getByText('Only an owner can manage the issuer profile.', { exact: false }).waitFor();
+    expect(await viewer.getByLabel('Issuer name', { exact: true }).isDisabled()).toBe(true);
+    expect(await viewer.getByRole('button', { name: 'Save profile' }).count()).toBe(0);
     await viewer.getByRole('button', { name: 'Preview the message' }).click();
     await viewer.getByText('Subject: Notify Academy awarded you "Safe Lifting"').waitFor();
     await expectAccessible(viewer, 'settings for a viewer');

@@ -256,6 +256,8 @@ const FIELDS: { key: keyof Profile; label: string; type: 'text' | 'url' | 'email
 ];
 
 export function SettingsPage() {
+  const session = useSession();
+  const owner = can(session?.user, 'own');
   const [profile, setProfile] = useState<Profile>({
     name: '',
     url: '',
@@ -304,33 +306,36 @@ export function SettingsPage() {
         <h2 id="profile-title">Issuer profile</h2>
         <p>Shown on the Open Badges issuer documents and the verification page.</p>
         {message && <Alert kind={message.kind}>{message.text}</Alert>}
-        {FIELDS.map((field) => {
-          const props = {
-            id: `profile-${field.key}`,
-            value: profile[field.key],
-            onInput: (e: Event) => setProfile({ ...profile, [field.key]: inputValue(e) }),
-          };
-          return (
-            <Field key={field.key} label={field.label} id={props.id}>
-              {field.type === 'email' ? (
-                <input type="email" {...props} />
-              ) : field.type === 'url' ? (
-                <input type="url" {...props} />
-              ) : (
-                <input type="text" {...props} />
-              )}
-            </Field>
-          );
-        })}
-        <Field label="Brand colour" id="profile-brandColor">
-          <input
-            id="profile-brandColor"
-            type="color"
-            value={profile.brandColor}
-            onInput={(e) => setProfile({ ...profile, brandColor: inputValue(e) })}
-          />
-        </Field>
-        <button type="submit">Save profile</button>
+        {!owner && <ReadOnlyNotice what="the issuer profile" />}
+        <fieldset disabled={!owner}>
+          {FIELDS.map((field) => {
+            const props = {
+              id: `profile-${field.key}`,
+              value: profile[field.key],
+              onInput: (e: Event) => setProfile({ ...profile, [field.key]: inputValue(e) }),
+            };
+            return (
+              <Field key={field.key} label={field.label} id={props.id}>
+                {field.type === 'email' ? (
+                  <input type="email" {...props} />
+                ) : field.type === 'url' ? (
+                  <input type="url" {...props} />
+                ) : (
+                  <input type="text" {...props} />
+                )}
+              </Field>
+            );
+          })}
+          <Field label="Brand colour" id="profile-brandColor">
+            <input
+              id="profile-brandColor"
+              type="color"
+              value={profile.brandColor}
+              onInput={(e) => setProfile({ ...profile, brandColor: inputValue(e) })}
+            />
+          </Field>
+        </fieldset>
+        {owner && <button type="submit">Save profile</button>}
       </form>
       <NotificationsSection />
       {usage && (
