@@ -535,7 +535,7 @@ export interface paths {
         put?: never;
         /**
          * Renew credentials by completion key: each is reissued with an expiry counted from today
-         * @description Each credential is reissued (its original shows "Replaced by a newer credential") with the expiry its definition's validity gives from today. One report row per key: renewed, already_renewed (it was replaced before: the replacement is named, nothing new is issued) or error (unknown key, revoked, archived definition, quota). Sending the same keys again renews nothing twice.
+         * @description Each credential is reissued (its original shows "Replaced by a newer credential") with the expiry its definition's validity gives from today. A key whose credential was replaced before follows its replacements to the newest, which is renewed once it falls due (it expires within 90 days and over half its validity has passed), so a roster of original keys renews year after year. One report row per key: renewed, already_renewed (the newest replacement is not due yet: it is named, nothing new is issued) or error (unknown key, revoked, archived definition, quota). Sending the same keys again renews nothing twice.
          */
         post: operations["renewCredentials"];
         delete?: never;
@@ -4470,11 +4470,11 @@ export interface operations {
     finishSsoSignIn: {
         parameters: {
             query?: {
-                code?: string;
-                state?: string;
-                iss?: string;
-                error?: string;
-                error_description?: string;
+                code?: string | string[];
+                state?: string | string[];
+                iss?: string | string[];
+                error?: string | string[];
+                error_description?: string | string[];
             };
             header?: never;
             path?: never;
@@ -6510,7 +6510,7 @@ export interface operations {
             content: {
                 "application/json": {
                     completionKeys?: string[];
-                    /** @description CSV with a header naming a completionKey column (also completion_key, "completion key" or key), as the expiring export writes it; at most 1000 lines. */
+                    /** @description CSV with a header naming a completionKey column (also completion_key, "completion key" or key), as the expiring export writes it (the ' the export puts before a key starting with =, +, - or @ is taken off); at most 1000 lines. */
                     csv?: string;
                 };
             };
