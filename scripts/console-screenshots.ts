@@ -22,6 +22,7 @@ const PAGES = [
   'definitions',
   'issue',
   'credentials',
+  'expiring',
   'pathways',
   'audit',
   'keys',
@@ -29,6 +30,9 @@ const PAGES = [
   'team',
   'privacy',
   'settings',
+  'sign-in-settings',
+  'connectors',
+  'connectors/moodle',
 ];
 
 async function freePort(): Promise<number> {
@@ -73,11 +77,13 @@ try {
     ['Data Literacy', 'Reads, questions and explains data.'],
     ['SQL Foundations', 'Writes correct queries over relational data.'],
   ]) {
+    // SQL Foundations lasts 20 days, so its credentials show on "Expiring soon" (30 days).
+    const validity = name === 'SQL Foundations' ? { expiresAfterDays: 20 } : {};
     const res = await app.inject({
       method: 'POST',
       url: '/api/v1/definitions',
       headers,
-      payload: { name, description },
+      payload: { name, description, ...validity },
     });
     definitions.push(res.json().id);
   }
@@ -119,7 +125,7 @@ try {
       await page.goto(`${base}/console/${name}`);
       await page.locator('main h1').waitFor();
       await page.waitForLoadState('networkidle');
-      await page.screenshot({ path: join(OUT, `${name}-${device}.png`) });
+      await page.screenshot({ path: join(OUT, `${name.replaceAll('/', '-')}-${device}.png`) });
     }
     await context.close();
   }
