@@ -1,10 +1,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD } from './console.support.js';
-import { expectAccessible, watchProblems } from './console-browser.support.js';
-import { consoleBundle } from './console-ui.support.js';
-import { createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
-import { freePort, launchChromium } from './verification.support.js';
+import { expectAccessible, openPage, signInByInvite, startConsoleApp } from './console-browser.support.js';
+import { dialects, type TestApp, type TestIssuer } from './helpers.js';
+import { launchChromium } from './verification.support.js';
 
 describe.each(dialects)('console definition endorsements and alignments on %s', (dialect) => {
   let t: TestApp;
@@ -18,21 +16,13 @@ describe.each(dialects)('console definition endorsements and alignments on %s', 
   const keyed = () => ({ authorization: `Bearer ${issuer.key}` });
 
   async function signInAs(target: Page, email: string, role: 'owner' | 'viewer') {
-    const { inviteUrl } = await t.app.services.accounts.invite(issuer.id, email, role, 'system');
-    await target.goto(inviteUrl);
-    await target.getByLabel('Password').fill(PASSWORD);
-    await target.getByRole('button', { name: 'Set password' }).click();
-    await target.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    await signInByInvite(target, t.app, issuer.id, email, role);
     await target.getByRole('link', { name: 'Definitions' }).click();
     await target.getByRole('heading', { name: 'Definitions' }).waitFor();
   }
 
   beforeAll(async () => {
-    await consoleBundle();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await createTestApp(dialect, { env: { PUBLIC_BASE_URL: base } });
-    await t.app.listen({ port, host: '127.0.0.1' });
+    ({ t, base } = await startConsoleApp(dialect));
     issuer = await t.issuer({ name: 'Definitions Academy' });
     const created = await t.app.inject({
       method: 'POST',
@@ -43,9 +33,7 @@ describe.each(dialects)('console definition endorsements and alignments on %s', 
     expect(created.statusCode, created.body).toBe(201);
     definition = created.json();
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    page = await context.newPage();
-    problems = watchProblems(page);
+    ({ context, page, problems } = await openPage(browser, { viewport: { width: 1280, height: 800 } }));
     await signInAs(page, 'owner@definitions.example', 'owner');
   });
   afterAll(async () => {

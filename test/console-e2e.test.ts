@@ -2,10 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD } from './console.support.js';
-import { expectAccessible, watchProblems } from './console-browser.support.js';
-import { consoleBundle } from './console-ui.support.js';
-import { createTestApp, dialects, manualClock, type TestApp, type TestIssuer } from './helpers.js';
-import { freePort, launchChromium } from './verification.support.js';
+import { acceptInvite, expectAccessible, openPage, startConsoleApp } from './console-browser.support.js';
+import { dialects, manualClock, type TestApp, type TestIssuer } from './helpers.js';
+import { launchChromium } from './verification.support.js';
 
 const OWNER = 'owner@console.example';
 const VIEWER = 'viewer@console.example';
@@ -26,9 +25,6 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
   const received: { event: string; body: Record<string, unknown> }[] = [];
 
   beforeAll(async () => {
-    await consoleBundle();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
     receiver = createServer((request, response) => {
       let body = '';
       request.on('data', (chunk) => {
@@ -43,13 +39,10 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const address = receiver.address();
     receiverUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hooks`;
-    t = await createTestApp(dialect, { clock, env: { PUBLIC_BASE_URL: base, WEBHOOK_DISPATCH: 'inline' } });
-    await t.app.listen({ port, host: '127.0.0.1' });
+    ({ t, base } = await startConsoleApp(dialect, { clock, env: { WEBHOOK_DISPATCH: 'inline' } }));
     issuer = await t.issuer({ name: 'Console Academy' });
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    page = await context.newPage();
-    problems = watchProblems(page);
+    ({ context, page, problems } = await openPage(browser, { viewport: { width: 1280, height: 800 } }));
   });
   afterAll(async () => {
     await browser?.close();
@@ -571,10 +564,7 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     const viewerContext = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const viewer = await viewerContext.newPage();
     try {
-      await viewer.goto(inviteUrl);
-      await viewer.getByLabel('Password').fill(PASSWORD);
-      await viewer.getByRole('button', { name: 'Set password' }).click();
-      await viewer.getByRole('heading', { name: 'Dashboard' }).waitFor();
+      await acceptInvite(viewer, inviteUrl);
       await viewer.getByRole('link', { name: 'Definitions' }).click();
       await viewer.getByRole('heading', { name: 'Definitions' }).waitFor();
       expect(await viewer.getByRole('button', { name: 'Create definition' }).count()).toBe(0);

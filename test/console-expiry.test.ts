@@ -1,10 +1,8 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD } from './console.support.js';
-import { expectAccessible, watchProblems } from './console-browser.support.js';
-import { consoleBundle } from './console-ui.support.js';
-import { createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
-import { freePort, launchChromium } from './verification.support.js';
+import { expectAccessible, openPage, signInByInvite, startConsoleApp } from './console-browser.support.js';
+import { dialects, type TestApp, type TestIssuer } from './helpers.js';
+import { launchChromium } from './verification.support.js';
 
 const OWNER = 'owner@expiry.example';
 const VIEWER = 'viewer@expiry.example';
@@ -22,19 +20,10 @@ describe.each(dialects)('console expiry, renewal and archive confirmation on %s'
   let issuer: TestIssuer;
   let base: string;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let problems: string[];
   let definitionId: string;
   const keyed = () => ({ authorization: `Bearer ${issuer.key}` });
-
-  async function signInAs(target: Page, email: string, role: 'owner' | 'viewer') {
-    const { inviteUrl } = await t.app.services.accounts.invite(issuer.id, email, role, 'system');
-    await target.goto(inviteUrl);
-    await target.getByLabel('Password').fill(PASSWORD);
-    await target.getByRole('button', { name: 'Set password' }).click();
-    await target.getByRole('heading', { name: 'Dashboard' }).waitFor();
-  }
 
   async function credentialByKey(completionKey: string) {
     const res = await t.app.inject({
@@ -48,17 +37,11 @@ describe.each(dialects)('console expiry, renewal and archive confirmation on %s'
   }
 
   beforeAll(async () => {
-    await consoleBundle();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await createTestApp(dialect, { env: { PUBLIC_BASE_URL: base } });
-    await t.app.listen({ port, host: '127.0.0.1' });
+    ({ t, base } = await startConsoleApp(dialect));
     issuer = await t.issuer({ name: 'Expiry Academy' });
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await context.newPage();
-    problems = watchProblems(page);
-    await signInAs(page, OWNER, 'owner');
+    ({ page, problems } = await openPage(browser, { viewport: { width: 1280, height: 900 } }));
+    await signInByInvite(page, t.app, issuer.id, OWNER, 'owner');
   });
   afterAll(async () => {
     await browser?.close();
@@ -237,7 +220,7 @@ describe.each(dialects)('console expiry, renewal and archive confirmation on %s'
   it('gives a viewer on a phone the views without renew, upload or archive controls', async () => {
     const viewerContext = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const viewer = await viewerContext.newPage();
-    await signInAs(viewer, VIEWER, 'viewer');
+    await signInByInvite(viewer, t.app, issuer.id, VIEWER, 'viewer');
     await viewer.goto(`${base}/console/expiring`);
     await viewer.getByRole('heading', { name: 'Expiring soon' }).waitFor();
     await viewer.getByLabel('Expiring within').selectOption('90');

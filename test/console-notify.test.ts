@@ -1,11 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtpServer } from '../scripts/reliability/lib/smtp-receiver.js';
-import { PASSWORD } from './console.support.js';
-import { expectAccessible, watchProblems } from './console-browser.support.js';
-import { consoleBundle } from './console-ui.support.js';
-import { createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
-import { freePort, launchChromium } from './verification.support.js';
+import { expectAccessible, openPage, signInByInvite, startConsoleApp } from './console-browser.support.js';
+import { dialects, type TestApp, type TestIssuer } from './helpers.js';
+import { launchChromium } from './verification.support.js';
 
 const DAY_MS = 86_400_000;
 
@@ -20,23 +18,9 @@ describe.each(dialects)('console: telling earners, and expiry reminders (issue 3
   const keyed = () => ({ authorization: `Bearer ${issuer.key}` });
   const drain = () => t.app.services.notifications.drain();
 
-  async function signInAs(target: Page, email: string, role: 'owner' | 'viewer') {
-    const { inviteUrl } = await t.app.services.accounts.invite(issuer.id, email, role, 'system');
-    await target.goto(inviteUrl);
-    await target.getByLabel('Password').fill(PASSWORD);
-    await target.getByRole('button', { name: 'Set password' }).click();
-    await target.getByRole('heading', { name: 'Dashboard' }).waitFor();
-  }
-
   beforeAll(async () => {
-    await consoleBundle();
     smtp = await startSmtpServer();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await createTestApp(dialect, {
-      env: { PUBLIC_BASE_URL: base, SMTP_URL: smtp.url, MAIL_FROM: 'badges@accolade.test' },
-    });
-    await t.app.listen({ port, host: '127.0.0.1' });
+    ({ t, base } = await startConsoleApp(dialect, { env: { SMTP_URL: smtp.url, MAIL_FROM: 'badges@accolade.test' } }));
     issuer = await t.issuer({ name: 'Notify Academy' });
     const created = await t.app.inject({
       method: 'POST',
@@ -46,9 +30,8 @@ describe.each(dialects)('console: telling earners, and expiry reminders (issue 3
     });
     expect(created.statusCode, created.body).toBe(201);
     browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    problems = watchProblems(page);
-    await signInAs(page, `owner-${dialect}@notify.example`, 'owner');
+    ({ page, problems } = await openPage(browser, { viewport: { width: 1280, height: 900 } }));
+    await signInByInvite(page, t.app, issuer.id, `owner-${dialect}@notify.example`, 'owner');
   });
   afterAll(async () => {
     await browser?.close();
@@ -155,7 +138,7 @@ describe.each(dialects)('console: telling earners, and expiry reminders (issue 3
 
   it('shows a viewer the settings read-only, with no way to send or issue', async () => {
     const viewer = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    await signInAs(viewer, `viewer-${dialect}@notify.example`, 'viewer');
+    await signInByInvite(viewer, t.app, issuer.id, `viewer-${dialect}@notify.example`, 'viewer');
     await viewer.goto(`${base}/console/settings`);
     await viewer.getByRole('heading', { name: 'Notifications' }).waitFor();
     await viewer.getByText('Only an owner can manage notification settings.', { exact: false }).waitFor();

@@ -1,11 +1,9 @@
 import { sql } from 'kysely';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD } from './console.support.js';
-import { expectAccessible, watchProblems } from './console-browser.support.js';
-import { consoleBundle } from './console-ui.support.js';
-import { createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
-import { freePort, launchChromium } from './verification.support.js';
+import { expectAccessible, openPage, signInByInvite, startConsoleApp } from './console-browser.support.js';
+import { dialects, type TestApp, type TestIssuer } from './helpers.js';
+import { launchChromium } from './verification.support.js';
 import { answer, type Receiver, startReceiver } from './webhooks.support.js';
 
 /** Issue 39 §6 and §7 on the webhooks, team, privacy, pathways, connectors and dashboard pages. */
@@ -14,31 +12,19 @@ describe.each(dialects)('console pages of issue 39 on %s', (dialect) => {
   let issuer: TestIssuer;
   let base: string;
   let browser: Browser;
-  let context: BrowserContext;
   let page: Page;
   let problems: string[];
   let receiver: Receiver;
   let definition: { id: string; slug: string };
   const keyed = () => ({ authorization: `Bearer ${issuer.key}` });
 
-  async function signIn(target: Page, email: string, role: 'owner' | 'issuer' | 'viewer') {
-    const { inviteUrl } = await t.app.services.accounts.invite(issuer.id, email, role, 'system');
-    await target.goto(inviteUrl);
-    await target.getByLabel('Password').fill(PASSWORD);
-    await target.getByRole('button', { name: 'Set password' }).click();
-    await target.getByRole('heading', { name: 'Dashboard' }).waitFor();
-  }
   async function open(path: string, heading: string) {
     await page.goto(`${base}${path}`);
     await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
   }
 
   beforeAll(async () => {
-    await consoleBundle();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await createTestApp(dialect, { env: { PUBLIC_BASE_URL: base } });
-    await t.app.listen({ port, host: '127.0.0.1' });
+    ({ t, base } = await startConsoleApp(dialect));
     issuer = await t.issuer({ name: 'Pages Academy' });
     receiver = await startReceiver(answer(503));
     const created = await t.app.inject({
@@ -55,11 +41,9 @@ describe.each(dialects)('console pages of issue 39 on %s', (dialect) => {
       payload: { name: 'CPR', description: 'Provides CPR.' },
     });
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    page = await context.newPage();
+    ({ page, problems } = await openPage(browser, { viewport: { width: 1280, height: 900 } }));
     page.setDefaultTimeout(8_000);
-    problems = watchProblems(page);
-    await signIn(page, 'owner@pages.example', 'owner');
+    await signInByInvite(page, t.app, issuer.id, 'owner@pages.example', 'owner');
   });
   afterAll(async () => {
     await browser?.close();
@@ -267,7 +251,7 @@ describe.each(dialects)('console pages of issue 39 on %s', (dialect) => {
   it('a viewer who opens an owner page by URL sees it read-only', async () => {
     const viewerContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const viewer = await viewerContext.newPage();
-    await signIn(viewer, 'viewer@pages.example', 'viewer');
+    await signInByInvite(viewer, t.app, issuer.id, 'viewer@pages.example', 'viewer');
     for (const [path, heading] of [
       ['/console/keys', 'API keys'],
       ['/console/webhooks', 'Webhooks'],

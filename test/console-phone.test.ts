@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD } from './console.support.js';
-import { consoleBundle } from './console-ui.support.js';
-import { createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
-import { freePort, launchChromium } from './verification.support.js';
+import { signInByInvite, startConsoleApp } from './console-browser.support.js';
+import { dialects, type TestApp, type TestIssuer } from './helpers.js';
+import { launchChromium } from './verification.support.js';
 
 /** Every route the console declares, read from its router so a new page cannot be left out. */
 const ROUTES = [
@@ -40,11 +40,7 @@ describe.each(dialects)('console at phone width (390 px) on %s', (dialect) => {
   };
 
   beforeAll(async () => {
-    await consoleBundle();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    t = await createTestApp(dialect, { env: { PUBLIC_BASE_URL: base } });
-    await t.app.listen({ port, host: '127.0.0.1' });
+    ({ t, base } = await startConsoleApp(dialect));
     issuer = await t.issuer({ name: 'The Rather Long Named Institute of Phone Width Testing' });
     const definition = await post('/api/v1/definitions', {
       name: 'Advanced Certificate in Exceptionally Long Badge Names',
@@ -113,11 +109,7 @@ describe.each(dialects)('console at phone width (390 px) on %s', (dialect) => {
   it('tables with class "cards" become one card per row, each cell named by its column', async () => {
     const context = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
     const page = await context.newPage();
-    const { inviteUrl } = await t.app.services.accounts.invite(issuer.id, 'cards@phone.example', 'owner', 'system');
-    await page.goto(inviteUrl);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Set password' }).click();
-    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    await signInByInvite(page, t.app, issuer.id, 'cards@phone.example', 'owner');
     await page.goto(`${base}/console/team`);
     await page.locator('table.cards tbody tr').first().waitFor();
     const style = (selector: string, pseudo = '') =>

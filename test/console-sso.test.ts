@@ -1,11 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleUser, PASSWORD } from './console.support.js';
-import { expectAccessible, watchProblems } from './console-browser.support.js';
-import { consoleBundle } from './console-ui.support.js';
-import { createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
+import { expectAccessible, startConsoleApp, watchProblems } from './console-browser.support.js';
+import { dialects, type TestApp, type TestIssuer } from './helpers.js';
 import { CLIENT_ID, CLIENT_SECRET, startProvider, type TestProvider } from './sso.support.js';
-import { freePort, launchChromium } from './verification.support.js';
+import { launchChromium } from './verification.support.js';
 
 const DOMAIN = 'staff.example';
 
@@ -25,12 +24,8 @@ describe.each(dialects)('console sign-in with the organisation’s login in a br
   const problems: string[] = [];
 
   beforeAll(async () => {
-    await consoleBundle();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
+    ({ t, base } = await startConsoleApp(dialect));
     provider = await startProvider(`${base}/sso/callback`, 'localhost');
-    t = await createTestApp(dialect, { env: { PUBLIC_BASE_URL: base } });
-    await t.app.listen({ port, host: '127.0.0.1' });
     issuer = await t.issuer({ name: 'SSO College' });
     ownerEmail = (await consoleUser(t.app, issuer.id, 'owner', `owner-${dialect}@college.example`)).email;
     browser = await launchChromium();
