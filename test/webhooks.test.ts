@@ -16,9 +16,10 @@ import {
   USER_AGENT,
 } from '../src/modules/webhooks/webhooks.constants.js';
 import {
-  CredentialEventDataSchema,
   credentialEventData,
-  VerifiedEventDataSchema,
+  EVENT_DATA_SCHEMAS,
+  REMINDERS_PATH,
+  reminderDueEventData,
   verifiedEventData,
 } from '../src/modules/webhooks/webhooks.events.js';
 import {
@@ -45,12 +46,12 @@ const UNIT_MS = 1000;
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 (formats as unknown as typeof formats.default)(ajv);
-const validCredentialData = ajv.compile(CredentialEventDataSchema);
-const validVerifiedData = ajv.compile(VerifiedEventDataSchema);
+const validators = new Map(WEBHOOK_EVENTS.map((event) => [event, ajv.compile(EVENT_DATA_SCHEMAS[event])]));
 
 /** The errors of `data` against the documented schema of `event`'s data (empty when it conforms). */
-function dataErrors(event: string, data: unknown) {
-  const validate = event === 'credential.verified' ? validVerifiedData : validCredentialData;
+function dataErrors(event: WebhookEvent, data: unknown) {
+  const validate = validators.get(event);
+  if (!validate) throw new Error(`no schema for ${event}`);
   return validate(data) ? [] : validate.errors;
 }
 
@@ -313,7 +314,7 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
         headers: Record<string, string>;
         retry: { maxAttempts: number; backoffMinutes: number[]; note: string };
         events: {
-          event: string;
+          event: WebhookEvent;
           description: string;
           sample: { id: string; event: string; occurredAt: string; data: unknown };
         }[];
@@ -376,20 +377,27 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
         issued_on: '2025-01-01T00:00:00.000Z',
         expires_on: '2026-01-01T00:00:00.000Z',
       });
+      const expiring = await credentialData({ expires_on: '2026-12-01T10:00:00.000Z' });
       const now = clock.now();
       const emitted: Record<WebhookEvent, Record<string, unknown>> = {
         'credential.issued': credentialEventData(links, replacement.withSlugs, now),
         'credential.revoked': credentialEventData(links, original.withSlugs, now),
         'credential.reissued': credentialEventData(links, replacement.withSlugs, now),
         'credential.expired': credentialEventData(links, expired.withSlugs, now),
+        'credential.expiry_reminder_due': reminderDueEventData(
+          links,
+          { ...expiring.withSlugs, expires_on: '2026-12-01T10:00:00.000Z' },
+          now,
+          { days: 30, url: `${t.config.publicBaseUrl}${REMINDERS_PATH}` },
+        ),
         'credential.verified': verifiedEventData(links, replacement.withSlugs, now, 'bulk'),
       };
       for (const event of WEBHOOK_EVENTS) await emit(event, emitted[event]);
-      expect(await t.app.services.webhooks.dispatcher.drain()).toBe(5);
+      expect(await t.app.services.webhooks.dispatcher.drain()).toBe(WEBHOOK_EVENTS.length);
 
       const rows = await deliveryRows(sub.id);
-      expect(rows.map((r) => r.status)).toEqual(['delivered', 'delivered', 'delivered', 'delivered', 'delivered']);
-      expect(receiver.requests).toHaveLength(5);
+      expect(rows.map((r) => r.status)).toEqual(WEBHOOK_EVENTS.map(() => 'delivered'));
+      expect(receiver.requests).toHaveLength(WEBHOOK_EVENTS.length);
       for (const request of receiver.requests) {
         expect(request.method).toBe('POST');
         expect(request.url).toBe('/hooks');
@@ -423,6 +431,12 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       expect(byEvent('credential.reissued')).toMatchObject({ reissuedFrom: original.row.id, source: 'reissue' });
       expect(byEvent('credential.expired')).toMatchObject({ status: 'expired', expiresOn: '2026-01-01T00:00:00.000Z' });
       expect(byEvent('credential.verified')).toMatchObject({ channel: 'bulk', status: 'valid' });
+      expect(byEvent('credential.expiry_reminder_due')).toMatchObject({
+        status: 'valid',
+        completionKey: expiring.row.completion_key,
+        reminderDays: 30,
+        remindersUrl: 'https://badges.test/api/v1/notifications/reminders',
+      });
       expect(byEvent('credential.issued')).toMatchObject({
         assertionUrl: `https://badges.test/v1/issuers/${issuer.slug}/assertions/${replacement.row.id}`,
         verifyUrl: `https://badges.test/verify/${issuer.slug}/${replacement.row.id}`,

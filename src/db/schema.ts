@@ -247,6 +247,13 @@ export interface CredentialRemindersTable {
   updated_at: string;
 }
 
+/** A credential whose `credential.expiry_reminder_due` webhook was announced, once (migration 0066). */
+export interface CredentialReminderAnnouncementsTable {
+  credential_id: string;
+  issuer_id: string;
+  announced_at: string;
+}
+
 /** What happened to a credential's notification; the address itself is never stored. */
 export interface CredentialNotificationsTable {
   credential_id: string;
@@ -419,6 +426,7 @@ export interface DB {
   notification_settings: NotificationSettingsTable;
   credential_notifications: CredentialNotificationsTable;
   credential_reminders: CredentialRemindersTable;
+  credential_reminder_announcements: CredentialReminderAnnouncementsTable;
   notification_suppressions: NotificationSuppressionsTable;
   signing_keys: SigningKeysTable;
   vc_credentials: VcCredentialsTable;

@@ -34,6 +34,7 @@ import { expiryRemindersMigration } from './0062_expiry_reminders.js';
 import { definitionValidityMonthsMigration } from './0063_definition_validity_months.js';
 import { consoleSsoMigration } from './0064_console_sso.js';
 import { issueDefinitionMonthsMigration } from './0065_issue_definition_months.js';
+import { reminderDueAnnouncementsMigration } from './0066_reminder_due_announcements.js';
 
 /** Every forward-only migration, by name, in the order they run. A new migration is added here. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -72,5 +73,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0063_definition_validity_months': definitionValidityMonthsMigration(),
     '0064_console_sso': consoleSsoMigration(),
     '0065_issue_definition_months': issueDefinitionMonthsMigration(dialect),
+    '0066_reminder_due_announcements': reminderDueAnnouncementsMigration(),
   };
 }

@@ -1,10 +1,11 @@
 import type { Core } from '../../core/context.js';
 import { publicUrls } from '../../core/urls.js';
+import type { Executor } from '../../db/database.js';
 import type { AuditEntry, AuditService } from '../audit/audit.service.js';
 import { createExpiryRepository } from './expiry.repository.js';
-import type { OutboxService } from './outbox.service.js';
+import type { OutboxService, WebhookEvent } from './outbox.service.js';
 import { createPollingJob, type PollingJob } from './polling-job.js';
-import { credentialEventData } from './webhooks.events.js';
+import { credentialEventData, REMINDERS_PATH, reminderDueEventData } from './webhooks.events.js';
 import { createDeliveryQueue } from './webhooks.repository.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -14,15 +15,25 @@ const PRUNE_BATCH = 1000;
 export interface ExpirySweeper extends PollingJob {
   /** Announces every credential that has expired and was not announced yet; returns how many. */
   runOnce(): Promise<number>;
+  /**
+   * Announces credential.expiry_reminder_due for every live credential now within its issuer's
+   * reminder lead time (issuers with expiry reminders on) that was not announced yet; returns how many.
+   */
+  announceRemindersDue(): Promise<number>;
   /** Deletes finished deliveries older than WEBHOOK_DELIVERY_RETENTION_DAYS; returns how many. */
   pruneDeliveries(): Promise<number>;
 }
+
+/** One issuer's events and audit records of a batch. */
+type IssuerBatch = { events: { event: WebhookEvent; data: Record<string, unknown> }[]; records: AuditEntry[] };
 
 /**
  * Emits exactly one credential.expired per credential once its expiresOn has passed (never for a
  * revoked one). The announcement mark, the outbox rows and one `credential.expired` audit record per
  * credential (actor `system`) commit in one transaction, so a crash either announces a batch
- * completely or not at all. Each pass also prunes the outbox of deliveries
+ * completely or not at all. In the same way it emits exactly one credential.expiry_reminder_due per
+ * live credential that comes within its issuer's reminder lead time, with reminders on, audited
+ * `credential.expiry_reminder_due` by `system`. Each pass also prunes the outbox of deliveries
  * that finished more than the retention period ago, so the table holds recent work, not all history.
  */
 export function createExpirySweeper(
@@ -32,33 +43,83 @@ export function createExpirySweeper(
 ): ExpirySweeper {
   const batchSize = options.batchSize ?? 500;
   const links = publicUrls(core.config.publicBaseUrl);
+  const remindersUrl = `${core.config.publicBaseUrl}${REMINDERS_PATH}`;
+
+  /** One event and one `system` audit record (named like the event) per credential, by issuer. */
+  function byIssuer<T extends { id: string; issuer_id: string }>(
+    rows: T[],
+    event: WebhookEvent,
+    dataOf: (row: T) => Record<string, unknown>,
+    details?: Record<string, unknown>,
+  ): Map<string, IssuerBatch> {
+    const batches = new Map<string, IssuerBatch>();
+    for (const row of rows) {
+      const issuer = batches.get(row.issuer_id) ?? { events: [], records: [] };
+      issuer.events.push({ event, data: dataOf(row) });
+      issuer.records.push({
+        issuerId: row.issuer_id,
+        actor: 'system',
+        action: event,
+        targetType: 'credential',
+        targetId: row.id,
+        ...(details ? { details } : {}),
+      });
+      batches.set(row.issuer_id, issuer);
+    }
+    return batches;
+  }
+
+  async function commitBatches(trx: Executor, batches: Map<string, IssuerBatch>): Promise<void> {
+    for (const [issuerId, { events, records }] of batches) {
+      await deps.outbox.enqueueMany(trx, issuerId, events);
+      await deps.audit.appendMany(trx, issuerId, records);
+    }
+  }
 
   async function sweepBatch(): Promise<number> {
     return core.db.transaction().execute(async (trx) => {
       const now = core.clock.now();
       const expired = await createExpiryRepository(trx, core.dialect).claimExpired(now.toISOString(), batchSize);
-      const byIssuer = new Map<
-        string,
-        { events: { event: 'credential.expired'; data: Record<string, unknown> }[]; records: AuditEntry[] }
-      >();
-      for (const row of expired) {
-        const issuer = byIssuer.get(row.issuer_id) ?? { events: [], records: [] };
-        issuer.events.push({ event: 'credential.expired', data: credentialEventData(links, row, now) });
-        issuer.records.push({
-          issuerId: row.issuer_id,
-          actor: 'system',
-          action: 'credential.expired',
-          targetType: 'credential',
-          targetId: row.id,
-        });
-        byIssuer.set(row.issuer_id, issuer);
-      }
-      for (const [issuerId, { events, records }] of byIssuer) {
-        await deps.outbox.enqueueMany(trx, issuerId, events);
-        await deps.audit.appendMany(trx, issuerId, records);
-      }
+      await commitBatches(
+        trx,
+        byIssuer(expired, 'credential.expired', (row) => credentialEventData(links, row, now)),
+      );
       return expired.length;
     });
+  }
+
+  /** One batch of one lead time: how many candidates it looked at, and how many it announced. */
+  async function reminderBatch(days: number): Promise<{ scanned: number; announced: number }> {
+    return core.db.transaction().execute(async (trx) => {
+      const now = core.clock.now();
+      const { scanned, claimed } = await createExpiryRepository(trx, core.dialect).claimReminderDue(
+        days,
+        now.toISOString(),
+        batchSize,
+      );
+      await commitBatches(
+        trx,
+        byIssuer(
+          claimed,
+          'credential.expiry_reminder_due',
+          (row) => reminderDueEventData(links, row, now, { days, url: remindersUrl }),
+          { reminderDays: days },
+        ),
+      );
+      return { scanned, announced: claimed.length };
+    });
+  }
+
+  async function announceRemindersDue(): Promise<number> {
+    let total = 0;
+    for (const days of await createExpiryRepository(core.db, core.dialect).reminderLeadTimes()) {
+      let batch: { scanned: number; announced: number };
+      do {
+        batch = await reminderBatch(days);
+        total += batch.announced;
+      } while (batch.scanned === batchSize);
+    }
+    return total;
   }
 
   async function runOnce(): Promise<number> {
@@ -89,9 +150,10 @@ export function createExpirySweeper(
     log: core.log,
     pass: async () => {
       await runOnce();
+      await announceRemindersDue();
       await pruneDeliveries();
     },
   });
 
-  return { ...job, runOnce, pruneDeliveries };
+  return { ...job, runOnce, announceRemindersDue, pruneDeliveries };
 }

@@ -8,6 +8,7 @@ export const WEBHOOK_EVENTS = [
   'credential.revoked',
   'credential.reissued',
   'credential.expired',
+  'credential.expiry_reminder_due',
   'credential.verified',
 ] as const;
 

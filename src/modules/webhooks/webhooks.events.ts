@@ -7,6 +7,7 @@ import type { Envelope, WebhookEvent } from './outbox.service.js';
 /*
  * The `data` of every event. It carries ids, URLs, statuses and timestamps only: never an email, a
  * name, a recipient hash or evidence. These builders are the only way modules should shape it.
+ * (credential.expiry_reminder_due adds the completion key: the issuer's own id for the record.)
  */
 
 const nullableString = (description: string, format?: 'date-time' | 'uri') =>
@@ -54,11 +55,44 @@ export const VerifiedEventDataSchema = Type.Composite(
 
 export type VerifiedEventData = Static<typeof VerifiedEventDataSchema>;
 
+/** Where a receiver of credential.expiry_reminder_due asks for the reminder email. */
+export const REMINDERS_PATH = '/api/v1/notifications/reminders';
+
+export const ReminderDueEventDataSchema = Type.Composite(
+  [
+    CredentialEventDataSchema,
+    Type.Object({
+      completionKey: Type.String({
+        description:
+          "The issuer's key for the completion (the LMS's own id for it, or the one the service made): look the earner up by it.",
+      }),
+      reminderDays: Type.Integer({
+        minimum: 1,
+        maximum: 365,
+        description:
+          "The issuer's expiryReminderDays when the event was sent: expiresOn is at most this many days away.",
+      }),
+      remindersUrl: Type.String({
+        format: 'uri',
+        description:
+          'POST {"recipientEmails": [<the earner\'s address>]} here with an API key of the issuer to email the reminder (sent once per credential).',
+      }),
+    }),
+  ],
+  { additionalProperties: false },
+);
+
+export type ReminderDueEventData = Static<typeof ReminderDueEventDataSchema>;
+
 /** The credential columns an event describes, with the slugs its public URLs are made of. */
 export type CredentialEventRow = Pick<
   Selectable<CredentialsTable>,
   'id' | 'definition_id' | 'issued_on' | 'expires_on' | 'revoked_at' | 'revoked_reason' | 'source' | 'reissued_from'
 > & { issuer_slug: string; definition_slug: string };
+
+/** The credential columns credential.expiry_reminder_due describes. */
+export type ReminderDueEventRow = CredentialEventRow &
+  Pick<Selectable<CredentialsTable>, 'completion_key'> & { expires_on: string };
 
 /** The URL builders an event needs (src/core/urls.ts publicUrls provides them). */
 export type CredentialLinks = Pick<PublicUrls, 'assertion' | 'badgeClass' | 'verifyPage'>;
@@ -97,6 +131,34 @@ export function verifiedEventData(
   return { ...credentialEventData(links, row, now), channel };
 }
 
+/**
+ * `data` of credential.expiry_reminder_due: the credential at `now`, its completion key, the lead
+ * time that made it due and the absolute URL of the reminders call.
+ */
+export function reminderDueEventData(
+  links: CredentialLinks,
+  row: ReminderDueEventRow,
+  now: Date,
+  reminder: { days: number; url: string },
+): ReminderDueEventData {
+  return {
+    ...credentialEventData(links, row, now),
+    completionKey: row.completion_key,
+    reminderDays: reminder.days,
+    remindersUrl: reminder.url,
+  };
+}
+
+/** The documented schema of each event's `data`. */
+export const EVENT_DATA_SCHEMAS = {
+  'credential.issued': CredentialEventDataSchema,
+  'credential.revoked': CredentialEventDataSchema,
+  'credential.reissued': CredentialEventDataSchema,
+  'credential.expired': CredentialEventDataSchema,
+  'credential.expiry_reminder_due': ReminderDueEventDataSchema,
+  'credential.verified': VerifiedEventDataSchema,
+} satisfies Record<WebhookEvent, unknown>;
+
 export const EVENT_DESCRIPTIONS: Record<WebhookEvent, string> = {
   'credential.issued':
     'A credential was issued (single issue, ingest, CSV import or connector). Replays of an existing completion key do not emit it.',
@@ -106,6 +168,8 @@ export const EVENT_DESCRIPTIONS: Record<WebhookEvent, string> = {
     'A credential was reissued. The data describes the new credential; reissuedFrom names the one it replaces, which also gets credential.revoked.',
   'credential.expired':
     'A credential reached its expiresOn without being revoked. Sent once per credential by the expiry sweeper, shortly after the moment passes.',
+  'credential.expiry_reminder_due':
+    'A live credential (not revoked, not replaced) is now expiryReminderDays or fewer from its expiresOn, for an issuer with expiryReminders on. Sent once per credential by the expiry sweeper. The service keeps no addresses: look the earner up by completionKey and POST their address to remindersUrl, which emails the reminder once.',
   'credential.verified':
     'A credential was verified through the API, bulk verification or the verification page. Unknown ids emit nothing.',
 };
@@ -127,7 +191,11 @@ export function sampleEnvelopes(publicBaseUrl: string): Record<WebhookEvent, Env
     source: 'api',
     reissued_from: null,
   };
-  const envelope = (event: WebhookEvent, id: string, data: CredentialEventData | VerifiedEventData): Envelope => ({
+  const envelope = (
+    event: WebhookEvent,
+    id: string,
+    data: CredentialEventData | VerifiedEventData | ReminderDueEventData,
+  ): Envelope => ({
     id,
     event,
     occurredAt: SAMPLE_AT.toISOString(),
@@ -171,6 +239,21 @@ export function sampleEnvelopes(publicBaseUrl: string): Record<WebhookEvent, Env
         links,
         { ...issued, issued_on: '2025-03-01T09:00:00.000Z', expires_on: '2026-03-01T09:00:00.000Z' },
         SAMPLE_AT,
+      ),
+    ),
+    'credential.expiry_reminder_due': envelope(
+      'credential.expiry_reminder_due',
+      '5c4f3a2b-6d7e-4f8a-9b0c-0d1e2f3a4b5c',
+      reminderDueEventData(
+        links,
+        {
+          ...issued,
+          issued_on: '2025-04-01T09:00:00.000Z',
+          expires_on: '2026-04-01T09:00:00.000Z',
+          completion_key: 'lms-enrolment-48213',
+        },
+        SAMPLE_AT,
+        { days: 30, url: `${publicBaseUrl}${REMINDERS_PATH}` },
       ),
     ),
     'credential.verified': envelope(
