@@ -41,6 +41,52 @@ export function Field({
   );
 }
 
+/**
+ * A panel of list filters, a form named by `label`: submitting it runs `onFilter` (when given) and
+ * never loads a page.
+ */
+export function FilterForm({
+  label,
+  onFilter,
+  children,
+}: {
+  label: string;
+  onFilter?: () => void;
+  children: ComponentChildren;
+}) {
+  return (
+    <form
+      class="panel filters"
+      aria-label={label}
+      onSubmit={(event) => {
+        event.preventDefault();
+        onFilter?.();
+      }}
+    >
+      {children}
+    </form>
+  );
+}
+
+/** A labelled date input (a UTC day, `YYYY-MM-DD`) of a filter form. */
+export function DateField({
+  label,
+  id,
+  value,
+  onInput,
+}: {
+  label: string;
+  id: string;
+  value: string;
+  onInput: (event: Event) => void;
+}) {
+  return (
+    <Field label={label} id={id}>
+      <input id={id} type="date" value={value} onInput={onInput} />
+    </Field>
+  );
+}
+
 export function formatDate(value: string | null | undefined): string {
   if (!value) return '—';
   return new Date(value).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
 import { api, problem } from '../api';
-import { Alert, Field, formatDate, inputValue } from '../ui';
+import { Alert, DateField, Field, FilterForm, formatDate, inputValue } from '../ui';
 
 type AuditRecord = components['schemas']['AuditRecord'];
 type Checkpoint = components['schemas']['AuditCheckpoint'];
@@ -137,11 +137,9 @@ export function AuditPage() {
           </>
         )}
       </section>
-      <form
-        class="panel filters"
-        aria-label="Filter the audit log"
-        onSubmit={(event) => {
-          event.preventDefault();
+      <FilterForm
+        label="Filter the audit log"
+        onFilter={() => {
           setOffset(0);
           setFilters(draft);
         }}
@@ -177,12 +175,8 @@ export function AuditPage() {
         <Field label="Target id" id="audit-target-id">
           <input id="audit-target-id" maxLength={200} value={draft.targetId} onInput={set('targetId')} />
         </Field>
-        <Field label="From" id="audit-from">
-          <input id="audit-from" type="date" value={draft.from} onInput={set('from')} />
-        </Field>
-        <Field label="To" id="audit-to">
-          <input id="audit-to" type="date" value={draft.to} onInput={set('to')} />
-        </Field>
+        <DateField label="From" id="audit-from" value={draft.from} onInput={set('from')} />
+        <DateField label="To" id="audit-to" value={draft.to} onInput={set('to')} />
         <div class="actions">
           <button type="submit">Filter</button>
           <button
@@ -197,7 +191,7 @@ export function AuditPage() {
             Clear
           </button>
         </div>
-      </form>
+      </FilterForm>
       <div class="table-wrap">
         <table class="cards">
           <caption>

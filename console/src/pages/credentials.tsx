@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
 import { api, problem } from '../api';
-import { Alert, Field, formatDate, inputValue } from '../ui';
+import { Alert, DateField, Field, FilterForm, formatDate, inputValue } from '../ui';
 
 type Definition = components['schemas']['Definition'];
 type CredentialPage = components['schemas']['CredentialPage'];
@@ -76,14 +76,7 @@ export function CredentialsPage() {
   return (
     <>
       <h1>Credentials</h1>
-      <form
-        class="panel filters"
-        aria-label="Search credentials"
-        onSubmit={(event) => {
-          event.preventDefault();
-          run(search);
-        }}
-      >
+      <FilterForm label="Search credentials" onFilter={() => run(search)}>
         <Field label="Recipient name" id="search-name" hint="Part of the name, any case.">
           <input
             id="search-name"
@@ -117,19 +110,15 @@ export function CredentialsPage() {
             <option value="revoked">Revoked</option>
           </select>
         </Field>
-        <Field label="Issued from" id="search-from">
-          <input id="search-from" type="date" value={search.issuedFrom} onInput={set('issuedFrom')} />
-        </Field>
-        <Field label="Issued to" id="search-to">
-          <input id="search-to" type="date" value={search.issuedTo} onInput={set('issuedTo')} />
-        </Field>
+        <DateField label="Issued from" id="search-from" value={search.issuedFrom} onInput={set('issuedFrom')} />
+        <DateField label="Issued to" id="search-to" value={search.issuedTo} onInput={set('issuedTo')} />
         <div class="actions">
           <button type="submit">Search</button>
           <a href={`/api/v1/credentials/export.csv${exportQuery(search)}`} download>
             Export CSV
           </a>
         </div>
-      </form>
+      </FilterForm>
       {error && <Alert>{error}</Alert>}
       {page && (
         <div class="table-wrap">

@@ -3,7 +3,7 @@ import type { components } from '../../../client/index';
 import { api, problem } from '../api';
 import { useApiRead } from '../hooks';
 import { can, useSession } from '../session';
-import { Alert, ConfirmDialog, Field, formatDate, inputValue } from '../ui';
+import { Alert, ConfirmDialog, Field, FilterForm, formatDate, inputValue } from '../ui';
 
 type RenewalReport = components['schemas']['RenewalReport'];
 
@@ -113,7 +113,7 @@ export function ExpiringPage() {
   return (
     <>
       <h1>Expiring soon</h1>
-      <form class="panel filters" aria-label="Expiring window" onSubmit={(event) => event.preventDefault()}>
+      <FilterForm label="Expiring window">
         <Field label="Expiring within" id="expiring-within">
           <select
             id="expiring-within"
@@ -132,7 +132,7 @@ export function ExpiringPage() {
             Export CSV
           </a>
         </div>
-      </form>
+      </FilterForm>
       {error && <Alert>{error}</Alert>}
       {notice && (
         <Alert kind="success">
