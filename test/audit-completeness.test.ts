@@ -1,18 +1,14 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { contexts as credentialsContexts } from '@digitalbazaar/credentials-context';
 import { fromJwk as multikeyFromJwk } from '@digitalbazaar/ed25519-multikey';
-import { Ed25519Signature2020 } from '@digitalbazaar/ed25519-signature-2020';
-import { Ed25519VerificationKey2020 } from '@digitalbazaar/ed25519-verification-key-2020';
-import { createPresentation, type DocumentLoader, signPresentation } from '@digitalbazaar/vc';
-import didContext from 'did-context';
-import ed25519Context from 'ed25519-signature-2020-context';
 import type { InjectOptions } from 'fastify';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axcelerateMergedRows } from './connectors.fixtures.js';
 import { type ConsoleUser, consoleUser, PASSWORD } from './console.support.js';
 import { auth, createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
+import { pngHeader } from './images.support.js';
+import { didAuth, didKeyWallet } from './lcw.support.js';
 import { CLIENT_ID, CLIENT_SECRET, startProvider } from './sso.support.js';
 
 /**
@@ -56,30 +52,11 @@ interface Walk {
 let serial = 0;
 const unique = (prefix: string) => `${prefix}-${++serial}`;
 
-function pngHeader(width: number, height: number): Buffer {
-  const header = Buffer.alloc(33);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(header, 0);
-  header.writeUInt32BE(13, 8);
-  header.write('IHDR', 12, 'latin1');
-  header.writeUInt32BE(width, 16);
-  header.writeUInt32BE(height, 20);
-  header.writeUInt8(8, 24);
-  header.writeUInt8(6, 25);
-  return header;
-}
-
 async function created(w: Walk, request: InjectOptions): Promise<Record<string, unknown>> {
   const res = await w.t.app.inject(request);
   expect(res.statusCode, res.body).toBeLessThan(300);
   return res.json();
 }
-
-const contexts = new Map<string, object>([...credentialsContexts, ...didContext.contexts, ...ed25519Context.contexts]);
-const loader: DocumentLoader = async (url) => {
-  const document = contexts.get(url);
-  if (!document) throw new Error(`not loaded: ${url}`);
-  return { document, documentUrl: url, contextUrl: null };
-};
 
 const PRE_AUTH = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 const form = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -401,16 +378,8 @@ const builders: Record<string, (w: Walk) => Promise<Call>> = {
   exchangeLearnerCredentialWallet: async (w) => {
     const offer = await created(w, w.keyed('POST', `/api/v1/credentials/${await w.credential()}/offers`, {}));
     const link = new URL((offer.learnerCredentialWallet as { url: string }).url);
-    const key = await Ed25519VerificationKey2020.generate();
-    const did = `did:key:${key.fingerprint()}`;
-    key.controller = did;
-    key.id = `${did}#${key.fingerprint()}`;
-    const presentation = await signPresentation({
-      presentation: createPresentation({ holder: did }),
-      suite: new Ed25519Signature2020({ key }),
-      challenge: link.searchParams.get('challenge') as string,
-      documentLoader: loader,
-    });
+    const { did, key } = await didKeyWallet();
+    const presentation = await didAuth(did, key, link.searchParams.get('challenge') as string);
     return {
       request: {
         method: 'POST',

@@ -1,19 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleUser, consoleUser } from './console.support.js';
 import { auth, createTestApp, dialects, expectErrorBody, type TestApp, type TestIssuer } from './helpers.js';
-
-/** A PNG header (signature and IHDR) for a width × height image; enough for the checks. */
-function png(width: number, height: number): Buffer {
-  const header = Buffer.alloc(33);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(header, 0);
-  header.writeUInt32BE(13, 8);
-  header.write('IHDR', 12, 'latin1');
-  header.writeUInt32BE(width, 16);
-  header.writeUInt32BE(height, 20);
-  header.writeUInt8(8, 24);
-  header.writeUInt8(6, 25);
-  return header;
-}
+import { pngHeader } from './images.support.js';
 
 const HOSTILE_SVG = `<?xml version="1.0"?>
 <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 10 10" onload="alert(1)">
@@ -74,9 +62,9 @@ describe.each(dialects)('console images on %s', (dialect) => {
       400,
       'invalid_image',
     );
-    expectErrorBody(await upload('image/png', png(4096, 10)), 400, 'invalid_image');
+    expectErrorBody(await upload('image/png', pngHeader(4096, 10)), 400, 'invalid_image');
     expectErrorBody(
-      await upload('image/png', Buffer.concat([png(10, 10), Buffer.alloc(256 * 1024)])),
+      await upload('image/png', Buffer.concat([pngHeader(10, 10), Buffer.alloc(256 * 1024)])),
       413,
       'payload_too_large',
     );
@@ -84,7 +72,7 @@ describe.each(dialects)('console images on %s', (dialect) => {
   });
 
   it('stores a PNG as sent, takes an API key, and the URL can be a definition image', async () => {
-    const bytes = png(512, 512);
+    const bytes = pngHeader(512, 512);
     const res = await upload('image/png', bytes, auth(issuer.key));
     expect(res.statusCode, res.body).toBe(201);
     const served = await t.app.inject({ method: 'GET', url: `/v1/images/${res.json().id}` });
@@ -102,7 +90,7 @@ describe.each(dialects)('console images on %s', (dialect) => {
 
   it('a viewer may not upload, and an unknown image is 404', async () => {
     const viewer = await consoleUser(t.app, issuer.id, 'viewer');
-    expectErrorBody(await upload('image/png', png(1, 1), viewer.headers), 403, 'forbidden');
+    expectErrorBody(await upload('image/png', pngHeader(1, 1), viewer.headers), 403, 'forbidden');
     expectErrorBody(await t.app.inject({ method: 'GET', url: '/v1/images/nothing-here' }), 404, 'not_found');
   });
 });

@@ -1,14 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { contexts as credentialsContexts } from '@digitalbazaar/credentials-context';
-import { Ed25519Signature2020 } from '@digitalbazaar/ed25519-signature-2020';
-import { Ed25519VerificationKey2020 } from '@digitalbazaar/ed25519-verification-key-2020';
-import { createPresentation, type DocumentLoader, signPresentation } from '@digitalbazaar/vc';
 import { verifyCredential } from '@digitalcredentials/verifier-core';
-import didContext from 'did-context';
-import ed25519Context from 'ed25519-signature-2020-context';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { OB_V3_CREDENTIAL_SCHEMA } from '../src/modules/vc/contexts.js';
 import { auth, createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
+import { didAuth, didKeyWallet } from './lcw.support.js';
 
 /*
  * The Learner Credential Wallet checks what it stores with DCC's verifier-core. This runs that
@@ -20,12 +15,6 @@ import { auth, createTestApp, dialects, type TestApp, type TestIssuer } from './
 
 const BASE = 'https://badges.test';
 const OB_SCHEMA = readFileSync(new URL('./fixtures/vc/ob_v3p0_achievementcredential_schema.json', import.meta.url));
-const contexts = new Map<string, object>([...credentialsContexts, ...didContext.contexts, ...ed25519Context.contexts]);
-const loader: DocumentLoader = async (url) => {
-  const document = contexts.get(url);
-  if (!document) throw new Error(`not loaded: ${url}`);
-  return { document, documentUrl: url, contextUrl: null };
-};
 
 interface LogEntry {
   id: string;
@@ -74,16 +63,8 @@ describe.each(dialects)('DCC verifier-core over the wallet credential on %s', (d
     const id = issued.json().credentialId as string;
     const offer = await t.app.inject({ method: 'POST', url: `/api/v1/credentials/${id}/offers`, headers: auth(a.key) });
     const link = new URL(offer.json().learnerCredentialWallet.url);
-    const key = await Ed25519VerificationKey2020.generate();
-    const did = `did:key:${key.fingerprint()}`;
-    key.controller = did;
-    key.id = `${did}#${key.fingerprint()}`;
-    const presentation = await signPresentation({
-      presentation: createPresentation({ holder: did }),
-      suite: new Ed25519Signature2020({ key }),
-      challenge: link.searchParams.get('challenge') as string,
-      documentLoader: loader,
-    });
+    const { did, key } = await didKeyWallet();
+    const presentation = await didAuth(did, key, link.searchParams.get('challenge') as string);
     const res = await t.app.inject({
       method: 'POST',
       url: (link.searchParams.get('vc_request_url') as string).replace(BASE, ''),

@@ -1,46 +1,11 @@
 import { Writable } from 'node:stream';
-import { contexts as credentialsContexts } from '@digitalbazaar/credentials-context';
-import { Ed25519Signature2020 } from '@digitalbazaar/ed25519-signature-2020';
-import { Ed25519VerificationKey2020 } from '@digitalbazaar/ed25519-verification-key-2020';
-import { createPresentation, type DocumentLoader, signPresentation } from '@digitalbazaar/vc';
-import didContext from 'did-context';
-import ed25519Context from 'ed25519-signature-2020-context';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logOptions } from '../src/app.js';
 import { auth, createTestApp, dialects, manualClock, type TestApp, type TestIssuer } from './helpers.js';
+import { didAuth, didKeyWallet } from './lcw.support.js';
 import { verifier } from './vc.support.js';
 
-/*
- * A scripted Learner Credential Wallet: what LCW v2.2.10 does with its request link. It makes a
- * did:key (Ed25519), signs a DIDAuthentication presentation (VC 1.1, Ed25519Signature2020, purpose
- * authentication, the link's challenge, no domain) and POSTs it to vc_request_url without an
- * Authorization header; the answer is the credential.
- */
-
 const BASE = 'https://badges.test';
-const contexts = new Map<string, object>([...credentialsContexts, ...didContext.contexts, ...ed25519Context.contexts]);
-const loader: DocumentLoader = async (url) => {
-  const document = contexts.get(url);
-  if (!document) throw new Error(`not loaded: ${url}`);
-  return { document, documentUrl: url, contextUrl: null };
-};
-
-async function didKeyWallet() {
-  const key = await Ed25519VerificationKey2020.generate();
-  const did = `did:key:${key.fingerprint()}`;
-  key.controller = did;
-  key.id = `${did}#${key.fingerprint()}`;
-  return { did, key };
-}
-
-async function didAuth(holder: string, signer: Awaited<ReturnType<typeof didKeyWallet>>['key'], challenge: string) {
-  return signPresentation({
-    presentation: createPresentation({ holder }),
-    suite: new Ed25519Signature2020({ key: signer }),
-    challenge,
-    documentLoader: loader,
-  });
-}
 
 const EMAIL = 'Lcw.Learner+Canary@Example.TEST';
 const NAME = 'Lovelace Canary Learner';
