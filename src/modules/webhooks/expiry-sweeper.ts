@@ -2,7 +2,7 @@ import type { Core } from '../../core/context.js';
 import { publicUrls } from '../../core/urls.js';
 import type { Executor } from '../../db/database.js';
 import type { AuditEntry, AuditService } from '../audit/audit.service.js';
-import { createExpiryRepository } from './expiry.repository.js';
+import { createExpiryRepository, type ReminderCursor } from './expiry.repository.js';
 import type { OutboxService, WebhookEvent } from './outbox.service.js';
 import { createPollingJob, type PollingJob } from './polling-job.js';
 import { credentialEventData, REMINDERS_PATH, reminderDueEventData } from './webhooks.events.js';
@@ -89,13 +89,17 @@ export function createExpirySweeper(
   }
 
   /** One batch of one lead time: how many candidates it looked at, and how many it announced. */
-  async function reminderBatch(days: number): Promise<{ scanned: number; announced: number }> {
+  async function reminderBatch(
+    days: number,
+    after: ReminderCursor | null,
+  ): Promise<{ scanned: number; last: ReminderCursor | null; announced: number }> {
     return core.db.transaction().execute(async (trx) => {
       const now = core.clock.now();
-      const { scanned, claimed } = await createExpiryRepository(trx, core.dialect).claimReminderDue(
+      const { scanned, last, claimed } = await createExpiryRepository(trx, core.dialect).claimReminderDue(
         days,
         now.toISOString(),
         batchSize,
+        after,
       );
       await commitBatches(
         trx,
@@ -106,16 +110,20 @@ export function createExpirySweeper(
           { reminderDays: days },
         ),
       );
-      return { scanned, announced: claimed.length };
+      return { scanned, last, announced: claimed.length };
     });
   }
 
   async function announceRemindersDue(): Promise<number> {
     let total = 0;
     for (const days of await createExpiryRepository(core.db, core.dialect).reminderLeadTimes()) {
-      let batch: { scanned: number; announced: number };
+      let batch: { scanned: number; last: ReminderCursor | null; announced: number } = {
+        scanned: 0,
+        last: null,
+        announced: 0,
+      };
       do {
-        batch = await reminderBatch(days);
+        batch = await reminderBatch(days, batch.last);
         total += batch.announced;
       } while (batch.scanned === batchSize);
     }

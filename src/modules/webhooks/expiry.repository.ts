@@ -5,6 +5,8 @@ import type { CredentialEventRow, ReminderDueEventRow } from './webhooks.events.
 
 export type ExpiringCredential = CredentialEventRow & { issuer_id: string };
 export type ReminderDueCredential = ReminderDueEventRow & { issuer_id: string };
+/** Where a pass over one lead time got to: the last candidate's expiry and id, in candidate order. */
+export type ReminderCursor = { expiresOn: string; id: string };
 
 /** The credentials named, with the slugs and completion key their events are made of. */
 const eventRows = (db: Executor, ids: string[]) =>
@@ -80,18 +82,21 @@ export function createExpiryRepository(db: Executor, dialect: Dialect) {
      * announcement row. The insert is the claim on both engines (of two sweepers racing for a
      * credential exactly one inserts its row); on PostgreSQL the candidates are also locked with SKIP
      * LOCKED, so concurrent sweepers mostly take different credentials instead of waiting on each
-     * other. Answers how many candidates it looked at and the credentials it claimed.
+     * other. Candidates come in (expires_on, id) order, after `after`: a pass goes on from the last
+     * candidate of its previous batch instead of reading the credentials announced already again.
+     * Answers how many candidates it looked at, the last of them, and the credentials it claimed.
      */
     async claimReminderDue(
       days: number,
       now: string,
       limit: number,
-    ): Promise<{ scanned: number; claimed: ReminderDueCredential[] }> {
+      after: ReminderCursor | null,
+    ): Promise<{ scanned: number; last: ReminderCursor | null; claimed: ReminderDueCredential[] }> {
       const candidates = await forUpdateSkipLocked(
         dialect,
         db
           .selectFrom('credentials as c')
-          .select(['c.id', 'c.issuer_id'])
+          .select(['c.id', 'c.issuer_id', 'c.expires_on'])
           .where('c.issuer_id', 'in', (eb) =>
             eb
               .selectFrom('notification_settings')
@@ -121,24 +126,35 @@ export function createExpiryRepository(db: Executor, dialect: Dialect) {
               ),
             ),
           )
+          .$if(after !== null, (q) =>
+            q.where((eb) =>
+              eb.or([
+                eb('c.expires_on', '>', after?.expiresOn as string),
+                eb.and([eb('c.expires_on', '=', after?.expiresOn as string), eb('c.id', '>', after?.id as string)]),
+              ]),
+            ),
+          )
           .orderBy('c.expires_on')
           .orderBy('c.id')
           .limit(limit),
       ).execute();
-      if (candidates.length === 0) return { scanned: 0, claimed: [] };
+      if (candidates.length === 0) return { scanned: 0, last: null, claimed: [] };
+      const lastCandidate = candidates[candidates.length - 1] as (typeof candidates)[number];
+      const last = { expiresOn: lastCandidate.expires_on as string, id: lastCandidate.id };
       const inserted = await db
         .insertInto('credential_reminder_announcements')
         .values(candidates.map((c) => ({ credential_id: c.id, issuer_id: c.issuer_id, announced_at: now })))
         .onConflict((oc) => oc.column('credential_id').doNothing())
         .returning('credential_id')
         .execute();
-      if (inserted.length === 0) return { scanned: candidates.length, claimed: [] };
+      if (inserted.length === 0) return { scanned: candidates.length, last, claimed: [] };
       const claimed = await eventRows(
         db,
         inserted.map((r) => r.credential_id),
       ).execute();
       return {
         scanned: candidates.length,
+        last,
         claimed: claimed.map((row) => ({ ...row, expires_on: row.expires_on as string })),
       };
     },
