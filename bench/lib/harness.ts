@@ -108,14 +108,14 @@ export async function answersOk(url: string): Promise<boolean> {
 }
 
 /**
- * Starts a server and waits until it answers ready; stops it and answers null when it does not in
- * time. A server that exits first is an error.
+ * Spawns `script` listening on `port` of 127.0.0.1 (the built server with the production heap flags),
+ * with the harness's environment under `env`. `readyUrl` is where it answers once it is ready.
  */
-async function launch(
-  script: string,
+export function spawnServer(
+  port: number,
   env: Record<string, string>,
-): Promise<{ child: ChildProcess; url: string } | null> {
-  const port = await freePort();
+  script = 'dist/src/server.js',
+): { child: ChildProcess; url: string; readyUrl: string } {
   const isApp = script.endsWith('server.js');
   const flags = isApp ? SERVER_NODE_FLAGS : [];
   const child: ChildProcess = spawn(process.execPath, [...flags, script], {
@@ -133,16 +133,47 @@ async function launch(
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + READY_WITHIN_MS;
+  return { child, url, readyUrl: isApp ? `${url}/health/ready` : `${url}/ready` };
+}
+
+/**
+ * Polls `readyUrl` every `everyMs` until it answers 2xx (true) or `withinMs` have passed (false).
+ * A server that exits first is an error.
+ */
+export async function untilReady(
+  child: ChildProcess,
+  readyUrl: string,
+  withinMs: number,
+  everyMs: number,
+): Promise<boolean> {
+  const deadline = performance.now() + withinMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    if (await answersOk(isApp ? `${url}/health/ready` : `${url}/ready`)) return { child, url };
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      return null;
-    }
-    await new Promise((r) => setTimeout(r, 100));
+    if (await answersOk(readyUrl)) return true;
+    if (performance.now() > deadline) return false;
+    await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/** Stops a spawned server with SIGTERM and waits until it has exited. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/**
+ * Starts a server and waits until it answers ready; stops it and answers null when it does not in
+ * time. A server that exits first is an error.
+ */
+async function launch(
+  script: string,
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string } | null> {
+  const { child, url, readyUrl } = spawnServer(await freePort(), env, script);
+  if (await untilReady(child, readyUrl, READY_WITHIN_MS, 100)) return { child, url };
+  child.kill('SIGKILL');
+  return null;
 }
 
 /**
@@ -169,8 +200,7 @@ export async function startServer(env: Record<string, string>, script = 'dist/sr
     peakRssMb: () => peak,
     stop: async () => {
       clearInterval(sampler);
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+      await stopChild(child);
     },
   };
 }
@@ -260,4 +290,33 @@ export async function inProcessRate(
     p99Ms: Number((latencies[Math.floor(latencies.length * 0.99)] ?? 0).toFixed(2)),
     operations: latencies.length,
   };
+}
+
+/**
+ * Runs `task(i)` once for each `i` below `count`, taken in turn by `clients` concurrent loops; answers
+ * the seconds the whole run took, the p50 and p99 of the tasks in ms, and how many answered false.
+ */
+export async function eachOnce(
+  count: number,
+  clients: number,
+  task: (i: number) => Promise<boolean>,
+): Promise<{ seconds: number; p50Ms: number; p99Ms: number; failures: number }> {
+  const latencies: number[] = [];
+  let failures = 0;
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      for (let i = next++; i < count; i = next++) {
+        const t0 = performance.now();
+        const ok = await task(i);
+        latencies.push(performance.now() - t0);
+        if (!ok) failures++;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => Number((latencies[Math.floor(latencies.length * q)] ?? 0).toFixed(1));
+  return { seconds, p50Ms: at(0.5), p99Ms: at(0.99), failures };
 }

@@ -1,4 +1,4 @@
-import { type Engine, freshBenchDatabase, loadSpread, startServer, WARM_UP_SECONDS } from '../lib/harness.js';
+import { type Engine, eachOnce, freshBenchDatabase, loadSpread, startServer, WARM_UP_SECONDS } from '../lib/harness.js';
 import { ratio, type WorkloadResult } from '../lib/results.js';
 import { type Seeded, seed } from '../lib/setup.js';
 import { CSV_ROWS, csvImport, median, RUNS } from './ingest.js';
@@ -26,25 +26,12 @@ async function issueMany(seeded: Seeded, count: number): Promise<string[]> {
 
 /** Fetches every path once from `clients` loops; answers the rate, p50 and p99 in ms, and failures. */
 async function fetchEachOnce(origin: string, paths: readonly string[], clients: number) {
-  const latencies: number[] = [];
-  let failures = 0;
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      for (let i = next++; i < paths.length; i = next++) {
-        const t0 = performance.now();
-        const res = await fetch(`${origin}${paths[i]}`, { headers: { accept: 'application/ld+json' } });
-        await res.arrayBuffer();
-        latencies.push(performance.now() - t0);
-        if (res.status !== 200) failures++;
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => Number((latencies[Math.floor(latencies.length * q)] ?? 0).toFixed(1));
-  return { rps: Math.round(paths.length / seconds), p50Ms: at(0.5), p99Ms: at(0.99), failures };
+  const run = await eachOnce(paths.length, clients, async (i) => {
+    const res = await fetch(`${origin}${paths[i]}`, { headers: { accept: 'application/ld+json' } });
+    await res.arrayBuffer();
+    return res.status === 200;
+  });
+  return { rps: Math.round(paths.length / run.seconds), p50Ms: run.p50Ms, p99Ms: run.p99Ms, failures: run.failures };
 }
 
 /**

@@ -1,5 +1,5 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { type Engine, freePort, freshBenchDatabase, SERVER_NODE_FLAGS } from '../lib/harness.js';
+import { execFileSync } from 'node:child_process';
+import { type Engine, freePort, freshBenchDatabase, spawnServer, stopChild, untilReady } from '../lib/harness.js';
 import type { WorkloadResult } from '../lib/results.js';
 
 /** Starts measured per row: the row shows the median (p50) and the slowest (p99 column). */
@@ -19,35 +19,12 @@ const GIVE_UP_MS = 60_000;
 async function timeToReady(databaseUrl: string): Promise<number> {
   const port = await freePort();
   const began = performance.now();
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, 'dist/src/server.js'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      LOG_LEVEL: 'warn',
-      BOOTSTRAP_ISSUER: 'false',
-      SIGNING_KEY_SECRET: 'bench-harness-signing-secret-not-for-production',
-      DATABASE_URL: databaseUrl,
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  const { child, readyUrl } = spawnServer(port, { DATABASE_URL: databaseUrl });
   try {
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-      const elapsed = performance.now() - began;
-      if (elapsed > GIVE_UP_MS) return elapsed;
-      const ok = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(1_000) }).then(
-        (res) => res.ok,
-        () => false,
-      );
-      if (ok) return performance.now() - began;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await untilReady(child, readyUrl, GIVE_UP_MS, 10);
+    return performance.now() - began;
   } finally {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
+    await stopChild(child);
   }
 }
 

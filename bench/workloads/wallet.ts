@@ -1,5 +1,5 @@
 import { base64url, exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { type Engine, freshBenchDatabase, startServer } from '../lib/harness.js';
+import { type Engine, eachOnce, freshBenchDatabase, startServer } from '../lib/harness.js';
 import type { WorkloadResult } from '../lib/results.js';
 import { seed } from '../lib/setup.js';
 
@@ -111,34 +111,22 @@ export async function walletWorkloads(engine: Engine, postgresUrl: string | null
       credential: text(metadata, 'credential_endpoint'),
     };
     const wallets = await Promise.all(offers.map(() => holder()));
-    const latencies: number[] = [];
-    let failures = 0;
     let firstFailure = '';
-    let next = 0;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: WALLETS }, async () => {
-        for (let i = next++; i < offers.length; i = next++) {
-          const t0 = performance.now();
-          try {
-            await redeem(offers[i] as string, endpoints, wallets[i] as Awaited<ReturnType<typeof holder>>);
-          } catch (error) {
-            failures++;
-            firstFailure ||= String(error).slice(0, 300);
-          }
-          latencies.push(performance.now() - t0);
-        }
-      }),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    latencies.sort((a, b) => a - b);
-    const at = (q: number) => Number((latencies[Math.floor(latencies.length * q)] ?? 0).toFixed(1));
+    const { seconds, p50Ms, p99Ms, failures } = await eachOnce(offers.length, WALLETS, async (i) => {
+      try {
+        await redeem(offers[i] as string, endpoints, wallets[i] as Awaited<ReturnType<typeof holder>>);
+        return true;
+      } catch (error) {
+        firstFailure ||= String(error).slice(0, 300);
+        return false;
+      }
+    });
     return [
       {
         workload: 'OpenID4VCI redemption (offer, token, nonce, signed credential)',
         rps: Math.round((offers.length - failures) / seconds),
-        p50Ms: at(0.5),
-        p99Ms: at(0.99),
+        p50Ms,
+        p99Ms,
         rssMb: server.peakRssMb(),
         pass: failures === 0,
         notes: `${REDEMPTIONS} offers redeemed once each by ${WALLETS} concurrent wallets, four requests a redemption, ldp_vc (eddsa-rdfc-2022) bound to a did:jwk; the wallets' ES256 proofs are signed on the same host; failures ${failures}${firstFailure ? ` (first: ${firstFailure})` : ''}`,
