@@ -18,6 +18,16 @@ describe.each(dialects)('console pages of issue 39 on %s', (dialect) => {
   let definition: { id: string; slug: string };
   const keyed = () => ({ authorization: `Bearer ${issuer.key}` });
 
+  /** A credential of the first definition, issued through the API. */
+  async function issueTo(recipientEmail: string, completionKey: string) {
+    const held = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/credentials',
+      headers: keyed(),
+      payload: { definitionId: definition.id, recipientEmail, completionKey },
+    });
+    expect(held.statusCode, held.body).toBe(201);
+  }
   async function open(path: string, heading: string) {
     await page.goto(`${base}${path}`);
     await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
@@ -146,13 +156,7 @@ describe.each(dialects)('console pages of issue 39 on %s', (dialect) => {
   });
 
   it('privacy: erasing asks first, then revokes', async () => {
-    const held = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/credentials',
-      headers: keyed(),
-      payload: { definitionId: definition.id, recipientEmail: 'erase.me@pages.example', completionKey: 'erase-1' },
-    });
-    expect(held.statusCode, held.body).toBe(201);
+    await issueTo('erase.me@pages.example', 'erase-1');
     await open('/console/privacy', 'Privacy');
     await page.getByLabel('Earner email').fill('erase.me@pages.example');
     await page.getByRole('button', { name: 'Erase data' }).click();
@@ -164,13 +168,7 @@ describe.each(dialects)('console pages of issue 39 on %s', (dialect) => {
   });
 
   it('pathways: create one, add stages, and see an earner’s progress', async () => {
-    const held = await t.app.inject({
-      method: 'POST',
-      url: '/api/v1/credentials',
-      headers: keyed(),
-      payload: { definitionId: definition.id, recipientEmail: 'learner@pages.example', completionKey: 'learner-1' },
-    });
-    expect(held.statusCode, held.body).toBe(201);
+    await issueTo('learner@pages.example', 'learner-1');
     await open('/console/pathways', 'Pathways');
     await page.getByLabel('Name').fill('Responder');
     await page.getByLabel('Description').fill('First aid, then CPR.');
