@@ -21,7 +21,8 @@ describe.each(dialects)('console sign-in with the organisation’s login in a br
   let browser: Browser;
   let owner: Page;
   let ownerEmail: string;
-  const problems: string[] = [];
+  /** What each watched page reported, filled as the pages run. */
+  const watched: string[][] = [];
 
   beforeAll(async () => {
     ({ t, base } = await startConsoleApp(dialect));
@@ -30,7 +31,7 @@ describe.each(dialects)('console sign-in with the organisation’s login in a br
     ownerEmail = (await consoleUser(t.app, issuer.id, 'owner', `owner-${dialect}@college.example`)).email;
     browser = await launchChromium();
     owner = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    problems.push(...watchProblems(owner));
+    watched.push(watchProblems(owner));
   });
   afterAll(async () => {
     await browser?.close();
@@ -41,7 +42,7 @@ describe.each(dialects)('console sign-in with the organisation’s login in a br
   /** A fresh browser (no provider session) opening the issuer's login link. */
   async function loginLink(): Promise<Page> {
     const page = await (await browser.newContext()).newPage();
-    problems.push(...watchProblems(page));
+    watched.push(watchProblems(page));
     await page.goto(`${base}/console/login?issuer=${issuer.slug}`);
     return page;
   }
@@ -144,6 +145,6 @@ describe.each(dialects)('console sign-in with the organisation’s login in a br
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').getByText('signs in with its own login').waitFor();
     await page.context().close();
-    expect(problems).toEqual([]);
+    expect(watched.flat()).toEqual([]);
   });
 });
