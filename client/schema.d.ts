@@ -2445,7 +2445,7 @@ export interface components {
              * @description Where deliveries are POSTed (https).
              */
             url: string;
-            events: ("credential.issued" | "credential.revoked" | "credential.reissued" | "credential.expired" | "credential.verified")[];
+            events: ("credential.issued" | "credential.revoked" | "credential.reissued" | "credential.expired" | "credential.expiry_reminder_due" | "credential.verified")[];
             /** Format: date-time */
             createdAt: string;
         };
@@ -2453,7 +2453,7 @@ export interface components {
             id: string;
             /** Format: uri */
             url: string;
-            events: ("credential.issued" | "credential.revoked" | "credential.reissued" | "credential.expired" | "credential.verified")[];
+            events: ("credential.issued" | "credential.revoked" | "credential.reissued" | "credential.expired" | "credential.expiry_reminder_due" | "credential.verified")[];
             /** Format: date-time */
             createdAt: string;
             /** @description The HMAC signing secret. Shown only in this response; store it now. */
@@ -2466,7 +2466,7 @@ export interface components {
              * @description The event delivered: a subscribable one, or webhook.test (a test sent from the console).
              * @enum {string}
              */
-            event: "credential.issued" | "credential.revoked" | "credential.reissued" | "credential.expired" | "credential.verified" | "webhook.test";
+            event: "credential.issued" | "credential.revoked" | "credential.reissued" | "credential.expired" | "credential.expiry_reminder_due" | "credential.verified" | "webhook.test";
             /** @enum {string} */
             status: "pending" | "delivering" | "delivered" | "failed" | "cancelled";
             attempts: number;
@@ -9463,7 +9463,7 @@ export interface operations {
                      * @description https URL of a public receiver.
                      */
                     url: string;
-                    events: ("credential.issued" | "credential.revoked" | "credential.reissued" | "credential.expired" | "credential.verified")[];
+                    events: ("credential.issued" | "credential.revoked" | "credential.reissued" | "credential.expired" | "credential.expiry_reminder_due" | "credential.verified")[];
                 };
             };
         };
@@ -9766,7 +9766,7 @@ export interface operations {
                      * @description https URL of a public receiver.
                      */
                     url?: string;
-                    events?: ("credential.issued" | "credential.revoked" | "credential.reissued" | "credential.expired" | "credential.verified")[];
+                    events?: ("credential.issued" | "credential.revoked" | "credential.reissued" | "credential.expired" | "credential.expiry_reminder_due" | "credential.verified")[];
                 };
             };
         };

@@ -105,6 +105,11 @@ describe.each(dialects)('console pages of issue 39 on %s', (dialect) => {
 
   it('webhooks: the delivery log shows the error; edit and remove (behind a dialog)', async () => {
     await open('/console/webhooks', 'Webhooks');
+    // The add form offers every event of the catalog, the reminder announcement included.
+    const catalog = (await t.app.inject({ method: 'GET', url: '/api/v1/webhooks/catalog' })).json();
+    const names = (catalog.events as { event: string }[]).map((entry) => entry.event);
+    expect(names).toContain('credential.expiry_reminder_due');
+    for (const name of names) await page.getByLabel(name, { exact: true }).first().waitFor();
     await page.getByLabel('Receiver URL').fill(receiver.url);
     await page.getByRole('button', { name: 'Add webhook' }).click();
     await page.getByRole('heading', { name: 'Copy the signing secret now' }).waitFor();

@@ -14,6 +14,7 @@ const EVENTS: WebhookEvent[] = [
   'credential.revoked',
   'credential.reissued',
   'credential.expired',
+  'credential.expiry_reminder_due',
   'credential.verified',
 ];
 
