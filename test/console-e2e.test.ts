@@ -126,6 +126,14 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     await page.getByLabel('Definition', { exact: true }).selectOption({ label: 'Console Badge' });
     await page.getByLabel('Recipient email').fill('earner@example.test');
     await page.getByLabel('Recipient name').fill('Ada Earner');
+    // A refusal names the field once, with the validator's message and not its request path.
+    await page.getByLabel('Completion key').fill('k'.repeat(256));
+    await page.getByRole('button', { name: 'Issue credential' }).click();
+    const refusal = page.getByRole('alert');
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toBe(
+      'The request is invalid. completionKey: must NOT have more than 255 characters',
+    );
     await page.getByLabel('Completion key').fill('console-e2e-1');
     await expectAccessible(page, 'issue');
     await page.getByRole('button', { name: 'Issue credential' }).click();

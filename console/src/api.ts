@@ -31,8 +31,17 @@ api.use({
 export function problem(error: unknown, fallback = 'Something went wrong. Try again.'): string {
   if (error && typeof error === 'object') {
     const body = error as { message?: unknown; issues?: { message?: string; path?: string }[] };
+    // Each issue once: the field (`/completionKey` → `completionKey`), then the message without
+    // the request part and path the validator puts in front of it (`body/completionKey must …`).
     const issues = (body.issues ?? [])
-      .map((issue) => [issue.path, issue.message].filter(Boolean).join(': '))
+      .map((issue) =>
+        [
+          issue.path?.replace(/^\//, '').replaceAll('/', '.'),
+          issue.message?.replace(/^(body|querystring|params|headers)(\/\S*)?\s+/, ''),
+        ]
+          .filter(Boolean)
+          .join(': '),
+      )
       .filter(Boolean);
     if (typeof body.message === 'string') return [body.message, ...issues].join(' ');
   }
