@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase } from '../src/db/database.js';
 import { createExpirySweeper } from '../src/modules/webhooks/expiry-sweeper.js';
 import { auth, createTestApp, dialects, manualClock, type TestApp, type TestIssuer } from './helpers.js';
-import { insertCredential, insertDefinition } from './webhooks.support.js';
+import { insertCredential, insertCredentials, insertDefinition, raceTwoSweepers } from './webhooks.support.js';
 
 describe.each(dialects)('expiry sweeper on %s', (dialect) => {
   const clock = manualClock('2026-11-21T10:00:00.000Z');
@@ -114,36 +113,11 @@ describe.each(dialects)('expiry sweeper on %s', (dialect) => {
   it.runIf(dialect === 'postgres')('announces each credential once with two sweepers on separate pools', async () => {
     const subscription = await subscribe(issuer.key);
     const definition = await insertDefinition(t.database, issuer.id);
-    const rows = Array.from({ length: 600 }, (_, i) => ({
-      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-      issuer_id: issuer.id,
-      definition_id: definition.id,
-      recipient_hash: 'a'.repeat(64),
-      display_name: null,
-      completion_key: `race-${i}`,
-      issued_on: '2025-01-01T00:00:00.000Z',
-      expires_on: '2026-01-01T00:00:00.000Z',
-      revoked_at: null,
-      revoked_reason: null,
-      evidence_url: null,
-      reissued_from: null,
-      source: 'api',
-      expiry_announced_at: null,
-      created_at: '2025-01-01T00:00:00.000Z',
-    }));
-    await t.database.db.insertInto('credentials').values(rows).execute();
-    const second = createDatabase(t.config.database);
-    try {
-      const deps = { outbox: t.app.services.outbox, audit: t.app.services.audit };
-      const a = createExpirySweeper(t.app.core, deps, { batchSize: 50 });
-      const b = createExpirySweeper({ ...t.app.core, db: second.db }, deps, { batchSize: 50 });
-      const [na, nb] = await Promise.all([a.runOnce(), b.runOnce()]);
-      expect(na + nb).toBe(600);
-      expect(na).toBeGreaterThan(0);
-      expect(nb).toBeGreaterThan(0);
-    } finally {
-      await second.close();
-    }
+    await insertCredentials(t.database, issuer.id, definition.id, 600, () => '2026-01-01T00:00:00.000Z');
+    const [na, nb] = await raceTwoSweepers(t, (sweeper) => sweeper.runOnce());
+    expect(na + nb).toBe(600);
+    expect(na).toBeGreaterThan(0);
+    expect(nb).toBeGreaterThan(0);
     const ids = (await expiredPayloads(subscription)).map((p) => p.data.credentialId);
     expect(ids).toHaveLength(600);
     expect(new Set(ids).size).toBe(600);

@@ -2,12 +2,18 @@ import { Ajv } from 'ajv';
 import formats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSmtpServer } from '../scripts/reliability/lib/smtp-receiver.js';
-import { createDatabase } from '../src/db/database.js';
 import { createExpirySweeper } from '../src/modules/webhooks/expiry-sweeper.js';
 import { SIGNATURE_HEADER } from '../src/modules/webhooks/webhooks.constants.js';
 import { ReminderDueEventDataSchema } from '../src/modules/webhooks/webhooks.events.js';
 import { auth, createTestApp, dialects, manualClock, type TestApp, type TestIssuer } from './helpers.js';
-import { insertCredential, insertDefinition, signatureValid, startReceiver } from './webhooks.support.js';
+import {
+  insertCredential,
+  insertCredentials,
+  insertDefinition,
+  raceTwoSweepers,
+  signatureValid,
+  startReceiver,
+} from './webhooks.support.js';
 
 const DAY_MS = 86_400_000;
 const EVENT = 'credential.expiry_reminder_due';
@@ -228,36 +234,11 @@ describe.each(dialects)('credential.expiry_reminder_due on %s', (dialect) => {
     await reminders(d, { expiryReminders: true, expiryReminderDays: 30 });
     const sub = await subscribe(d);
     const definition = await insertDefinition(t.database, d.id);
-    const rows = Array.from({ length: 600 }, (_, i) => ({
-      id: `00000000-0000-4000-9000-${String(i).padStart(12, '0')}`,
-      issuer_id: d.id,
-      definition_id: definition.id,
-      recipient_hash: 'b'.repeat(64),
-      display_name: null,
-      completion_key: `race-${i}`,
-      issued_on: '2025-01-01T00:00:00.000Z',
-      expires_on: inDays(15, i),
-      revoked_at: null,
-      revoked_reason: null,
-      evidence_url: null,
-      reissued_from: null,
-      source: 'api',
-      expiry_announced_at: null,
-      created_at: '2025-01-01T00:00:00.000Z',
-    }));
-    await t.database.db.insertInto('credentials').values(rows).execute();
-    const second = createDatabase(t.config.database);
-    try {
-      const deps = { outbox: t.app.services.outbox, audit: t.app.services.audit };
-      const one = createExpirySweeper(t.app.core, deps, { batchSize: 50 });
-      const two = createExpirySweeper({ ...t.app.core, db: second.db }, deps, { batchSize: 50 });
-      const [n1, n2] = await Promise.all([one.announceRemindersDue(), two.announceRemindersDue()]);
-      expect(n1 + n2).toBe(600);
-      expect(n1).toBeGreaterThan(0);
-      expect(n2).toBeGreaterThan(0);
-    } finally {
-      await second.close();
-    }
+    await insertCredentials(t.database, d.id, definition.id, 600, (i) => inDays(15, i));
+    const [n1, n2] = await raceTwoSweepers(t, (sweeper) => sweeper.announceRemindersDue());
+    expect(n1 + n2).toBe(600);
+    expect(n1).toBeGreaterThan(0);
+    expect(n2).toBeGreaterThan(0);
     const ids = (await announced(sub.id)).map((e) => e.data.credentialId);
     expect(ids).toHaveLength(600);
     expect(new Set(ids).size).toBe(600);

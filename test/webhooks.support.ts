@@ -1,7 +1,9 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Database } from '../src/db/database.js';
+import { createDatabase, type Database } from '../src/db/database.js';
+import { createExpirySweeper } from '../src/modules/webhooks/expiry-sweeper.js';
+import type { TestApp } from './helpers.js';
 
 /** One request the receiver got, with the body exactly as it arrived on the wire. */
 export interface ReceivedRequest {
@@ -144,4 +146,47 @@ export async function insertCredential(
   };
   await database.db.insertInto('credentials').values(row).execute();
   return row;
+}
+
+/** `count` live credentials of one definition in one insert, each expiring at `expiresOn(i)`: a sweeper race's work. */
+export async function insertCredentials(
+  database: Database,
+  issuerId: string,
+  definitionId: string,
+  count: number,
+  expiresOn: (index: number) => string,
+) {
+  const rows = Array.from({ length: count }, (_, i) => ({
+    id: randomUUID(),
+    issuer_id: issuerId,
+    definition_id: definitionId,
+    recipient_hash: 'b'.repeat(64),
+    display_name: null,
+    completion_key: `race-${i}`,
+    issued_on: '2025-01-01T00:00:00.000Z',
+    expires_on: expiresOn(i),
+    revoked_at: null,
+    revoked_reason: null,
+    evidence_url: null,
+    reissued_from: null,
+    source: 'api',
+    expiry_announced_at: null,
+    created_at: '2025-01-01T00:00:00.000Z',
+  }));
+  await database.db.insertInto('credentials').values(rows).execute();
+}
+
+type ExpirySweeper = ReturnType<typeof createExpirySweeper>;
+
+/** Two expiry sweepers of the same app on separate pools, run at once: what each one did. */
+export async function raceTwoSweepers(t: TestApp, run: (sweeper: ExpirySweeper) => Promise<number>) {
+  const second = createDatabase(t.config.database);
+  try {
+    const deps = { outbox: t.app.services.outbox, audit: t.app.services.audit };
+    const one = createExpirySweeper(t.app.core, deps, { batchSize: 50 });
+    const two = createExpirySweeper({ ...t.app.core, db: second.db }, deps, { batchSize: 50 });
+    return await Promise.all([run(one), run(two)]);
+  } finally {
+    await second.close();
+  }
 }
