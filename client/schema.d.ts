@@ -6965,7 +6965,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Raw CSV text (RFC 4180) with a header row; a leading UTF-8 byte-order mark is stripped. */
+                    /** @description Raw CSV text (RFC 4180) with a header row; a leading UTF-8 byte-order mark is stripped. The separator is the one the header line has most of outside quotes: a comma, a semicolon (Excel where the decimal mark is a comma) or a tab. */
                     csv: string;
                     filename?: string;
                     /** @description true: write nothing; each row says what the real run would do (outcome) and its class (preview: new, duplicate, already_issued or error). */

@@ -348,12 +348,13 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
       page
         .getByLabel('CSV file')
         .setInputFiles({ name, mimeType: 'text/csv', buffer: Buffer.from(lines.join('\r\n')) });
+    // Saved by Excel where the decimal mark is a comma: semicolons between the columns.
     await upload('uk.csv', [
-      'Email,Name,Key,Badge,Completed',
-      `uk1@example.test,Uk One,roster-1,${slug},25/03/2026`,
-      `uk2@example.test,Uk Two,roster-2,${slug},03/04/2026`,
-      `one@example.test,One Person,roster-3,${slug},01/04/2026`,
-      `uk4@example.test,Uk Four,roster-4,${slug},31/02/2026`,
+      'Email;Name;Key;Badge;Completed',
+      `uk1@example.test;Uk One;roster-1;${slug};25/03/2026`,
+      `uk2@example.test;Uk Two;roster-2;${slug};03/04/2026`,
+      `one@example.test;One Person;roster-3;${slug};01/04/2026`,
+      `uk4@example.test;Uk Four;roster-4;${slug};31/02/2026`,
     ]);
     await expect.poll(() => page.getByLabel('Date format').inputValue()).toBe('DD/MM/YYYY');
     await page.getByRole('button', { name: 'Preview' }).click();

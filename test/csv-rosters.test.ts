@@ -118,6 +118,20 @@ describe.each(dialects)('CSV rosters on %s', (dialect) => {
     });
   });
 
+  it('reads a roster separated by semicolons (Excel where the decimal mark is a comma) or tabs', async () => {
+    const semicolons = roster('semi').replaceAll(',', ';');
+    const bySemicolon = await run(`\uFEFF${semicolons}`, { dryRun: true });
+    expect([bySemicolon.total, bySemicolon.issued, bySemicolon.errored]).toEqual([30, 30, 0]);
+    expect(bySemicolon.rows[4]).toMatchObject({ recipientName: 'Learner 4', issuedOn: '2026-03-05T00:00:00.000Z' });
+    const byTab = await run(roster('tab').replaceAll(',', '\t'), { dryRun: true });
+    expect([byTab.total, byTab.issued, byTab.errored]).toEqual([30, 30, 0]);
+    // A comma file keeps its commas: a semicolon in a name is data, and the header decides.
+    const commaNames = roster('comma').replace('Learner 0', '"Ng; Learner 0"').replace('Learner 1,', 'Learner; 1,');
+    const byComma = await run(commaNames, { dryRun: true });
+    expect([byComma.issued, byComma.errored]).toEqual([30, 0]);
+    expect(byComma.rows.slice(0, 2).map((row) => row.recipientName)).toEqual(['Ng; Learner 0', 'Learner; 1']);
+  });
+
   it('an ambiguous file (all days ≤ 12) asks for the format, and imports once it is named', async () => {
     const csv = roster('amb', (i) => (i % 12) + 1);
     const asked = await run(csv, { dryRun: true });

@@ -188,11 +188,18 @@ function IssueOne({
   );
 }
 
-/** The header row of a CSV text (quoted names allowed), to offer its columns for mapping. */
+/**
+ * The header row of a CSV text (quoted names allowed), to offer its columns for mapping. Its
+ * separator is the one the line has most of outside quotes, comma, semicolon or tab, as the server
+ * reads it.
+ */
 function headerOf(csv: string): string[] {
-  const line = csv.split(/\r?\n/, 1)[0] ?? '';
+  const line = csv.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0] ?? '';
+  const unquoted = line.replace(/"[^"]*"/g, '');
+  const count = (separator: string) => unquoted.split(separator).length;
+  const separator = [';', '\t'].reduce((best, candidate) => (count(candidate) > count(best) ? candidate : best), ',');
   return line
-    .split(',')
+    .split(separator)
     .map((cell) => cell.trim().replace(/^"(.*)"$/, '$1'))
     .filter(Boolean);
 }

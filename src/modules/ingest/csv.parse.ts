@@ -30,6 +30,26 @@ function linesOf(record: string[]): number {
   return lines;
 }
 
+/** The separators a roster comes with: Excel writes `;` where the decimal mark is a comma, and tabs. */
+const DELIMITERS = [',', ';', '\t'] as const;
+
+/**
+ * The separator of a file, read off its header line (outside quotes): the one it has most of,
+ * a comma when none or a tie. A header is names only, so a separator there is never data.
+ */
+export function detectDelimiter(text: string): (typeof DELIMITERS)[number] {
+  const counts = new Map<string, number>(DELIMITERS.map((d) => [d, 0]));
+  let quoted = false;
+  for (const char of text.slice(0, 64 * 1024)) {
+    if (char === '"') quoted = !quoted;
+    else if (!quoted && (char === '\n' || char === '\r')) break;
+    else if (!quoted && counts.has(char)) counts.set(char, (counts.get(char) ?? 0) + 1);
+  }
+  let best: (typeof DELIMITERS)[number] = ',';
+  for (const d of DELIMITERS) if ((counts.get(d) ?? 0) > (counts.get(best) ?? 0)) best = d;
+  return best;
+}
+
 /** A blank line, or a row of only empty or blank cells: skipped, as csv-parse's skip options would. */
 function isBlank(record: string[]): boolean {
   for (const cell of record) if (cell.trim() !== '') return false;
@@ -51,7 +71,8 @@ function invalidCsvFrom(err: CsvError) {
 
 /**
  * RFC 4180 parsing (quoted commas, doubled quotes, CRLF or LF or CR, quoted line breaks) with a
- * leading BOM stripped and rows of only empty cells skipped. Ragged rows are kept for the sink to
+ * leading BOM stripped and rows of only empty cells skipped. The separator is the header line's:
+ * a comma, a semicolon or a tab (detectDelimiter). Ragged rows are kept for the sink to
  * report. The text is fed in slices with a yield between them, so a 10 MiB file never holds the
  * event loop for long, and each record goes to the sink as soon as it is read: the parsed file is
  * never held whole beside the text (design.md §4 CSV import, memory). A sink that throws stops the
@@ -62,6 +83,7 @@ export async function parseCsv(text: string, sink: CsvSink): Promise<void> {
   // builds an object per record and counts a CRLF inside a quoted field as two lines.
   const parser = parse({
     bom: true,
+    delimiter: detectDelimiter(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text),
     relax_column_count: true,
     record_delimiter: ['\r\n', '\n', '\r'],
   });

@@ -30,7 +30,8 @@ const CsvMapping = Type.Object(
 
 export const ImportCsvBody = Type.Object({
   csv: Type.String({
-    description: 'Raw CSV text (RFC 4180) with a header row; a leading UTF-8 byte-order mark is stripped.',
+    description:
+      'Raw CSV text (RFC 4180) with a header row; a leading UTF-8 byte-order mark is stripped. The separator is the one the header line has most of outside quotes: a comma, a semicolon (Excel where the decimal mark is a comma) or a tab.',
   }),
   filename: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
   dryRun: Type.Optional(
