@@ -344,18 +344,23 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     ).json()[0].slug as string;
     await page.getByRole('link', { name: 'Issue' }).click();
     await page.getByRole('heading', { name: 'Issue', exact: true }).waitFor();
-    const upload = (name: string, lines: string[]) =>
+    const upload = (name: string, lines: string[], encoding: BufferEncoding = 'utf8') =>
       page
         .getByLabel('CSV file')
-        .setInputFiles({ name, mimeType: 'text/csv', buffer: Buffer.from(lines.join('\r\n')) });
-    // Saved by Excel where the decimal mark is a comma: semicolons between the columns.
-    await upload('uk.csv', [
-      'Email;Name;Key;Badge;Completed',
-      `uk1@example.test;Uk One;roster-1;${slug};25/03/2026`,
-      `uk2@example.test;Uk Two;roster-2;${slug};03/04/2026`,
-      `one@example.test;One Person;roster-3;${slug};01/04/2026`,
-      `uk4@example.test;Uk Four;roster-4;${slug};31/02/2026`,
-    ]);
+        .setInputFiles({ name, mimeType: 'text/csv', buffer: Buffer.from(lines.join('\r\n'), encoding) });
+    // Saved by an older Excel where the decimal mark is a comma: semicolons between the columns,
+    // and Windows-1252 rather than UTF-8 (latin1 here: the same bytes for these characters).
+    await upload(
+      'uk.csv',
+      [
+        'Email;Name;Key;Badge;Completed',
+        `uk1@example.test;Zoë One;roster-1;${slug};25/03/2026`,
+        `uk2@example.test;Uk Two;roster-2;${slug};03/04/2026`,
+        `one@example.test;One Person;roster-3;${slug};01/04/2026`,
+        `uk4@example.test;Uk Four;roster-4;${slug};31/02/2026`,
+      ],
+      'latin1',
+    );
     await expect.poll(() => page.getByLabel('Date format').inputValue()).toBe('DD/MM/YYYY');
     await page.getByRole('button', { name: 'Preview' }).click();
     await page.getByRole('table', { name: 'Preview (nothing issued yet): 4 rows' }).waitFor();
@@ -364,7 +369,7 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
       .locator('tbody tr')
       .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)));
     expect(cells.map((row) => row.slice(1, 5))).toEqual([
-      ['Uk One', expect.any(String), '25 March 2026', 'new'],
+      ['Zoë One', expect.any(String), '25 March 2026', 'new'],
       ['Uk Two', expect.any(String), '3 April 2026', 'new'],
       ['One Person', expect.any(String), '1 April 2026', 'already held'],
       ['Uk Four', expect.any(String), '—', 'error'],

@@ -162,3 +162,16 @@ export function ReadOnlyNotice({ what }: { what: string }) {
     </p>
   );
 }
+
+/**
+ * A roster file's text: UTF-8 when it is valid UTF-8, otherwise Windows-1252, the encoding older
+ * Excel versions save "CSV" in (a "Zoë" would otherwise arrive as "Zo�").
+ */
+export async function readTextFile(file: Blob): Promise<string> {
+  const bytes = await file.arrayBuffer();
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return new TextDecoder('windows-1252').decode(bytes);
+  }
+}

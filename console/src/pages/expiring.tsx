@@ -3,7 +3,7 @@ import type { components } from '../../../client/index';
 import { api, problem } from '../api';
 import { useApiRead } from '../hooks';
 import { can, useSession } from '../session';
-import { Alert, ConfirmDialog, Field, FilterForm, formatDate, inputValue } from '../ui';
+import { Alert, ConfirmDialog, Field, FilterForm, formatDate, inputValue, readTextFile } from '../ui';
 
 type RenewalReport = components['schemas']['RenewalReport'];
 
@@ -95,7 +95,7 @@ export function ExpiringPage() {
   async function askUpload(event: Event) {
     event.preventDefault();
     if (!file) return;
-    const csv = await file.text();
+    const csv = await readTextFile(file);
     setConfirmCsv({ csv, keys: keyLines(csv) });
   }
 

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
 import { api, problem } from '../api';
 import { can, useSession } from '../session';
-import { Alert, Field, formatDate, inputValue } from '../ui';
+import { Alert, Field, formatDate, inputValue, readTextFile } from '../ui';
 
 type Definition = components['schemas']['Definition'];
 type ImportReport = components['schemas']['ImportReport'];
@@ -266,7 +266,7 @@ function CsvImport({
   async function read(event: Event) {
     const file = (event.currentTarget as HTMLInputElement).files?.[0];
     if (!file) return;
-    const text = await file.text();
+    const text = await readTextFile(file);
     const guessed = guess(headerOf(text));
     setCsv(text);
     setFilename(file.name);

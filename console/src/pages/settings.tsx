@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
 import { api, problem } from '../api';
 import { can, useSession } from '../session';
-import { Alert, Field, formatDate, inputValue, ReadOnlyNotice } from '../ui';
+import { Alert, Field, formatDate, inputValue, ReadOnlyNotice, readTextFile } from '../ui';
 
 type Usage = components['schemas']['UsageSummary'];
 type NotificationSettings = components['schemas']['NotificationSettings'];
@@ -106,7 +106,7 @@ function NotificationsSection() {
 
   async function readRoster(event: Event) {
     const file = (event.currentTarget as HTMLInputElement).files?.[0];
-    if (file) setRoster(await file.text());
+    if (file) setRoster(await readTextFile(file));
   }
 
   if (!settings) return null;
