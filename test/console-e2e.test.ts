@@ -409,6 +409,18 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     await page.getByRole('button', { name: 'Preview' }).click();
     await expect.poll(() => preview.locator('tbody tr td:nth-child(5)').allTextContents()).toEqual(['new', 'new']);
 
+    // First name and surname columns make the name, and "Email Address" is the email.
+    await upload('parts.csv', [
+      'Email Address,First Name,Surname,Key,Badge',
+      `parts1@example.test,Ada,Lovelace,parts-1,${slug}`,
+    ]);
+    await expect.poll(() => page.locator('#map-recipientEmail').inputValue()).toBe('Email Address');
+    await expect
+      .poll(() => page.locator('#map-recipientName option:checked').textContent())
+      .toBe('First Name + Surname');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => preview.locator('tbody tr td:nth-child(2)').allTextContents()).toEqual(['Ada Lovelace']);
+
     // A file of which no row would be issued cannot be imported.
     await upload('issued.csv', ['Email,Name,Key,Badge', `uk1@example.test,Uk One,roster-1,${slug}`]);
     await page.getByRole('button', { name: 'Preview' }).click();

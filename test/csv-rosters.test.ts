@@ -118,6 +118,15 @@ describe.each(dialects)('CSV rosters on %s', (dialect) => {
     });
   });
 
+  it('finds the email under "Email Address" or "E-mail", and composes the name from first name and surname', async () => {
+    for (const header of ['Email Address', 'E-mail', 'email_address']) {
+      const csv = `${header},First Name,Surname,Course,Completed\r\nparts-${header.length}@roster.example,Ada,Lovelace,forklift,2026-03-01\r\n`;
+      const report = await run(csv, { dryRun: true });
+      expect([report.issued, report.errored], header).toEqual([1, 0]);
+      expect(report.rows[0]?.recipientName).toBe('Ada Lovelace');
+    }
+  });
+
   it('reads a roster separated by semicolons (Excel where the decimal mark is a comma) or tabs', async () => {
     const semicolons = roster('semi').replaceAll(',', ';');
     const bySemicolon = await run(`\uFEFF${semicolons}`, { dryRun: true });

@@ -204,12 +204,29 @@ function headerOf(csv: string): string[] {
     .filter(Boolean);
 }
 
+/** The first and last name headers the server composes a name from (csv.columns.ts), as it spells them. */
+const GIVEN_NAMES = ['first name', 'first_name', 'firstname', 'given name', 'given_name', 'givenname'];
+const FAMILY_NAMES = ['last name', 'last_name', 'lastname', 'surname', 'family name', 'family_name', 'familyname'];
+/**
+ * The recipient name's choice "first + last name columns" (the mapping then leaves the name to
+ * them): a leading space, so no header, which is trimmed, can be this value.
+ */
+const NAME_PARTS = ' first + last';
+
+/** The file's first and last name columns, when it has both. */
+function nameParts(headers: string[]): { given: string; family: string } | null {
+  const find = (names: string[]) => headers.find((header) => names.includes(header.trim().toLowerCase()));
+  const given = find(GIVEN_NAMES);
+  const family = find(FAMILY_NAMES);
+  return given && family ? { given, family } : null;
+}
+
 function guess(headers: string[]): Mapping {
   const find = (...names: string[]) =>
     headers.find((header) => names.includes(header.toLowerCase().replace(/[\s_-]/g, ''))) ?? '';
   return {
-    recipientEmail: find('email', 'recipientemail'),
-    recipientName: find('name', 'recipientname', 'fullname'),
+    recipientEmail: find('email', 'recipientemail', 'emailaddress'),
+    recipientName: find('name', 'recipientname', 'fullname') || (nameParts(headers) ? NAME_PARTS : ''),
     completionKey: find('completionkey', 'key', 'id'),
     definitionRef: find('definition', 'definitionid', 'definitionref', 'badge'),
     issuedOn: find('issuedon', 'date', 'completed', 'completiondate', 'datecompleted', 'issuedate', 'awarded'),
@@ -240,11 +257,19 @@ function CsvImport({
   const [ambiguous, setAmbiguous] = useState(false);
   const headers = headerOf(csv);
 
-  /** The mapping as the import takes it: a field left "(not used)" is null, so no column feeds it. */
+  /**
+   * The mapping as the import takes it: a field left "(not used)" is null, so no column feeds it;
+   * a name from first and last name columns leaves recipientName out, so the import composes it.
+   */
   const mappingBody = (chosen: Mapping, format: DateFormat | '') => ({
-    ...Object.fromEntries(Object.entries(chosen).map(([field, header]) => [field, header || null])),
+    ...Object.fromEntries(
+      Object.entries(chosen)
+        .filter(([, header]) => header !== NAME_PARTS)
+        .map(([field, header]) => [field, header || null]),
+    ),
     ...(format ? { dateFormat: format } : {}),
   });
+  const parts = nameParts(headers);
 
   /**
    * Detects the file's date format with a dry run the user does not see: the server reads the
@@ -337,6 +362,11 @@ function CsvImport({
                         onChange={(e) => remap(field.key, inputValue(e))}
                       >
                         <option value="">(not used)</option>
+                        {field.key === 'recipientName' && parts && (
+                          <option value={NAME_PARTS}>
+                            {parts.given} + {parts.family}
+                          </option>
+                        )}
                         {headers.map((header) => (
                           <option key={header} value={header}>
                             {header}

@@ -18,7 +18,7 @@ type ColumnSource = CsvField | NamePart;
 
 /** Header names recognised per field (design.md §4 CSV import), besides the field name itself. */
 const ALIASES: Record<ColumnSource, string[]> = {
-  recipientEmail: ['email', 'recipient_email', 'recipient email'],
+  recipientEmail: ['email', 'recipient_email', 'recipient email', 'email address', 'email_address', 'e-mail'],
   recipientName: ['name', 'recipient_name', 'full name'],
   completionKey: ['completion_key', 'key'],
   definitionId: ['definition_id'],
@@ -112,7 +112,7 @@ export function resolveColumns(header: string[], mapping: Partial<Record<CsvFiel
   }
   if (columns.recipientEmail === undefined) {
     throw errors.invalidCsv(
-      'The CSV header has no email column: name one "email", "recipient_email" or "recipient email", or set mapping.recipientEmail.',
+      'The CSV header has no email column: name one "email", "email address", "recipient_email" or "recipient email", or set mapping.recipientEmail.',
     );
   }
   return columns;
