@@ -44,7 +44,17 @@ const NEEDS_SINGLE_USE_SECRET = new Set([
   'redeemPreAuthorizedCode',
   'requestCredential',
   'exchangeLearnerCredentialWallet',
+  // A console user's password, and the unsubscribe token only an earner's email carries.
+  'signIn',
+  'getUnsubscribePage',
+  'unsubscribe',
 ]);
+/**
+ * The issuer's OpenID Connect sign-in settings succeed only once a provider has answered its
+ * discovery document (a PUT checks it at once; the reads and the delete answer 404 before), and no
+ * such provider runs here: test/sso.test.ts drives them against oidc-provider.
+ */
+const NEEDS_OIDC_PROVIDER = new Set(['putSsoSettings', 'getSsoSettings', 'removeSsoSettings', 'getSsoLoginOptions']);
 
 describe.each(dialects)('fuzzing every operation of the OpenAPI document on %s', (dialect) => {
   it(`answers ${QUICK_CASES[dialect]} generated and mutated cases per operation within the document (seed ${seed})`, async () => {
@@ -65,9 +75,13 @@ describe.each(dialects)('fuzzing every operation of the OpenAPI document on %s',
       Object.entries(o.statuses).some(([status, n]) => Number(status) >= 200 && Number(status) < 400 && n > 0);
     // The wallet protocol's redemption steps succeed only with a single-use secret no schema can
     // generate (an offer code, an access token with the holder's proof, a wallet's signed
-    // presentation over a challenge): test/wallet-*.test.ts drive them to success; here they are held
-    // to the other rules only.
-    const reachable = result.operations.filter((o) => !NEEDS_SINGLE_USE_SECRET.has(o.operationId));
+    // presentation over a challenge), sign-in only with a password and unsubscribing only with an
+    // email's token, and the sign-in settings only with an OpenID provider: test/wallet-*.test.ts,
+    // console-accounts, notifications and sso drive them to success; here they are held to the
+    // other rules only.
+    const reachable = result.operations.filter(
+      (o) => !NEEDS_SINGLE_USE_SECRET.has(o.operationId) && !NEEDS_OIDC_PROVIDER.has(o.operationId),
+    );
     expect(reachable.filter(succeeded).length).toBeGreaterThan(reachable.length * 0.9);
   }, 240_000);
 });
