@@ -2104,6 +2104,8 @@ export interface components {
             definitionName?: string | null;
             /** @description Dry run only: the date as read (ISO 8601); null when none or unreadable. */
             issuedOn?: string | null;
+            /** @description Dry run only: the name has a "?" where a character was probably lost when the file was saved (Windows-1252); correct it with nameCorrections. */
+            nameWarning?: string;
         };
         ImportReport: {
             /** @description The import batch; a dry run records none and this id names no batch. */
@@ -2123,7 +2125,7 @@ export interface components {
                 recognised: {
                     /** @description The header as written in the file. */
                     header: string;
-                    /** @description The field the column fed (recipientName for a first or last name column). */
+                    /** @description The field the column fed: recipientName for a given, family, preferred or sort name column; learnerRef for a learner reference. */
                     field: string;
                 }[];
                 /** @description Headers of the columns no field was read from. */
@@ -6970,7 +6972,7 @@ export interface operations {
                     filename?: string;
                     /** @description true: write nothing; each row says what the real run would do (outcome) and its class (preview: new, duplicate, already_issued or error). */
                     dryRun?: boolean;
-                    /** @description Field name -> header as written in the file (case-insensitive); overrides the aliases. null: the field is read from no column (not used), whatever its aliases would find. */
+                    /** @description Field name -> header as written in the file (case, spaces, underscores, hyphens and dots ignored); overrides the aliases. null: the field is read from no column (not used), whatever its aliases would find. A mapping that names any of recipientName, givenName, familyName and sortName decides the name alone. */
                     mapping?: {
                         recipientEmail?: string | null;
                         recipientName?: string | null;
@@ -6980,6 +6982,14 @@ export interface operations {
                         issuedOn?: string | null;
                         evidenceUrl?: string | null;
                         notify?: string | null;
+                        /** @description The given (first) name column; with familyName it makes recipientName when no column gives the whole name. */
+                        givenName?: string | null;
+                        /** @description The family name (surname) column. */
+                        familyName?: string | null;
+                        /** @description A column holding the name as "Family, Given" in one cell ("Nguyen, Anh" is stored as "Anh Nguyen"). */
+                        sortName?: string | null;
+                        /** @description A learner reference (student number) column: a row without its own completion key gets the key learner:<ref>:<definition slug>. */
+                        learnerRef?: string | null;
                         /**
                          * @description How to read the dates: DD/MM/YYYY and MM/DD/YYYY (also with - or . and one-digit days or months) and Excel serial numbers (days since 1899-12-30) are read only when named; ISO 8601, YYYY-MM-DD, D Month YYYY (5 April 2025, 5 Apr 2025) and unix times are read whatever this says. Without it the import detects the format from the issuedOn column (the report's dateFormat says what it found); a file whose day/month dates all have day and month ≤ 12 is ambiguous and must name it.
                          * @enum {string}
@@ -6988,6 +6998,12 @@ export interface operations {
                     };
                     /** @description Email each new credential's earner (a row's own `notify` column, yes or no, wins); the issuer's default when absent. Dry runs send nothing. */
                     notify?: boolean;
+                    /** @description Names to use instead of the file's for the rows named, for instance where the preview's nameWarning says a character was lost when the file was saved. */
+                    nameCorrections?: {
+                        /** @description The row's rowNum in the report (the line it starts on). */
+                        rowNum: number;
+                        recipientName: string;
+                    }[];
                     /** @description The definition of rows that name none themselves. */
                     defaults?: {
                         definitionId?: string;

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
+import { type ColumnSource, matchColumns, sourceOfHeader } from '../../../src/modules/ingest/csv.aliases';
 import { api, problem } from '../api';
 import { can, useSession } from '../session';
 import { Alert, Field, formatDate, inputValue, readTextFile } from '../ui';
@@ -35,6 +36,7 @@ const FIELDS = [
   { key: 'recipientEmail', label: 'Recipient email' },
   { key: 'recipientName', label: 'Recipient name' },
   { key: 'completionKey', label: 'Completion key' },
+  { key: 'learnerRef', label: 'Learner reference (the key where a row has none)' },
   { key: 'definitionRef', label: 'Definition (id or slug)' },
   { key: 'issuedOn', label: 'Issued on' },
   { key: 'evidenceUrl', label: 'Evidence URL' },
@@ -198,41 +200,90 @@ function headerOf(csv: string): string[] {
   const unquoted = line.replace(/"[^"]*"/g, '');
   const count = (separator: string) => unquoted.split(separator).length;
   const separator = [';', '\t'].reduce((best, candidate) => (count(candidate) > count(best) ? candidate : best), ',');
-  return line
-    .split(separator)
-    .map((cell) => cell.trim().replace(/^"(.*)"$/, '$1'))
-    .filter(Boolean);
+  const cells: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const char = line[i];
+    if (char === '"' && quoted && line[i + 1] === '"') {
+      cell += '"';
+      i++;
+    } else if (char === '"') quoted = !quoted;
+    else if (char === separator && !quoted) {
+      cells.push(cell);
+      cell = '';
+    } else cell += char;
+  }
+  cells.push(cell);
+  return cells.map((name) => name.trim()).filter(Boolean);
 }
 
-/** The first and last name headers the server composes a name from (csv.columns.ts), as it spells them. */
-const GIVEN_NAMES = ['first name', 'first_name', 'firstname', 'given name', 'given_name', 'givenname'];
-const FAMILY_NAMES = ['last name', 'last_name', 'lastname', 'surname', 'family name', 'family_name', 'familyname'];
 /**
- * The recipient name's choice "first + last name columns" (the mapping then leaves the name to
- * them): a leading space, so no header, which is trimmed, can be this value.
+ * The recipient name's composed choices: a leading space, so no header (headers are trimmed) can
+ * be one. " sort:" + a "Family, Given" column; " parts:" + the JSON pair [given, family].
  */
-const NAME_PARTS = ' first + last';
+const SORT_NAME = ' sort:';
+const NAME_PAIR = ' parts:';
 
-/** The file's first and last name columns, when it has both. */
-function nameParts(headers: string[]): { given: string; family: string } | null {
-  const find = (names: string[]) => headers.find((header) => names.includes(header.trim().toLowerCase()));
-  const given = find(GIVEN_NAMES);
-  const family = find(FAMILY_NAMES);
-  return given && family ? { given, family } : null;
+/** The ways the file's columns can make a name, besides one column holding it whole. */
+function nameChoices(headers: string[]): { value: string; label: string }[] {
+  const of = (...sources: string[]) => headers.filter((header) => sources.includes(sourceOfHeader(header) ?? ''));
+  const sorted = of('sortName').map((header) => ({
+    value: `${SORT_NAME}${header}`,
+    label: `${header} (family, given)`,
+  }));
+  const pairs = of('givenName', 'preferredName').flatMap((given) =>
+    of('familyName').map((family) => ({
+      value: `${NAME_PAIR}${JSON.stringify([given, family])}`,
+      label: `${given} + ${family}`,
+    })),
+  );
+  return [...pairs, ...sorted];
 }
 
+/**
+ * The columns the server would read by itself (the shared table, csv.aliases.ts), as the mapping's
+ * first choice. Where two columns would give one field the first is taken, and the user can choose.
+ */
 function guess(headers: string[]): Mapping {
-  const find = (...names: string[]) =>
-    headers.find((header) => names.includes(header.toLowerCase().replace(/[\s_-]/g, ''))) ?? '';
-  return {
-    recipientEmail: find('email', 'recipientemail', 'emailaddress'),
-    recipientName: find('name', 'recipientname', 'fullname') || (nameParts(headers) ? NAME_PARTS : ''),
-    completionKey: find('completionkey', 'key', 'id'),
-    definitionRef: find('definition', 'definitionid', 'definitionref', 'badge'),
-    issuedOn: find('issuedon', 'date', 'completed', 'completiondate', 'datecompleted', 'issuedate', 'awarded'),
-    evidenceUrl: find('evidence', 'evidenceurl'),
-    notify: find('notify', 'notifyearner', 'sendemail'),
+  let seen = [...headers];
+  let found = matchColumns(seen);
+  while ('problem' in found && found.problem.kind === 'twice') {
+    const second = found.problem.second;
+    seen = seen.map((header, index) => (index === second ? '' : header));
+    found = matchColumns(seen);
+  }
+  const columns = 'columns' in found ? found.columns : {};
+  const header = (source: ColumnSource) => {
+    const index = columns[source];
+    return index === undefined ? '' : (headers[index] ?? '');
   };
+  const given = header('givenName');
+  const family = header('familyName');
+  const name =
+    header('recipientName') ||
+    (header('sortName') && `${SORT_NAME}${header('sortName')}`) ||
+    (given && family ? `${NAME_PAIR}${JSON.stringify([given, family])}` : given || family);
+  return {
+    recipientEmail: header('recipientEmail'),
+    recipientName: name,
+    completionKey: header('completionKey'),
+    learnerRef: header('learnerRef'),
+    definitionRef: header('definitionRef') || header('definitionId'),
+    issuedOn: header('issuedOn'),
+    evidenceUrl: header('evidenceUrl'),
+    notify: header('notify'),
+  };
+}
+
+/** The name's choice as the import's mapping says it (every name key, so no alias adds a column). */
+function nameMapping(choice: string): Record<string, string | null> {
+  if (choice.startsWith(SORT_NAME)) return { recipientName: null, sortName: choice.slice(SORT_NAME.length) };
+  if (choice.startsWith(NAME_PAIR)) {
+    const [givenName, familyName] = JSON.parse(choice.slice(NAME_PAIR.length)) as [string, string];
+    return { recipientName: null, givenName, familyName };
+  }
+  return { recipientName: choice || null };
 }
 
 function CsvImport({
@@ -255,6 +306,8 @@ function CsvImport({
   const [error, setError] = useState<string | null>(null);
   const [dateFormat, setDateFormat] = useState<DateFormat | ''>('');
   const [ambiguous, setAmbiguous] = useState(false);
+  /** Names typed over the file's in the preview (a character its save lost), by row number. */
+  const [corrections, setCorrections] = useState<Map<number, string>>(new Map());
   const headers = headerOf(csv);
 
   /**
@@ -262,14 +315,11 @@ function CsvImport({
    * a name from first and last name columns leaves recipientName out, so the import composes it.
    */
   const mappingBody = (chosen: Mapping, format: DateFormat | '') => ({
-    ...Object.fromEntries(
-      Object.entries(chosen)
-        .filter(([, header]) => header !== NAME_PARTS)
-        .map(([field, header]) => [field, header || null]),
-    ),
+    ...Object.fromEntries(Object.entries(chosen).map(([field, header]) => [field, header || null])),
+    ...nameMapping(chosen.recipientName),
     ...(format ? { dateFormat: format } : {}),
   });
-  const parts = nameParts(headers);
+  const choices = nameChoices(headers);
 
   /**
    * Detects the file's date format with a dry run the user does not see: the server reads the
@@ -298,6 +348,7 @@ function CsvImport({
     setMapping(guessed);
     setPreview(null);
     setResult(null);
+    setCorrections(new Map());
     await detect(text, guessed);
   }
 
@@ -308,7 +359,7 @@ function CsvImport({
     if (field === 'issuedOn') detect(csv, next);
   }
 
-  async function send(dryRun: boolean) {
+  async function send(dryRun: boolean, fixes = corrections) {
     setError(null);
     const { data, error: failure } = await api.POST('/api/v1/ingest/csv', {
       body: {
@@ -316,6 +367,9 @@ function CsvImport({
         dryRun,
         ...(filename ? { filename } : {}),
         mapping: mappingBody(mapping, dateFormat),
+        ...(fixes.size > 0
+          ? { nameCorrections: [...fixes].map(([rowNum, recipientName]) => ({ rowNum, recipientName })) }
+          : {}),
         ...(definitionId ? { defaults: { definitionId } } : {}),
         ...(notifications?.enabled ? { notify } : {}),
       },
@@ -362,11 +416,12 @@ function CsvImport({
                         onChange={(e) => remap(field.key, inputValue(e))}
                       >
                         <option value="">(not used)</option>
-                        {field.key === 'recipientName' && parts && (
-                          <option value={NAME_PARTS}>
-                            {parts.given} + {parts.family}
-                          </option>
-                        )}
+                        {field.key === 'recipientName' &&
+                          choices.map((choice) => (
+                            <option key={choice.value} value={choice.value}>
+                              {choice.label}
+                            </option>
+                          ))}
                         {headers.map((header) => (
                           <option key={header} value={header}>
                             {header}
@@ -443,7 +498,16 @@ function CsvImport({
           </div>
         </>
       )}
-      {preview && <PreviewTable report={preview} />}
+      {preview && (
+        <PreviewTable
+          report={preview}
+          onCorrect={(rowNum, name) => {
+            const next = new Map(corrections).set(rowNum, name);
+            setCorrections(next);
+            send(true, next);
+          }}
+        />
+      )}
       {result && (
         <>
           <Alert kind="success">
@@ -466,12 +530,53 @@ function emailed(report: ImportReport): string {
   return ` ${people(queued)} will be emailed${suppressed > 0 ? `; ${people(suppressed)} not, as they unsubscribed` : ''}.`;
 }
 
+/**
+ * A name the file's save cut ("Nguy?n"), flagged, with a field to type it right: the correction
+ * goes with the preview and the import (nameCorrections).
+ */
+function NameFix({ row, onCorrect }: { row: ImportRow; onCorrect: (rowNum: number, name: string) => void }) {
+  const [name, setName] = useState(row.recipientName ?? '');
+  const id = `fix-name-${row.rowNum}`;
+  return (
+    <form
+      class="name-fix"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (name.trim()) onCorrect(row.rowNum, name.trim());
+      }}
+    >
+      <span class="name-lost">
+        {row.recipientName} <strong>(a letter was lost)</strong>
+      </span>
+      <label for={id}>Correct the name of row {row.rowNum}</label>
+      <input id={id} value={name} required maxLength={200} onInput={(e) => setName(inputValue(e))} />
+      <button type="submit" class="secondary">
+        Use this name
+      </button>
+    </form>
+  );
+}
+
 /** The dry run: each row's name, definition, date, class and message, and the totals per class. */
-function PreviewTable({ report }: { report: ImportReport }) {
+function PreviewTable({
+  report,
+  onCorrect,
+}: {
+  report: ImportReport;
+  onCorrect: (rowNum: number, name: string) => void;
+}) {
   const totals = new Map<string, number>();
   for (const row of report.rows) totals.set(classOf(row), (totals.get(classOf(row)) ?? 0) + 1);
+  const lost = report.rows.filter((row) => row.nameWarning).length;
   return (
     <>
+      {lost > 0 && (
+        <Alert kind="info">
+          {lost === 1 ? '1 name has' : `${lost} names have`} a "?" where a letter was lost when the file was saved
+          (Excel's "CSV" keeps only the letters of Windows-1252). Correct each below, or save the file as "CSV UTF-8"
+          and choose it again.
+        </Alert>
+      )}
       <ul class="totals" aria-label="Rows per class">
         {[...totals].map(([cls, count]) => (
           <li key={cls} data-class={cls}>
@@ -499,7 +604,7 @@ function PreviewTable({ report }: { report: ImportReport }) {
             {report.rows.map((row) => (
               <tr key={row.rowNum} class={`row-${row.preview ?? row.outcome}`}>
                 <td>{row.rowNum}</td>
-                <td>{row.recipientName ?? '—'}</td>
+                <td>{row.nameWarning ? <NameFix row={row} onCorrect={onCorrect} /> : (row.recipientName ?? '—')}</td>
                 <td>{row.definitionName ?? '—'}</td>
                 <td>{row.issuedOn ? formatDay(row.issuedOn) : '—'}</td>
                 <td>{classOf(row)}</td>

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Nullable } from '../../core/schemas.js';
+import { Name, Nullable } from '../../core/schemas.js';
 import { NotificationOutcomeSchema } from '../credentials/credentials.schemas.js';
 import { DateFormatSchema } from './dates.js';
 
@@ -17,6 +17,22 @@ const CsvMapping = Type.Object(
     issuedOn: Type.Optional(MappedColumn),
     evidenceUrl: Type.Optional(MappedColumn),
     notify: Type.Optional(MappedColumn),
+    givenName: Type.Optional({
+      ...MappedColumn,
+      description:
+        'The given (first) name column; with familyName it makes recipientName when no column gives the whole name.',
+    }),
+    familyName: Type.Optional({ ...MappedColumn, description: 'The family name (surname) column.' }),
+    sortName: Type.Optional({
+      ...MappedColumn,
+      description:
+        'A column holding the name as "Family, Given" in one cell ("Nguyen, Anh" is stored as "Anh Nguyen").',
+    }),
+    learnerRef: Type.Optional({
+      ...MappedColumn,
+      description:
+        'A learner reference (student number) column: a row without its own completion key gets the key learner:<ref>:<definition slug>.',
+    }),
     dateFormat: Type.Optional({
       ...DateFormatSchema,
       description: `${DateFormatSchema.description} Without it the import detects the format from the issuedOn column (the report's dateFormat says what it found); a file whose day/month dates all have day and month ≤ 12 is ambiguous and must name it.`,
@@ -24,7 +40,7 @@ const CsvMapping = Type.Object(
   },
   {
     description:
-      'Field name -> header as written in the file (case-insensitive); overrides the aliases. null: the field is read from no column (not used), whatever its aliases would find.',
+      'Field name -> header as written in the file (case, spaces, underscores, hyphens and dots ignored); overrides the aliases. null: the field is read from no column (not used), whatever its aliases would find. A mapping that names any of recipientName, givenName, familyName and sortName decides the name alone.',
   },
 );
 
@@ -46,6 +62,19 @@ export const ImportCsvBody = Type.Object({
       description:
         "Email each new credential's earner (a row's own `notify` column, yes or no, wins); the issuer's default when absent. Dry runs send nothing.",
     }),
+  ),
+  nameCorrections: Type.Optional(
+    Type.Array(
+      Type.Object({
+        rowNum: Type.Integer({ minimum: 2, description: "The row's rowNum in the report (the line it starts on)." }),
+        recipientName: Name(),
+      }),
+      {
+        maxItems: 50_000,
+        description:
+          "Names to use instead of the file's for the rows named, for instance where the preview's nameWarning says a character was lost when the file was saved.",
+      },
+    ),
   ),
   defaults: Type.Optional(
     Type.Object(
@@ -74,7 +103,10 @@ export const RowPreview = Type.Unsafe<'new' | 'duplicate' | 'already_issued' | '
 
 const RecognisedColumn = Type.Object({
   header: Type.String({ description: 'The header as written in the file.' }),
-  field: Type.String({ description: 'The field the column fed (recipientName for a first or last name column).' }),
+  field: Type.String({
+    description:
+      'The field the column fed: recipientName for a given, family, preferred or sort name column; learnerRef for a learner reference.',
+  }),
 });
 
 export const ImportRowReportSchema = Type.Object(
@@ -98,6 +130,12 @@ export const ImportRowReportSchema = Type.Object(
       Nullable(
         Type.String({ description: 'Dry run only: the date as read (ISO 8601); null when none or unreadable.' }),
       ),
+    ),
+    nameWarning: Type.Optional(
+      Type.String({
+        description:
+          'Dry run only: the name has a "?" where a character was probably lost when the file was saved (Windows-1252); correct it with nameCorrections.',
+      }),
     ),
   },
   { $id: 'ImportRowReport' },

@@ -7,6 +7,7 @@ import {
   loadIngestContext,
   prepareCompletion,
 } from './completion-entry.js';
+import { type ColumnSource, composeName, lostCharacters } from './csv.aliases.js';
 import { type CsvColumns, describeColumns, resolveColumns } from './csv.columns.js';
 import { parseCsv } from './csv.parse.js';
 import type { ImportCsvBody, ImportReport } from './csv.schemas.js';
@@ -44,6 +45,7 @@ interface RowShown {
   recipientName: string | null;
   definitionName: string | null;
   issuedOn: string | null;
+  nameWarning?: string;
 }
 
 /** The longest name stored (and so shown); longer ones are a row error. */
@@ -60,11 +62,23 @@ interface RowOptions {
 function shownOf(fields: CompletionFields, lookup: DefinitionLookup, options: RowOptions): RowShown {
   const date = parseDate(fields.issuedOn, options.dateFormat);
   return {
+    ...(lostCharacters(fields.recipientName) ? { nameWarning: LOST_CHARACTERS } : {}),
     // A name over the limit is an error of its own, and the preview never echoes a huge cell.
     recipientName: fields.recipientName.length > SHOWN_NAME_MAX ? null : storableName(fields.recipientName).name,
     definitionName: 'definition' in lookup ? lookup.definition.name : null,
     issuedOn: date.ok ? date.iso : null,
   };
+}
+
+const LOST_CHARACTERS =
+  'The name has a "?" where a letter was probably lost when the file was saved in a code page without it (Windows-1252 has no ễ, ł or ă): correct the name, or save the file as CSV UTF-8.';
+
+/**
+ * The completion key a learner reference makes when the row has no key of its own: one per learner
+ * and definition, so a re-import after an email was corrected finds the same credential.
+ */
+function learnerKey(ref: string, lookup: DefinitionLookup): string {
+  return ref !== '' && 'definition' in lookup ? `learner:${ref}:${lookup.definition.slug}` : '';
 }
 
 /** Thrown by the detection pass's sink to stop it early (csv.parse stops on a sink's throw). */
@@ -111,6 +125,7 @@ function prepareRow(
   defaults: DefinitionLookup,
   options: RowOptions,
   shown: RowShown[] | null,
+  correctedName: string | undefined,
 ): PreparedEntry {
   if (cells.length !== width) {
     shown?.push(NOTHING_SHOWN);
@@ -120,18 +135,16 @@ function prepareRow(
       completionKey: null,
     };
   }
+  const cell = (source: ColumnSource) => cellOf(cells, columns[source]);
+  const lookup = rowLookup(ctx, cell('definitionId'), cell('definitionRef'), defaults);
   const fields: CompletionFields = {
-    recipientEmail: cellOf(cells, columns.recipientEmail),
-    recipientName:
-      columns.recipientName === undefined
-        ? [cellOf(cells, columns.givenName), cellOf(cells, columns.familyName)].filter((part) => part !== '').join(' ')
-        : cellOf(cells, columns.recipientName),
-    completionKey: cellOf(cells, columns.completionKey),
-    issuedOn: cellOf(cells, columns.issuedOn),
-    evidenceUrl: cellOf(cells, columns.evidenceUrl),
-    notify: cellOf(cells, columns.notify),
+    recipientEmail: cell('recipientEmail'),
+    recipientName: correctedName ?? composeName(cell),
+    completionKey: cell('completionKey') || learnerKey(cell('learnerRef'), lookup),
+    issuedOn: cell('issuedOn'),
+    evidenceUrl: cell('evidenceUrl'),
+    notify: cell('notify'),
   };
-  const lookup = rowLookup(ctx, cellOf(cells, columns.definitionId), cellOf(cells, columns.definitionRef), defaults);
   shown?.push(shownOf(fields, lookup, options));
   return prepareCompletion(ctx, fields, lookup, { dateField: 'issuedOn', ...options });
 }
@@ -161,6 +174,7 @@ export function createCsvImportService(
       const entries: PreparedEntry[] = [];
       const lines: number[] = [];
       const shown: RowShown[] | null = dryRun ? [] : null;
+      const corrected = new Map(body.nameCorrections?.map((fix) => [fix.rowNum, fix.recipientName.trim()]));
       await parseCsv(body.csv, {
         header(cells) {
           header = cells;
@@ -168,7 +182,9 @@ export function createCsvImportService(
         },
         row(cells, line) {
           lines.push(line);
-          entries.push(prepareRow(ctx, header.length, cells, columns, defaults, rowOptions, shown));
+          entries.push(
+            prepareRow(ctx, header.length, cells, columns, defaults, rowOptions, shown, corrected.get(line)),
+          );
         },
       });
       const lineOf = (index: number) => lines[index] as number;

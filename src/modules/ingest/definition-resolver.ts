@@ -34,11 +34,12 @@ export function createDefinitionResolver(rows: DefinitionRow[]) {
   return {
     byId: (id: string) => byId.get(id.trim()),
     /**
-     * A credential type by slug, else by case-insensitive name. A name several definitions share is
-     * a problem naming their slugs: choosing one silently issued the wrong credential.
+     * A credential type by slug (an MIS course code "WELD1" is the slug weld1: slugs are lower
+     * case), else by case-insensitive name. A name several definitions share is a problem naming
+     * their slugs: choosing one silently issued the wrong credential.
      */
     byRef(ref: string, label: string): DefinitionLookup {
-      const slugged = bySlug.get(ref.trim());
+      const slugged = bySlug.get(ref.trim()) ?? bySlug.get(ref.trim().toLowerCase());
       if (slugged) return { definition: slugged };
       const found = byName(named.get(ref.trim().toLowerCase()) ?? []);
       if (found === undefined) return { problem: `${label} matches no definition slug or name` };
