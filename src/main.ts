@@ -1,11 +1,14 @@
 /** The server itself: config, database, app, listen, and a graceful close. Started by server.ts. */
 import { readFileSync } from 'node:fs';
-import { buildApp } from './app.js';
+import { buildApp, logOptions } from './app.js';
+import { logDestination } from './core/log-destination.js';
 import { bootstrapDemoIssuer } from './modules/issuers/bootstrap.js';
 import { requireSigningSecret } from './modules/vc/kek.js';
 import { configOrExit, openDatabase, openRedis } from './runtime.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
+/** How long an exit waits for buffered log lines to reach stdout: stdout may be closed or unread. */
+const LOG_FLUSH_BOUND_MS = 2_000;
 
 async function main(): Promise<void> {
   const config = configOrExit();
@@ -17,10 +20,12 @@ async function main(): Promise<void> {
   // The rate limiter counts per replica meanwhile, so nothing is lost by logging from then on.
   let logRedisError: (err: Error) => void = () => {};
   redis?.on('error', (err) => logRedisError(err));
+  const log = logDestination();
   const app = await buildApp({
     config,
     database,
     redis,
+    logger: { ...logOptions(config.logLevel), stream: log.stream },
     https: config.tls ? { key: readFileSync(config.tls.keyFile), cert: readFileSync(config.tls.certFile) } : null,
   });
   logRedisError = (err) => app.log.warn({ err }, 'redis error');
@@ -30,13 +35,14 @@ async function main(): Promise<void> {
   if (banner) process.stdout.write(`${banner}\n`);
 
   let closing = false;
+  const exit = (code: number) => log.endWithin(LOG_FLUSH_BOUND_MS).then(() => process.exit(code));
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down: finishing in-flight requests');
     const timer = setTimeout(() => {
       app.log.error('shutdown grace period elapsed; exiting');
-      process.exit(1);
+      void exit(1);
     }, SHUTDOWN_GRACE_MS);
     timer.unref();
     // The app's own onClose hooks flush buffered events and finish deliveries, so the database and
@@ -48,10 +54,10 @@ async function main(): Promise<void> {
         await database.close();
       })
       .then(
-        () => process.exit(0),
+        () => exit(0),
         (err) => {
           app.log.error({ err }, 'error during shutdown');
-          process.exit(1);
+          return exit(1);
         },
       );
   };
