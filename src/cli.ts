@@ -37,8 +37,11 @@ const HELP = `accolade: the Accolade operator console
 
   issuers create --name N --slug S --email E --url U [--plan free|starter|growth|enterprise]
   issuers list
-  keys create|list|revoke|rotate --issuer <slug> [--key <id|prefix>] [--grace <seconds>]
-                         rotate: new key now; every older key stops after the grace (default 0)
+  keys create [--label <text>] | list | revoke --key <id|prefix>   each with --issuer <slug>
+  keys rotate --issuer <slug> (--key <id|prefix> | --all) [--grace <seconds>]
+                         --key: a new key now with the same label; that key alone stops after
+                         the grace (default 0), every other key keeps working
+                         --all: one new key now; every key of the issuer stops after the grace
   keys signing rotate|list --issuer <slug>   Open Badges 3.0 signing keys (rotation keeps old keys published)
   plans list
   plans set --issuer <slug> --plan <code>

@@ -234,3 +234,13 @@ describe.each(dialects)('console keys, plans and lists on %s', (dialect) => {
     expect((await cli(['plans', 'list'])).lines).toEqual(before);
   });
 });
+
+describe('the help text describes rotation as it is (design.md, added 2026-11-27: per key)', () => {
+  it('names --key and --all and no longer says that every older key stops', async () => {
+    const help = (await cli(['--help'])).lines.join('\n');
+    expect(help).toContain('keys rotate --issuer <slug> (--key <id|prefix> | --all) [--grace <seconds>]');
+    expect(help).toMatch(/--key: .*same label; that key alone stops after/s);
+    expect(help).toContain('--all: one new key now; every key of the issuer stops after the grace');
+    expect(help).not.toContain('every older key');
+  });
+});
