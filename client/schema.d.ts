@@ -8,7 +8,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What this service is, with links to the API reference, the OpenAPI document and the embed guide */
+        /**
+         * What this service is, with links to the API reference, the OpenAPI document and the embed guide
+         * @description An HTML page for a person who opens the service’s address: what it is and where the API reference, the OpenAPI document and the embed guide are. No key.
+         */
         get: operations["getLandingPage"];
         put?: never;
         post?: never;
@@ -25,7 +28,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process is up */
+        /**
+         * Liveness: the process is up
+         * @description Answers 200 while the process runs, without touching the database: for a liveness probe. Not rate limited.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -42,7 +48,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers */
+        /**
+         * Readiness: the database answers
+         * @description Answers 200 when a query to the database succeeds and 503 when it does not: for a readiness probe. Not rate limited.
+         */
         get: operations["getReadiness"];
         put?: never;
         post?: never;
@@ -59,7 +68,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics (bearer METRICS_TOKEN when configured) */
+        /**
+         * Prometheus metrics (bearer METRICS_TOKEN when configured)
+         * @description Prometheus text exposition: issued and verified totals, HTTP requests and latency, process metrics. With METRICS_TOKEN set it needs `Authorization: Bearer <token>`. Not rate limited.
+         */
         get: operations["getMetrics"];
         put?: never;
         post?: never;
@@ -76,12 +88,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed-in console user and the session CSRF token */
+        /**
+         * The signed-in console user and the session CSRF token
+         * @description The console user of the session cookie, their role and issuer, and the CSRF token of the session. 401 without a live session.
+         */
         get: operations["getSession"];
         put?: never;
-        /** Sign in to the console: sets the session cookie and returns the CSRF token */
+        /**
+         * Sign in to the console: sets the session cookie and returns the CSRF token
+         * @description Email and password of a console user. Sets the session cookie (HttpOnly, SameSite=Strict) and answers the CSRF token that every later change must send as X-CSRF-Token. A wrong password and an unknown address answer the same 401.
+         */
         post: operations["signIn"];
-        /** Sign out: ends the session (needs X-CSRF-Token) */
+        /**
+         * Sign out: ends the session (needs X-CSRF-Token)
+         * @description Ends the session of the cookie at once (its CSRF token must be sent as X-CSRF-Token). Answers 204.
+         */
         delete: operations["signOut"];
         options?: never;
         head?: never;
@@ -95,7 +116,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An open console invite (unknown, used and expired invites are all 404) */
+        /**
+         * An open console invite (unknown, used and expired invites are all 404)
+         * @description What the console shows before an invited user sets a password: the issuer’s name, the role and the time the invite expires. An unknown, used or expired token answers 404 alike.
+         */
         get: operations["getInvite"];
         put?: never;
         post?: never;
@@ -132,10 +156,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The issuer's console users (owner) */
+        /**
+         * The issuer's console users (owner)
+         * @description Every console user of the issuer with role and status (invited or active). Owners only.
+         */
         get: operations["listUsers"];
         put?: never;
-        /** Invite a console user (owner); the invite link is returned only here */
+        /**
+         * Invite a console user (owner); the invite link is returned only here
+         * @description Creates an invited user and returns the one-time invite link (72 hours), which is shown only in this answer. An address already on the issuer answers 409 email_taken. Owners only.
+         */
         post: operations["inviteUser"];
         delete?: never;
         options?: never;
@@ -153,11 +183,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a console user (owner); their sessions end */
+        /**
+         * Remove a console user (owner); their sessions end
+         * @description Deletes the user and ends their sessions; audit records keep naming the user id. Removing the last owner answers 409. Owners only.
+         */
         delete: operations["removeUser"];
         options?: never;
         head?: never;
-        /** Change a console user's role (owner); their sessions end */
+        /**
+         * Change a console user's role (owner); their sessions end
+         * @description Sets owner, issuer or viewer. The user’s sessions end, so the new role applies at their next sign-in. Demoting the last owner answers 409. Owners only.
+         */
         patch: operations["changeUserRole"];
         trace?: never;
     };
@@ -168,7 +204,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The issuer's OpenID Connect sign-in provider (owner); 404 when none is set up */
+        /**
+         * The issuer's OpenID Connect sign-in provider (owner); 404 when none is set up
+         * @description The OpenID Connect provider staff sign in with: issuer URL, client id, allowed domain and whether password sign-in is off. The client secret is never returned. 404 when none is set up. Owners only.
+         */
         get: operations["getSsoSettings"];
         /**
          * Set up or change the OpenID Connect sign-in provider (owner)
@@ -176,7 +215,10 @@ export interface paths {
          */
         put: operations["putSsoSettings"];
         post?: never;
-        /** Remove the sign-in provider (owner); password sign-in works again */
+        /**
+         * Remove the sign-in provider (owner); password sign-in works again
+         * @description Deletes the provider and its sealed client secret; password sign-in is allowed again. 404 when none is set up. Owners only.
+         */
         delete: operations["removeSsoSettings"];
         options?: never;
         head?: never;
@@ -250,14 +292,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The issuer the API key (or console session) belongs to */
+        /**
+         * The issuer the API key (or console session) belongs to
+         * @description The issuer resolved from the API key or console session, with its public profile fields and profileUrl (its Open Badges 2.0 Issuer Profile).
+         */
         get: operations["getIssuerMe"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Change the issuer's profile: shown on its Open Badges documents and verification pages */
+        /**
+         * Change the issuer's profile: shown on its Open Badges documents and verification pages
+         * @description Changes the profile fields given (name, url, email, description, image, brand colour and logo); the slug is permanent. Hosted documents and verification pages show the change at once.
+         */
         patch: operations["updateIssuerMe"];
         trace?: never;
     };
@@ -268,10 +316,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The issuer's API keys with their stop times (owner, console session) */
+        /**
+         * The issuer's API keys with their stop times (owner, console session)
+         * @description Each key’s display prefix, label, creation time, last use and stop time; never the key itself. Owners in a console session only.
+         */
         get: operations["listApiKeys"];
         put?: never;
-        /** Create an API key (owner, console session); the key is shown only in this answer */
+        /**
+         * Create an API key (owner, console session); the key is shown only in this answer
+         * @description A new key for this issuer. The full key is in this answer only: it is stored as a SHA-256 hash and cannot be shown again. Owners in a console session only.
+         */
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
@@ -308,7 +362,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke an API key now (owner, console session) */
+        /**
+         * Revoke an API key now (owner, console session)
+         * @description The key stops working at once; an unknown key answers 404. Owners in a console session only.
+         */
         post: operations["revokeApiKey"];
         delete?: never;
         options?: never;
@@ -383,7 +440,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The plan, this month's issuance against its quota, and metering */
+        /**
+         * The plan, this month's issuance against its quota, and metering
+         * @description The plan, the issuance of the current calendar month (UTC) against its quota (null quota: unlimited), whether premium verification is included, and the metered counts.
+         */
         get: operations["getUsage"];
         put?: never;
         post?: never;
@@ -400,10 +460,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The issuer's credential definitions */
+        /**
+         * The issuer's credential definitions
+         * @description Every definition of the issuer, active and archived.
+         */
         get: operations["listDefinitions"];
         put?: never;
-        /** Create a credential definition (BadgeClass) */
+        /**
+         * Create a credential definition (BadgeClass)
+         * @description Creates a BadgeClass of this issuer. The slug is derived from the name when omitted; an explicit slug already taken by this issuer answers 409 slug_taken.
+         */
         post: operations["createDefinition"];
         delete?: never;
         options?: never;
@@ -418,14 +484,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One credential definition */
+        /**
+         * One credential definition
+         * @description One definition of this issuer; another issuer’s id answers 404, as an unknown one does.
+         */
         get: operations["getDefinition"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Change optional fields or archive/reactivate a definition (the slug is permanent) */
+        /**
+         * Change optional fields or archive/reactivate a definition (the slug is permanent)
+         * @description Changes any optional field given, or the status (archived definitions issue nothing: 400 definition_archived). The slug is permanent.
+         */
         patch: operations["updateDefinition"];
         trace?: never;
     };
@@ -436,7 +508,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The issuer's credentials, newest first */
+        /**
+         * The issuer's credentials, newest first
+         * @description A page of the issuer’s credentials (limit 1–200, default 50; offset), optionally by status or definition, with the total matching.
+         */
         get: operations["listCredentials"];
         put?: never;
         /**
@@ -459,7 +534,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Find credentials by recipient email (hashed for the lookup, never stored), part of the name, completion key, definition, status and time of issue */
+        /**
+         * Find credentials by recipient email (hashed for the lookup, never stored), part of the name, completion key, definition, status and time of issue
+         * @description All filters given must match. recipientEmail is hashed with the issuer’s salt for an exact lookup and never stored or logged; recipientName matches part of the stored name in any case. Answers a page like the list (limit and offset default to 50 and 0).
+         */
         post: operations["searchCredentials"];
         delete?: never;
         options?: never;
@@ -494,7 +572,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Unrevoked credentials expiring within the next withinDays days, soonest first */
+        /**
+         * Unrevoked credentials expiring within the next withinDays days, soonest first
+         * @description Credentials that are neither revoked nor expired and whose expiresOn falls between now and withinDays days on, soonest first, as a page.
+         */
         get: operations["listExpiringCredentials"];
         put?: never;
         post?: never;
@@ -551,7 +632,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One credential with its effective status */
+        /**
+         * One credential with its effective status
+         * @description The credential with its effective status (revoked, else expired when expiresOn has passed, else valid), its revocation and its notification outcome.
+         */
         get: operations["getCredential"];
         put?: never;
         post?: never;
@@ -570,7 +654,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke a credential (repeating it changes nothing) */
+        /**
+         * Revoke a credential (repeating it changes nothing)
+         * @description Sets revokedAt now with the optional reason, which is published in the revoked assertion (410) and kept after a GDPR erasure: a reason holding an email address is refused (400). The body may be left out or null. A credential already revoked answers 200 with its original revocation and changes nothing.
+         */
         post: operations["revokeCredential"];
         delete?: never;
         options?: never;
@@ -587,7 +674,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue a fresh credential replacing this one (the original is revoked as "reissued") */
+        /**
+         * Issue a fresh credential replacing this one (the original is revoked as "reissued")
+         * @description A new credential with a fresh id, the same definition, recipient and name, issued now; the original is revoked with reason "reissued" (unless it already was). The body may be left out or null. A completionKey already used replays (200, created false); a new one counts against the quota (402).
+         */
         post: operations["reissueCredential"];
         delete?: never;
         options?: never;
@@ -702,7 +792,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One import batch: its counts and the entries it did not issue cleanly */
+        /**
+         * One import batch: its counts and the entries it did not issue cleanly
+         * @description The counts of one import batch of this issuer and the rows that did not issue cleanly (skipped or error) with their messages; never an email.
+         */
         get: operations["getImport"];
         put?: never;
         post?: never;
@@ -719,10 +812,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A definition's alignments in creation order (empty for an unknown definition) */
+        /**
+         * A definition's alignments in creation order (empty for an unknown definition)
+         * @description The definition’s alignments, oldest first; an unknown or another issuer’s definition answers [].
+         */
         get: operations["listAlignments"];
         put?: never;
-        /** Align a definition with a framework target (shown in its BadgeClass `alignment`) */
+        /**
+         * Align a definition with a framework target (shown in its BadgeClass `alignment`)
+         * @description Adds a target (name, URL, optional framework, code and description) to the definition; its BadgeClass lists it in `alignment` at once.
+         */
         post: operations["createAlignment"];
         delete?: never;
         options?: never;
@@ -737,10 +836,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The endorsements this issuer signed for other issuers' definitions, oldest first */
+        /**
+         * The endorsements this issuer signed for other issuers' definitions, oldest first
+         * @description The endorsements this issuer signed, oldest first, with their status.
+         */
         get: operations["listGivenEndorsements"];
         put?: never;
-        /** Endorse another issuer's definition with this issuer's own key (a signed OB 3.0 EndorsementCredential) */
+        /**
+         * Endorse another issuer's definition with this issuer's own key (a signed OB 3.0 EndorsementCredential)
+         * @description Signs an OB 3.0 EndorsementCredential with this issuer’s own did:web key for another issuer’s BadgeClass on this service. It is embedded in that issuer’s credentials only once that issuer accepts it. Endorsing one’s own definition is refused (400).
+         */
         post: operations["giveEndorsement"];
         delete?: never;
         options?: never;
@@ -757,7 +862,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke an endorsement this issuer gave: its status bit flips, and credentials signed from now on stop listing it */
+        /**
+         * Revoke an endorsement this issuer gave: its status bit flips, and credentials signed from now on stop listing it
+         * @description Sets the endorsement’s status list bit: verifiers see it revoked, and credentials signed from now on no longer embed it. Repeating it changes nothing.
+         */
         post: operations["revokeGivenEndorsement"];
         delete?: never;
         options?: never;
@@ -772,10 +880,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A definition's endorsements in creation order (empty for an unknown definition) */
+        /**
+         * A definition's endorsements in creation order (empty for an unknown definition)
+         * @description The definition’s endorsements, oldest first; an unknown or another issuer’s definition answers [].
+         */
         get: operations["listDefinitionEndorsements"];
         put?: never;
-        /** Endorse a definition; the endorsement is hosted as an Open Badges 2.0 Endorsement */
+        /**
+         * Endorse a definition; the endorsement is hosted as an Open Badges 2.0 Endorsement
+         * @description Records an endorsement of one of this issuer’s definitions by a named endorser, hosted as an Open Badges 2.0 Endorsement document and listed in the BadgeClass.
+         */
         post: operations["endorseDefinition"];
         delete?: never;
         options?: never;
@@ -790,10 +904,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A credential's endorsements in creation order (empty for an unknown credential) */
+        /**
+         * A credential's endorsements in creation order (empty for an unknown credential)
+         * @description The credential’s endorsements, oldest first; an unknown or another issuer’s credential answers [].
+         */
         get: operations["listCredentialEndorsements"];
         put?: never;
-        /** Endorse a credential; the endorsement is hosted as an Open Badges 2.0 Endorsement */
+        /**
+         * Endorse a credential; the endorsement is hosted as an Open Badges 2.0 Endorsement
+         * @description Records an endorsement of one of this issuer’s credentials by a named endorser, hosted as an Open Badges 2.0 Endorsement document and listed in the assertion.
+         */
         post: operations["endorseCredential"];
         delete?: never;
         options?: never;
@@ -808,7 +928,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Open Badges 2.0 Issuer Profile (JSON-LD) */
+        /**
+         * Open Badges 2.0 Issuer Profile (JSON-LD)
+         * @description The hosted Issuer Profile, its id byte-identical to this URL. application/ld+json, or application/json when that is all the client accepts. Unknown slug: 404.
+         */
         get: operations["getIssuerProfileDocument"];
         put?: never;
         post?: never;
@@ -825,7 +948,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Open Badges 2.0 BadgeClass of a definition (JSON-LD) */
+        /**
+         * Open Badges 2.0 BadgeClass of a definition (JSON-LD)
+         * @description The hosted BadgeClass with its criteria, image, tags, alignments and endorsements; its id is this URL. Unknown issuer or definition slug: 404.
+         */
         get: operations["getBadgeClassDocument"];
         put?: never;
         post?: never;
@@ -842,7 +968,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The generated badge image (SVG) of a definition */
+        /**
+         * The generated badge image (SVG) of a definition
+         * @description The SVG generated for a definition without an image of its own, served with a policy that runs no script. Unknown slugs: 404.
+         */
         get: operations["getBadgeClassImage"];
         put?: never;
         post?: never;
@@ -879,7 +1008,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The badge image baked with its assertion (Open Badges 2.0 SVG baking) */
+        /**
+         * The badge image baked with its assertion (Open Badges 2.0 SVG baking)
+         * @description The badge SVG with the assertion baked in (Open Badges 2.0 baking): a revoked credential answers 410, an unknown one 404.
+         */
         get: operations["getAssertionImage"];
         put?: never;
         post?: never;
@@ -896,7 +1028,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Open Badges 2.0 Endorsement (JSON-LD) */
+        /**
+         * Open Badges 2.0 Endorsement (JSON-LD)
+         * @description The hosted Endorsement (claim, endorser, issuedOn); its id is this URL. An unknown endorsement answers 404.
+         */
         get: operations["getEndorsementDocument"];
         put?: never;
         post?: never;
@@ -913,7 +1048,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Open Badges 2.0 Profile of an endorsement's endorser (JSON-LD) */
+        /**
+         * Open Badges 2.0 Profile of an endorsement's endorser (JSON-LD)
+         * @description The Profile of the endorser named in an endorsement, as its `issuer` refers to it. An unknown endorsement answers 404.
+         */
         get: operations["getEndorserProfileDocument"];
         put?: never;
         post?: never;
@@ -932,7 +1070,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Upload a badge image or logo (PNG up to 2048 px, or SVG, sanitised), at most 256 KiB */
+        /**
+         * Upload a badge image or logo (PNG up to 2048 px, or SVG, sanitised), at most 256 KiB
+         * @description The raw image as the body: PNG (up to 2048 pixels a side) or SVG (sanitised: scripts, event handlers and external references removed), at most 256 KiB. Answers its id, URL (to use as a definition image or logo) and media type; other media types answer 415.
+         */
         post: operations["uploadImage"];
         delete?: never;
         options?: never;
@@ -947,7 +1088,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An uploaded image, served with a long immutable cache and a policy that runs nothing */
+        /**
+         * An uploaded image, served with a long immutable cache and a policy that runs nothing
+         * @description An image uploaded by an issuer, with its stored media type, an immutable one-year cache and a content security policy that runs nothing. Unknown id: 404.
+         */
         get: operations["getImage"];
         put?: never;
         post?: never;
@@ -964,7 +1108,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Events, signature, headers and retry schedule of outbound webhooks */
+        /**
+         * Events, signature, headers and retry schedule of outbound webhooks
+         * @description The subscribable events with a sample payload each, the signature header and scheme, the delivery headers and the retry schedule. No key.
+         */
         get: operations["getWebhookCatalog"];
         put?: never;
         post?: never;
@@ -981,10 +1128,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The issuer's webhook subscriptions */
+        /**
+         * The issuer's webhook subscriptions
+         * @description The issuer’s subscriptions with their URL, events and creation time; never the secret.
+         */
         get: operations["listWebhooks"];
         put?: never;
-        /** Subscribe a receiver URL to events; the signing secret is returned only here */
+        /**
+         * Subscribe a receiver URL to events; the signing secret is returned only here
+         * @description Subscribes an https URL (private and loopback addresses are refused) to the events named. The signing secret is in this answer only.
+         */
         post: operations["createWebhook"];
         delete?: never;
         options?: never;
@@ -999,15 +1152,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One webhook subscription */
+        /**
+         * One webhook subscription
+         * @description One subscription of this issuer; another issuer’s id answers 404, as an unknown one does.
+         */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
-        /** Unsubscribe; deliveries not yet made are cancelled */
+        /**
+         * Unsubscribe; deliveries not yet made are cancelled
+         * @description Removes the subscription; its deliveries not yet made are cancelled. Answers 204.
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        /** Change the receiver URL or the events of a subscription; the signing secret stays */
+        /**
+         * Change the receiver URL or the events of a subscription; the signing secret stays
+         * @description Changes the URL or the events given, under the URL rules of a new subscription; the signing secret stays.
+         */
         patch: operations["updateWebhook"];
         trace?: never;
     };
@@ -1020,7 +1182,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Queue a signed webhook.test delivery to this endpoint (shown in its delivery log) */
+        /**
+         * Queue a signed webhook.test delivery to this endpoint (shown in its delivery log)
+         * @description Queues one signed `webhook.test` delivery, sent as any other and listed in the subscription’s deliveries. Answers 202 once queued.
+         */
         post: operations["sendWebhookTest"];
         delete?: never;
         options?: never;
@@ -1037,7 +1202,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Queue a delivery again, with the same event and payload */
+        /**
+         * Queue a delivery again, with the same event and payload
+         * @description Queues a new attempt of a past delivery with the same event id and payload, so the receiver can deduplicate it. Answers 202 once queued.
+         */
         post: operations["resendWebhookDelivery"];
         delete?: never;
         options?: never;
@@ -1052,7 +1220,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deliveries of a subscription, latest first */
+        /**
+         * Deliveries of a subscription, latest first
+         * @description A page of the subscription’s deliveries, latest first: event, status, attempts, the last response status or error, and the next attempt.
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -1092,7 +1263,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete an earner profile (its link stops working) */
+        /**
+         * Delete an earner profile (its link stops working)
+         * @description Deletes the profile; its public link answers 404 from now on. Answers 204.
+         */
         delete: operations["deleteEarnerProfile"];
         options?: never;
         head?: never;
@@ -1106,7 +1280,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An earner's public profile: partial name and live assertion URLs */
+        /**
+         * An earner's public profile: partial name and live assertion URLs
+         * @description The recipient’s partial name (first name and last initial) and the assertion URLs of their non-revoked credentials at the issuer, newest first. Unknown id: 404.
+         */
         get: operations["getEarnerProfile"];
         put?: never;
         post?: never;
@@ -1243,10 +1420,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The issuer's pathways, oldest first */
+        /**
+         * The issuer's pathways, oldest first
+         * @description Every pathway of the issuer, active and archived, oldest first.
+         */
         get: operations["listPathways"];
         put?: never;
-        /** Create a pathway (a staged set of definitions) */
+        /**
+         * Create a pathway (a staged set of definitions)
+         * @description A pathway of this issuer. The slug is derived from the name when omitted; an explicit slug already taken answers 409 slug_taken.
+         */
         post: operations["createPathway"];
         delete?: never;
         options?: never;
@@ -1261,14 +1444,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One pathway with its stages in step order */
+        /**
+         * One pathway with its stages in step order
+         * @description The pathway and its stages ordered by stepOrder; another issuer’s id answers 404.
+         */
         get: operations["getPathway"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Rename, redescribe, archive or reactivate a pathway (the slug is permanent) */
+        /**
+         * Rename, redescribe, archive or reactivate a pathway (the slug is permanent)
+         * @description Changes the name, description or status given; the slug is permanent.
+         */
         patch: operations["updatePathway"];
         trace?: never;
     };
@@ -1281,7 +1470,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add a definition of this issuer as a stage (once per definition) */
+        /**
+         * Add a definition of this issuer as a stage (once per definition)
+         * @description Adds one of this issuer’s definitions at a step; a definition already in the pathway answers 409 stage_exists, another issuer’s definition 404.
+         */
         post: operations["addPathwayStage"];
         delete?: never;
         options?: never;
@@ -1356,7 +1548,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Security controls with their evidence, subprocessors and service objectives (open) */
+        /**
+         * Security controls with their evidence, subprocessors and service objectives (open)
+         * @description The security controls by category with their evidence, the subprocessors with the data they see, and the availability, recovery and residency objectives. No key.
+         */
         get: operations["getTrustControls"];
         put?: never;
         post?: never;
@@ -1453,14 +1648,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The issuer's earner-notification settings */
+        /**
+         * The issuer's earner-notification settings
+         * @description Sender name, reply-to, language, whether issuance emails the earner by default, and the expiry reminder settings.
+         */
         get: operations["getNotificationSettings"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Change the sender name, reply-to, language or default of earner notifications */
+        /**
+         * Change the sender name, reply-to, language or default of earner notifications
+         * @description Changes the fields given; the next notification uses them. The reply-to address is the issuer’s contact address, stored as given.
+         */
         patch: operations["updateNotificationSettings"];
         trace?: never;
     };
@@ -1471,7 +1672,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The earner's message as the current settings render it, for an example credential */
+        /**
+         * The earner's message as the current settings render it, for an example credential
+         * @description The message an earner would get for a sample credential of this issuer (`kind=reminder` for the expiry reminder). Sends nothing.
+         */
         get: operations["previewNotification"];
         put?: never;
         post?: never;
@@ -1488,7 +1692,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** How many credentials are due an expiry reminder now */
+        /**
+         * How many credentials are due an expiry reminder now
+         * @description The number of live credentials of this issuer that expire within the reminder lead time and were never reminded.
+         */
         get: operations["getRemindersDue"];
         put?: never;
         /**
@@ -1509,10 +1716,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Asks the earner to confirm unsubscribing (a link scanner opening it changes nothing) */
+        /**
+         * Asks the earner to confirm unsubscribing (a link scanner opening it changes nothing)
+         * @description An HTML page asking the earner to confirm; opening it changes nothing, so a mail scanner following the link does not unsubscribe anyone. Unknown token: 404.
+         */
         get: operations["getUnsubscribePage"];
         put?: never;
-        /** One-click unsubscribe (RFC 8058): adds the earner's hash to the issuer's suppression list */
+        /**
+         * One-click unsubscribe (RFC 8058): adds the earner's hash to the issuer's suppression list
+         * @description Adds the earner’s salted hash to the issuer’s suppression list (RFC 8058 one-click; the body is not read). Repeating it changes nothing. Unknown token: 404.
+         */
         post: operations["unsubscribe"];
         delete?: never;
         options?: never;
@@ -1527,7 +1740,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The issuer's did:web DID document (every signing key as a Multikey and as a JsonWebKey) */
+        /**
+         * The issuer's did:web DID document (every signing key as a Multikey and as a JsonWebKey)
+         * @description The did:web document of the issuer: every signing key as a Multikey and as a JsonWebKey. Unknown slug: 404.
+         */
         get: operations["getIssuerDidDocument"];
         put?: never;
         post?: never;
@@ -1604,7 +1820,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The issuer's revocation BitstringStatusListCredential (131,072 entries) */
+        /**
+         * The issuer's revocation BitstringStatusListCredential (131,072 entries)
+         * @description The signed BitstringStatusListCredential whose bits say which credentials are revoked (131,072 entries). Unknown issuer or list: 404.
+         */
         get: operations["getStatusListCredential"];
         put?: never;
         post?: never;
@@ -1625,7 +1844,7 @@ export interface paths {
         put?: never;
         /**
          * Offer the credential to its earner’s wallet (OpenID4VCI pre-authorized code)
-         * @description For an LMS to show its signed-in learner: the `openid-credential-offer://` offer, its `credential_offer_uri` and a QR code. Redeemable once, until `expiresAt`. With `{"txCode": true}` the answer also gives the transaction code the wallet asks for; show it apart from the offer.
+         * @description For an LMS to show its signed-in learner: the `openid-credential-offer://` offer, its `credential_offer_uri` and a QR code. Redeemable once, until `expiresAt`. With `{"txCode": true}` the answer also gives the transaction code the wallet asks for; show it apart from the offer. The body may be left out or null. A revoked credential answers 400 validation_failed (an offer is only made for a credential that is not revoked).
          */
         post: operations["createWalletOffer"];
         delete?: never;
@@ -1661,7 +1880,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OpenID4VCI Credential Issuer Metadata of the issuer /v1/issuers/{slug} */
+        /**
+         * OpenID4VCI Credential Issuer Metadata of the issuer /v1/issuers/{slug}
+         * @description The issuer’s OpenID4VCI metadata at the well-known path OpenID4VCI 1.0 defines (inserted before the issuer’s path): credential endpoint, nonce endpoint, display and the credential configurations offered. Unknown slug: 404.
+         */
         get: operations["getCredentialIssuerMetadata"];
         put?: never;
         post?: never;
@@ -1678,7 +1900,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OpenID4VCI Credential Issuer Metadata of the issuer /v1/issuers/{slug}, at the path earlier drafts append to the identifier */
+        /**
+         * OpenID4VCI Credential Issuer Metadata of the issuer /v1/issuers/{slug}, at the path earlier drafts append to the identifier
+         * @description The same metadata as the well-known path, for wallets that append `/.well-known/openid-credential-issuer` to the credential issuer identifier. Unknown slug: 404.
+         */
         get: operations["getCredentialIssuerMetadataAppended"];
         put?: never;
         post?: never;
@@ -1695,7 +1920,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OAuth 2.0 Authorization Server Metadata (RFC 8414) of the issuer /v1/issuers/{slug} */
+        /**
+         * OAuth 2.0 Authorization Server Metadata (RFC 8414) of the issuer /v1/issuers/{slug}
+         * @description RFC 8414 metadata of the issuer’s authorization server at the inserted well-known path: token endpoint and the pre-authorized code grant. Unknown slug: 404.
+         */
         get: operations["getAuthorizationServerMetadata"];
         put?: never;
         post?: never;
@@ -1712,7 +1940,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** OAuth 2.0 Authorization Server Metadata (RFC 8414) of the issuer /v1/issuers/{slug}, at the path earlier drafts append to the identifier */
+        /**
+         * OAuth 2.0 Authorization Server Metadata (RFC 8414) of the issuer /v1/issuers/{slug}, at the path earlier drafts append to the identifier
+         * @description The same RFC 8414 metadata, at the path earlier drafts append to the identifier. Unknown slug: 404.
+         */
         get: operations["getAuthorizationServerMetadataAppended"];
         put?: never;
         post?: never;
@@ -1729,7 +1960,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The credential offer behind a credential_offer_uri, while it can be redeemed */
+        /**
+         * The credential offer behind a credential_offer_uri, while it can be redeemed
+         * @description The credential offer JSON a wallet fetches from credential_offer_uri. An offer that is redeemed, expired or unknown answers 404.
+         */
         get: operations["getCredentialOffer"];
         put?: never;
         post?: never;
@@ -1748,7 +1982,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Token endpoint: the pre-authorized code (and tx_code) for an access token, once */
+        /**
+         * Token endpoint: the pre-authorized code (and tx_code) for an access token, once
+         * @description OpenID4VCI 1.0 §6: form-encoded grant_type, pre-authorized_code and, when the offer has one, tx_code. Answers an access token once per offer; errors are the OAuth error body (invalid_grant, invalid_request), and an offer’s transaction code takes a bounded number of wrong guesses.
+         */
         post: operations["redeemPreAuthorizedCode"];
         delete?: never;
         options?: never;
@@ -1765,7 +2002,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Nonce endpoint: a fresh c_nonce for one proof of possession */
+        /**
+         * Nonce endpoint: a fresh c_nonce for one proof of possession
+         * @description OpenID4VCI 1.0 §7: a fresh c_nonce, used once, for the proof of possession of the next credential request.
+         */
         post: operations["getCredentialNonce"];
         delete?: never;
         options?: never;
@@ -3674,7 +3914,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: email */
+                    /** @description An email address (a local part of at most 64 characters, a dotted domain); surrounding whitespace is trimmed. */
                     email: string;
                     /**
                      * @description owner: everything; issuer: definitions, issuing, imports, revocation, pathways; viewer: read only
@@ -4625,7 +4865,7 @@ export interface operations {
                     name?: string;
                     /** Format: uri */
                     url?: string;
-                    /** Format: email */
+                    /** @description An email address (a local part of at most 64 characters, a dotted domain); surrounding whitespace is trimmed. */
                     email?: string;
                     description?: string | null;
                     /** Format: uri */
@@ -4928,7 +5168,7 @@ export interface operations {
                      * @description How long the rotated key keeps working
                      * @default 86400
                      */
-                    graceSeconds: number;
+                    graceSeconds?: number;
                 };
             };
         };
@@ -5167,7 +5407,7 @@ export interface operations {
                 actor?: string;
                 /** @description Only records that occurred at or after this instant */
                 from?: string;
-                /** @description Only records that occurred before this instant */
+                /** @description Only records that occurred before this instant. A `from` after `to` is refused (400); `from` equal to `to` is an empty window, as in the reports and analytics. */
                 to?: string;
             };
             header?: never;
@@ -5995,7 +6235,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     definitionId: string;
-                    /** Format: email */
+                    /** @description An email address (a local part of at most 64 characters, a dotted domain); surrounding whitespace is trimmed. */
                     recipientEmail: string;
                     /** @description Opaque: an LMS enrolment id or a random id. A key containing an email address is refused (400). */
                     completionKey: string;
@@ -6137,10 +6377,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /**
-                     * Format: email
-                     * @description The earner's address: hashed with the issuer's salt for the lookup, never stored.
-                     */
+                    /** @description The earner's address: hashed with the issuer's salt for the lookup, never stored. */
                     recipientEmail?: string;
                     completionKey?: string;
                     /** @description Part of the recipient's stored name, any case (the email search stays a hash lookup) */
@@ -6159,9 +6396,9 @@ export interface operations {
                      */
                     issuedTo?: string;
                     /** @default 50 */
-                    limit: number;
+                    limit?: number;
                     /** @default 0 */
-                    offset: number;
+                    offset?: number;
                 };
             };
         };
@@ -6715,8 +6952,9 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /** @description Published in the revoked assertion and kept on the credential and in the audit log after a GDPR erasure: a reason containing an email address is refused (400). */
                     reason?: string;
-                };
+                } | null;
             };
         };
         responses: {
@@ -6834,12 +7072,9 @@ export interface operations {
                     evidenceUrl?: string;
                     /** @description Email the earner about the replacement; needs recipientEmail, which is not stored. */
                     notify?: boolean;
-                    /**
-                     * Format: email
-                     * @description The earner's address, for notify only: it must hash to the credential's recipient.
-                     */
+                    /** @description The earner's address, for notify only: it must hash to the credential's recipient. */
                     recipientEmail?: string;
-                };
+                } | null;
             };
         };
         responses: {
@@ -7119,7 +7354,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: email */
+                    /** @description An email address (a local part of at most 64 characters, a dotted domain); surrounding whitespace is trimmed. */
                     recipientEmail: string;
                     /** Format: uuid */
                     definitionId?: string;
@@ -10209,7 +10444,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: email */
+                    /** @description An email address (a local part of at most 64 characters, a dotted domain); surrounding whitespace is trimmed. */
                     recipientEmail: string;
                 };
             };
@@ -10582,6 +10817,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        /** @description The body is at most 1 MiB (1,048,576 bytes) of UTF-8 JSON; a larger one answers 413 payload_too_large. Ids in ASCII, as every id of this service is, always fit; a character outside ASCII takes 2 to 4 bytes (6 as a \u escape), so 1,000 long ids of such characters may not. */
         requestBody: {
             content: {
                 "application/json": {
@@ -10779,7 +11015,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The issuer slug; an unknown one answers the 404 page. */
                 slug: string;
+                /** @description The credential id; one that names no credential of this issuer answers the 404 page. */
                 id: string;
             };
             cookie?: never;
@@ -10852,8 +11090,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The issuer slug; an unknown one answers the 404 page. */
                 slug: string;
+                /** @description The credential id; one that names no credential of this issuer answers the 404 page. */
                 id: string;
+                /** @description linkedin, share_link, wallet_apple or wallet_google; any other answers 404. */
                 action: string;
             };
             cookie?: never;
@@ -11514,7 +11755,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: email */
+                    /** @description An email address (a local part of at most 64 characters, a dotted domain); surrounding whitespace is trimmed. */
                     recipientEmail: string;
                 };
             };
@@ -11626,7 +11867,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: email */
+                    /** @description An email address (a local part of at most 64 characters, a dotted domain); surrounding whitespace is trimmed. */
                     recipientEmail: string;
                 };
             };
@@ -11729,7 +11970,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: email */
+                    /** @description An email address (a local part of at most 64 characters, a dotted domain); surrounding whitespace is trimmed. */
                     recipientEmail: string;
                 };
             };
@@ -12304,7 +12545,7 @@ export interface operations {
                 "application/json": {
                     notifyByDefault?: boolean;
                     senderName?: string | null;
-                    /** Format: email */
+                    /** @description An email address (a local part of at most 64 characters, a dotted domain); surrounding whitespace is trimmed. */
                     replyTo?: string | null;
                     /** @enum {string} */
                     language?: "en" | "de" | "fr";
@@ -13243,7 +13484,7 @@ export interface operations {
                 "application/json": {
                     /** @description Ask for a transaction code: the answer gives it as `txCode`, for the LMS to show its signed-in learner apart from the offer. */
                     txCode?: boolean;
-                };
+                } | null;
             };
         };
         responses: {
@@ -13356,9 +13597,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description No string in it, key or value, may hold U+0000 (400). */
                     "@context": unknown;
+                    /** @description No string in it, key or value, may hold U+0000 (400). */
                     type: unknown;
                     holder: string;
+                    /** @description No string in it, key or value, may hold U+0000 (400). */
                     proof: unknown;
                     id?: string;
                 };
@@ -14024,10 +14268,14 @@ export interface operations {
                 "application/json": {
                     credential_configuration_id?: string;
                     credential_identifier?: string;
+                    /** @description No string in it, key or value, may hold U+0000 (400). */
                     proofs?: unknown;
+                    /** @description No string in it, key or value, may hold U+0000 (400). */
                     proof?: unknown;
+                    /** @description No string in it, key or value, may hold U+0000 (400). */
                     credential_response_encryption?: unknown;
                     format?: string;
+                    /** @description No string in it, key or value, may hold U+0000 (400). */
                     credential_definition?: unknown;
                 };
             };

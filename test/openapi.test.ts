@@ -266,7 +266,8 @@ describe.each(dialects)('OpenAPI document says what the service does on %s', (di
   it('says in its schemas what the service refuses: a dotted email domain, U+0000, an http webhook in production', async () => {
     const issue = doc.paths['/api/v1/credentials']?.post?.requestBody?.content['application/json']?.schema ?? {};
     const email = (issue.properties as Record<string, { pattern?: string; format?: string }>).recipientEmail;
-    expect(email).toEqual(expect.objectContaining({ format: 'email', pattern: EMAIL_PATTERN }));
+    expect(email).toEqual(expect.objectContaining({ pattern: EMAIL_PATTERN }));
+    expect(email?.format).toBeUndefined();
     const emailPattern = new RegExp(EMAIL_PATTERN, 'u');
     for (const refused of ['0@com', 'ada@localhost', 'ada@[127.0.0.1]']) expect(emailPattern.test(refused)).toBe(false);
     expect(emailPattern.test(' ada@example.org ')).toBe(true);

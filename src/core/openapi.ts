@@ -1,4 +1,5 @@
 import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger';
+import { OPERATION_DESCRIPTIONS, OPERATION_TAGS } from './operation-descriptions.js';
 import { closeObjects, NUL_CHECKED_BY_HANDLER, OPTIONAL_BODY } from './validation.js';
 
 /**
@@ -56,15 +57,18 @@ const REQUEST_RULES_NOTE = [
 ].join(' ');
 
 /**
- * Per route: an operation without a security requirement is open and says so (`security: []`), and
- * one the limiter exempts is marked `x-rate-limit: exempt`.
+ * Per route: an operation without a security requirement is open and says so (`security: []`), one
+ * the limiter exempts is marked `x-rate-limit: exempt`, and one without a description of its own
+ * gets its entry of OPERATION_DESCRIPTIONS.
  */
 export const describeRoute: SwaggerTransform = ({ schema, url, route }) => {
   if (!schema) return { schema, url };
+  const description = schema.description ?? OPERATION_DESCRIPTIONS[schema.operationId ?? ''];
   return {
     url,
     schema: {
       ...schema,
+      ...(description === undefined ? {} : { description }),
       security: schema.security ?? [],
       ...(route.config?.rateLimitExempt === true ? { 'x-rate-limit': RATE_LIMIT_EXEMPT } : {}),
     },
@@ -78,29 +82,76 @@ export const describeRoute: SwaggerTransform = ({ schema, url, route }) => {
  */
 export const NO_NUL_PATTERN = '^[^\\u0000]*$';
 
-function forbidNul(schema: unknown): void {
+function forbidNul(schema: unknown, freeFormNote = FREE_FORM_NUL_NOTE): void {
   if (schema === null || typeof schema !== 'object') return;
   if (Array.isArray(schema)) {
-    for (const item of schema) forbidNul(item);
+    for (const item of schema) forbidNul(item, freeFormNote);
     return;
   }
   const node = schema as Json;
   if (node.type === 'string' && node.pattern === undefined && node.format === undefined && node.enum === undefined) {
     node.pattern = NO_NUL_PATTERN;
   }
-  for (const [key, value] of Object.entries(node)) if (key !== 'enum' && key !== 'default') forbidNul(value);
+  if (isFreeForm(node)) node.description = [node.description, freeFormNote].filter(Boolean).join(' ');
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'properties' || key === 'patternProperties') {
+      for (const property of Object.values(value as Json)) forbidNul(property, freeFormNote);
+    } else if (SUBSCHEMA_KEYS.has(key)) forbidNul(value, freeFormNote);
+  }
 }
 
-/** A request body as the validator checks it: closed objects, and `required: false` where it may be left out. */
+/** The keywords whose value is a schema or a list of schemas. */
+const SUBSCHEMA_KEYS = new Set(['items', 'additionalProperties', 'anyOf', 'oneOf', 'allOf', 'not']);
+
+/** Said on a value the schema leaves open, since no pattern can reach the strings inside it. */
+export const FREE_FORM_NUL_NOTE = 'No string in it, key or value, may hold U+0000 (400).';
+/** The same for a body whose handler checks each record itself (connectors: one bad record fails alone). */
+export const RECORD_NUL_NOTE =
+  'A record with U+0000 in any string, key or value, is an error record; the others go on.';
+
+/** A value of any type, or an object taking properties the schema does not list. */
+function isFreeForm(node: Json): boolean {
+  if (node.type === undefined) return !('$ref' in node || 'anyOf' in node || 'oneOf' in node || 'allOf' in node);
+  return node.type === 'object' && node.additionalProperties === true;
+}
+
+/**
+ * A property with a `default` is filled in by the validator when it is left out (ajv's
+ * useDefaults), so the document does not list it as required.
+ */
+function notRequiredWhenDefaulted(schema: unknown): void {
+  if (schema === null || typeof schema !== 'object') return;
+  if (Array.isArray(schema)) {
+    for (const item of schema) notRequiredWhenDefaulted(item);
+    return;
+  }
+  const node = schema as Json;
+  const properties = node.properties as Record<string, Json> | undefined;
+  if (Array.isArray(node.required) && properties) {
+    const required = node.required.filter((name: string) => properties[name]?.default === undefined);
+    if (required.length > 0) node.required = required;
+    else delete node.required;
+  }
+  for (const value of Object.values(node)) notRequiredWhenDefaulted(value);
+}
+
+/**
+ * A request body as the validator checks it: closed objects, defaulted properties not required, and
+ * a body that may be left out also taken as `null` (validation.ts treats both alike).
+ */
 function describeRequestBody(requestBody: Json): void {
   const content = (requestBody.content ?? {}) as Record<string, Json>;
   for (const media of Object.values(content)) {
     const schema = media.schema as Json | undefined;
     if (!schema) continue;
-    if (schema[OPTIONAL_BODY] === true) requestBody.required = false;
+    const optional = schema[OPTIONAL_BODY] === true;
+    const perRecord = schema[NUL_CHECKED_BY_HANDLER] === true;
+    if (optional) requestBody.required = false;
     const { [OPTIONAL_BODY]: _optional, [NUL_CHECKED_BY_HANDLER]: _nul, ...rest } = schema;
-    media.schema = closeObjects(rest);
-    forbidNul(media.schema);
+    const closed = closeObjects(rest) as Json;
+    media.schema = optional ? { ...closed, nullable: true } : closed;
+    notRequiredWhenDefaulted(media.schema);
+    forbidNul(media.schema, perRecord ? RECORD_NUL_NOTE : FREE_FORM_NUL_NOTE);
   }
 }
 
@@ -161,6 +212,7 @@ export const describeDocument: SwaggerTransformObject = (documentObject) => {
     description: `${info.description ?? ''} ${RATE_LIMIT_NOTE} ${REQUEST_RULES_NOTE}`.trim(),
     license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
   };
+  document.tags = OPERATION_TAGS.map((tag) => ({ ...tag }));
   const components = (document.components ?? {}) as Json;
   document.components = { ...components, headers: { ...(components.headers as Json | undefined), ...HEADERS } };
   for (const item of Object.values((document.paths ?? {}) as Record<string, Json>)) {

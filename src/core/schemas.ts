@@ -20,14 +20,24 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 export const Uuid = Type.String({ format: 'uuid' });
 /** The characters of an email's local part (RFC 5322 atext), as ajv's `email` format takes them. */
 const ATEXT = "[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]+";
-const LABEL = '[a-zA-Z0-9]([a-zA-Z0-9-]*[a-zA-Z0-9])?';
+/** A DNS label of at most 63 characters (RFC 1035 §2.3.4). */
+const LABEL = '[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?';
 /**
- * The `email` format as a pattern, so the document says what the service takes: a dotted domain
- * (`0@com` is refused), no quoted local part or address literal, surrounding whitespace allowed
- * (normalisation trims it before hashing).
+ * An email address as the service takes it, one rule for every email field: a local part of at
+ * most 64 characters (RFC 5321 §4.5.3.1.1), a dotted domain (`0@com` is refused), no quoted local
+ * part or address literal, and surrounding whitespace allowed (normalisation trims it before
+ * hashing, design.md). With `maxLength` 254 (RFC 5321 §4.5.3.1.3: a path of 256 with its angle
+ * brackets) this is the whole check: the schema carries no `format: email`, whose addresses have no
+ * surrounding whitespace, so the document says exactly what the service takes.
  */
-export const EMAIL_PATTERN = `^\\s*${ATEXT}(\\.${ATEXT})*@(${LABEL}\\.)+${LABEL}\\s*$`;
-export const Email = Type.String({ format: 'email', pattern: EMAIL_PATTERN, maxLength: 254 });
+export const EMAIL_PATTERN = `^\\s*(?=[^@\\s]{1,64}@)${ATEXT}(\\.${ATEXT})*@(${LABEL}\\.)+${LABEL}\\s*$`;
+const EMAIL_MAX_LENGTH = 254;
+export const Email = Type.String({
+  pattern: EMAIL_PATTERN,
+  maxLength: EMAIL_MAX_LENGTH,
+  description:
+    'An email address (a local part of at most 64 characters, a dotted domain); surrounding whitespace is trimmed.',
+});
 export const Uri = Type.String({ format: 'uri', maxLength: 2048 });
 /**
  * An http(s) URL a browser can open: the scheme, then a host (after any user info) that is not
@@ -48,11 +58,10 @@ export const IdParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
 
 export const Text = (maxLength = 500) => Type.String({ minLength: 1, maxLength });
 /**
- * No control character (C0, DEL, C1): a name shows in email headers, logs, CSV exports and badge
- * images, where a CR or LF could start a line of its own. U+0000 is left to the check of every
- * string (validation.ts), which names it.
+ * No control character (C0 with U+0000, DEL, C1): a name shows in email headers, logs, CSV exports
+ * and badge images, where a CR or LF could start a line of its own.
  */
-export const NAME_PATTERN = '^[^\\u0001-\\u001f\\u007f-\\u009f]*$';
+export const NAME_PATTERN = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$';
 /** The characters NAME_PATTERN refuses, for names that arrive outside a schema (CSV rows, connector records). */
 export const NAME_CONTROL_CHARACTER = /\p{Cc}/u;
 /** A name (of an issuer, a definition, a person, a key): Text without control characters. */

@@ -67,7 +67,11 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
               Type.String({ format: 'date-time', description: 'Only records that occurred at or after this instant' }),
             ),
             to: Type.Optional(
-              Type.String({ format: 'date-time', description: 'Only records that occurred before this instant' }),
+              Type.String({
+                format: 'date-time',
+                description:
+                  'Only records that occurred before this instant. A `from` after `to` is refused (400); `from` equal to `to` is an empty window, as in the reports and analytics.',
+              }),
             ),
           },
           { additionalProperties: false },
@@ -85,8 +89,8 @@ export const auditRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const { limit, offset, from, to, ...filter } = request.query;
-      if (from !== undefined && to !== undefined && Date.parse(from) >= Date.parse(to)) {
-        throw errors.validation('`from` must be before `to`.');
+      if (from !== undefined && to !== undefined && Date.parse(from) > Date.parse(to)) {
+        throw errors.validation('`from` must not be after `to`.');
       }
       return audit.list(request.issuerId(), limit, offset, {
         ...filter,

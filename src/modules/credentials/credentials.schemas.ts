@@ -249,7 +249,13 @@ export const RenewalReportSchema = Type.Object(
 );
 export type RenewalReport = Static<typeof RenewalReportSchema>;
 
-export const RevokeBody = Type.Object({ reason: Type.Optional(Text(500)) });
+export const RevokeBody = Type.Object({
+  reason: Type.Optional({
+    ...Text(500),
+    description:
+      'Published in the revoked assertion and kept on the credential and in the audit log after a GDPR erasure: a reason containing an email address is refused (400).',
+  }),
+});
 export const ReissueBody = Type.Object({
   completionKey: Type.Optional(CompletionKey),
   evidenceUrl: Type.Optional(WebUrl),

@@ -26,8 +26,16 @@ function noneMatch(header: string | undefined, etag: string): boolean {
   });
 }
 
-const PageParams = Type.Object({ slug: Type.String(), id: Type.String() });
-const ShareParams = Type.Object({ slug: Type.String(), id: Type.String(), action: Type.String() });
+/** A URL is at most 8 KiB (app.ts answers 414 beyond), so no segment of one is longer. */
+const Segment = (description: string) => Type.String({ maxLength: 8192, description });
+const PageSlug = Segment('The issuer slug; an unknown one answers the 404 page.');
+const PageId = Segment('The credential id; one that names no credential of this issuer answers the 404 page.');
+const PageParams = Type.Object({ slug: PageSlug, id: PageId });
+const ShareParams = Type.Object({
+  slug: PageSlug,
+  id: PageId,
+  action: Segment('linkedin, share_link, wallet_apple or wallet_google; any other answers 404.'),
+});
 
 /** The browser-facing side of verification: the page, its share redirects, its assets and the embed. */
 export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -97,7 +97,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Offer the credential to its earner’s wallet (OpenID4VCI pre-authorized code)',
         description:
-          'For an LMS to show its signed-in learner: the `openid-credential-offer://` offer, its `credential_offer_uri` and a QR code. Redeemable once, until `expiresAt`. With `{"txCode": true}` the answer also gives the transaction code the wallet asks for; show it apart from the offer.',
+          'For an LMS to show its signed-in learner: the `openid-credential-offer://` offer, its `credential_offer_uri` and a QR code. Redeemable once, until `expiresAt`. With `{"txCode": true}` the answer also gives the transaction code the wallet asks for; show it apart from the offer. The body may be left out or null. A revoked credential answers 400 validation_failed (an offer is only made for a credential that is not revoked).',
         params: IdParams,
         body: optionalBody(CreateWalletOfferBody),
         response: {
