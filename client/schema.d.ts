@@ -1304,7 +1304,7 @@ export interface paths {
         put?: never;
         /**
          * Verify one assertion (open)
-         * @description id is the assertion URL or the bare credential id. An id of another host, a malformed id or an unknown one answers 200 with authentic=false and status unknown. With Content-Type application/vc, the body is instead an Open Badges 3.0 credential of this service as JSON: its Data Integrity proof is checked with the issuer keys this service publishes; a changed field, another issuer or a foreign DID answers authentic=false and status unknown; more than one proof answers 400. A credential, or an id that is a VC-JWT, costs 10 requests of the open rate limit (its signature is checked); any other id costs 1.
+         * @description id is the assertion URL or the bare credential id. An id of another host, a malformed id or an unknown one answers 200 with authentic=false and status unknown. With Content-Type application/vc, the body is instead an Open Badges 3.0 credential of this service as JSON: its Data Integrity proof is checked with the issuer keys this service publishes; a changed field, another issuer or a foreign DID answers authentic=false and status unknown; more than one proof answers 400. An id that is a VC-JWT costs 10 requests of the open rate limit (its signature is checked); a credential costs 10 plus one per 16 values past 512 (objects and arrays weigh eight, 64 bytes of strings one), as its JSON-LD processing grows with them, and is refused with 400 past the limits of its schema before any is done; any other id costs 1.
          */
         post: operations["verifyCredential"];
         delete?: never;

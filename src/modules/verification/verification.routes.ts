@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { errors } from '../../core/errors.js';
 import { strictJsonParser } from '../../core/json-body.js';
+import { JSONLD_BASE_VALUES, JSONLD_VALUES_PER_UNIT, jsonLdCost, measureJsonLd } from '../../core/jsonld-budget.js';
 import { BULK_IDS_PER_UNIT } from '../../core/rate-limit.js';
 import { errorResponses, keyedErrors, openErrors } from '../../core/schemas.js';
 import {
@@ -65,11 +66,18 @@ export const verificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { verify, verifier } = app.services.verification;
   const tags = ['Verification'];
 
-  /** A credential under application/vc, or an id that is a VC-JWT, costs CREDENTIAL_VERIFY_COST; any other id 1. */
+  /**
+   * A credential under application/vc costs CREDENTIAL_VERIFY_COST and more as it holds more values
+   * (core/jsonld-budget.ts; one past the budget is refused by the service, before any JSON-LD step);
+   * an id that is a VC-JWT costs CREDENTIAL_VERIFY_COST; any other id 1.
+   */
   const singleCost = (request: FastifyRequest) => {
+    if (isPresentedCredential(request)) {
+      const measured = measureJsonLd(request.body);
+      return 'work' in measured ? jsonLdCost(measured.work, CREDENTIAL_VERIFY_COST) : CREDENTIAL_VERIFY_COST;
+    }
     const id = (request.body as { id?: unknown } | null)?.id;
-    const signed = isPresentedCredential(request) || (typeof id === 'string' && verify.checksSignature(id));
-    return signed ? CREDENTIAL_VERIFY_COST : 1;
+    return typeof id === 'string' && verify.checksSignature(id) ? CREDENTIAL_VERIFY_COST : 1;
   };
   /** The VC-JWTs among a bulk call's ids (before validation too: anything but a string is left to the schema). */
   const bulkJwts = (ids: unknown) =>
@@ -100,8 +108,10 @@ export const verificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Verify one assertion (open)',
         description:
-          'id is the assertion URL or the bare credential id. An id of another host, a malformed id or an unknown one answers 200 with authentic=false and status unknown. With Content-Type application/vc, the body is instead an Open Badges 3.0 credential of this service as JSON: its Data Integrity proof is checked with the issuer keys this service publishes; a changed field, another issuer or a foreign DID answers authentic=false and status unknown; more than one proof answers 400. A credential, or an id that is a VC-JWT, costs ' +
-          `${CREDENTIAL_VERIFY_COST} requests of the open rate limit (its signature is checked); any other id costs 1.`,
+          'id is the assertion URL or the bare credential id. An id of another host, a malformed id or an unknown one answers 200 with authentic=false and status unknown. With Content-Type application/vc, the body is instead an Open Badges 3.0 credential of this service as JSON: its Data Integrity proof is checked with the issuer keys this service publishes; a changed field, another issuer or a foreign DID answers authentic=false and status unknown; more than one proof answers 400. An id that is a VC-JWT costs ' +
+          `${CREDENTIAL_VERIFY_COST} requests of the open rate limit (its signature is checked); a credential costs ${CREDENTIAL_VERIFY_COST} ` +
+          `plus one per ${JSONLD_VALUES_PER_UNIT} values past ${JSONLD_BASE_VALUES} (objects and arrays weigh eight, 64 bytes of strings one), as its JSON-LD ` +
+          'processing grows with them, and is refused with 400 past the limits of its schema before any is done; any other id costs 1.',
         body: verifyBody,
         response: { 200: Result, ...errorResponses(400, ...openErrors) },
       },

@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { ValidationIssue } from '../../core/errors.js';
+import { JSONLD_BUDGET, measureJsonLd } from '../../core/jsonld-budget.js';
 import { DateTime, Email, Nullable, StringEnum } from '../../core/schemas.js';
 
 const Uri = Type.String({ format: 'uri' });
@@ -59,9 +60,6 @@ const AssertionId = Type.String({
     'The assertion id: its resolvable URL, or the bare credential id; also an Open Badges 3.0 credential URL of this service or its VC-JWT.',
 });
 
-/** A credential as JSON: Open Badges 3.0 signed credentials of this service are 3–5 KB, 15–30 objects, 6 levels deep. */
-export const PRESENTED_CREDENTIAL_LIMITS = { bytes: 64 * 1024, objects: 512, depth: 16 } as const;
-
 /**
  * The body under `Content-Type: application/vc` (VC Data Model 2.0's media type for a credential
  * secured by an embedded proof): the credential itself.
@@ -71,8 +69,7 @@ export const PresentedCredential = Type.Object(
   {
     additionalProperties: true,
     maxProperties: 64,
-    description:
-      'An Open Badges 3.0 credential of this service as JSON, with its one Data Integrity proof (at most 64 KB, 512 objects, 16 levels deep; more than one proof answers 400).',
+    description: `An Open Badges 3.0 credential of this service as JSON, with its one Data Integrity proof. Bounded before any JSON-LD step, as every document given to this service is: at most ${JSONLD_BUDGET.objects} objects and arrays, ${JSONLD_BUDGET.arrayElements} array elements, ${JSONLD_BUDGET.scalars} strings, numbers, booleans and nulls, ${JSONLD_BUDGET.stringBytes} bytes of strings and keys, ${JSONLD_BUDGET.depth} levels deep; past any of them, or with more than one proof, 400.`,
   },
 );
 
@@ -83,12 +80,11 @@ export const VerifyBody = Type.Object({ id: AssertionId });
 export type VerifyRequest = { id: string } | { credential: Record<string, unknown> };
 
 /**
- * Why a credential given as JSON is refused before its proof is checked (canonicalisation costs in
- * proportion to the document, and each proof is checked in full), or null when it carries one proof
- * and is within PRESENTED_CREDENTIAL_LIMITS.
+ * Why a credential given as JSON is refused before its proof is checked (each proof is checked in
+ * full, and JSON-LD work grows with the values the document holds: core/jsonld-budget.ts), or null
+ * when it carries one proof and is within JSONLD_BUDGET.
  */
 export function presentedCredentialIssue(credential: object): ValidationIssue | null {
-  const path = '';
   const proof = (credential as { proof?: unknown }).proof;
   if (Array.isArray(proof) && proof.length > 1) {
     return {
@@ -97,22 +93,10 @@ export function presentedCredentialIssue(credential: object): ValidationIssue | 
       code: 'maxItems',
     };
   }
-  const { bytes, objects, depth } = PRESENTED_CREDENTIAL_LIMITS;
-  let seen = 0;
-  const pending: [unknown, number][] = [[credential, 1]];
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    const [value, level] = next;
-    if (value === null || typeof value !== 'object') continue;
-    seen += 1;
-    if (level > depth) return { path, message: `must be at most ${depth} levels deep`, code: 'depth' };
-    if (seen > objects) return { path, message: `must hold at most ${objects} objects and arrays`, code: 'objects' };
-    for (const child of Object.values(value)) pending.push([child, level + 1]);
-  }
-  if (Buffer.byteLength(JSON.stringify(credential)) > bytes) {
-    return { path, message: `must be at most ${bytes} bytes as JSON`, code: 'bytes' };
-  }
-  return null;
+  const measured = measureJsonLd(credential);
+  return 'issue' in measured ? measured.issue : null;
 }
+
 /** A bulk id that is a URL or a bare id, not a VC-JWT: short, so MAX_BULK_IDS of them fit the body limit. */
 const SHORT_ID_MAX_LENGTH = 1000;
 /** The most ids a bulk call takes when one of them is longer (a VC-JWT), so the body still fits. */

@@ -55,10 +55,11 @@ export function createVerifyService(
 
   const verify = async (id: string, verifier: Verifier) => answer(id, await parse(id), verifier);
 
-  /** An Open Badges 3.0 credential given as JSON, bounded first (400), then checked by its proof. */
+  /** An Open Badges 3.0 credential given as JSON, bounded first (400, core/jsonld-budget.ts), then checked by its proof. */
   async function verifyCredential(credential: Record<string, unknown>, verifier: Verifier) {
     const issue = presentedCredentialIssue(credential);
-    if (issue) throw errors.validation(issue.message, [issue]);
+    if (issue)
+      throw errors.validation(`${issue.path === '' ? 'The credential' : issue.path} ${issue.message}.`, [issue]);
     const id = typeof credential.id === 'string' ? credential.id : '';
     return answer(id, await deps.presented.json(credential), verifier);
   }
