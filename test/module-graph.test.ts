@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const MODULES = 'src/modules';
@@ -25,6 +25,33 @@ function moduleGraph(): Map<string, Set<string>> {
     walk(join(MODULES, module));
     graph.set(module, imports);
   }
+  return graph;
+}
+
+/**
+ * Each source file under `roots` and the files it imports by a relative path (type imports, re-exports
+ * and dynamic imports included): a circle between two files of one folder is as much a circle as one
+ * between folders.
+ */
+function fileGraph(roots: string[]): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')) {
+        const imports = new Set<string>();
+        for (const [, specifier] of readFileSync(path, 'utf8').matchAll(
+          /(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g,
+        )) {
+          const target = resolve(dirname(path), specifier ?? '').replace(/\.js$/, '.ts');
+          imports.add(relative('.', existsSync(target) ? target : target.replace(/\.ts$/, '.tsx')));
+        }
+        graph.set(path, imports);
+      }
+    }
+  };
+  for (const root of roots) walk(root);
   return graph;
 }
 
@@ -56,6 +83,14 @@ describe('src/modules', () => {
   it('is a one-way graph: no module imports, through others, a module that imports it', () => {
     const graph = moduleGraph();
     expect(graph.get('credentials')?.has('notifications')).toBe(true);
+    expect(findCycle(graph)).toBeNull();
+  });
+
+  it('has no circle between files, inside one folder either (src/ and console/src/)', () => {
+    const graph = fileGraph(['src', 'console/src']);
+    expect(graph.get('src/modules/accounts/accounts.service.ts')?.has('src/modules/accounts/sso.service.ts')).toBe(
+      true,
+    );
     expect(findCycle(graph)).toBeNull();
   });
 

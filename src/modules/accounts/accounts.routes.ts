@@ -18,7 +18,8 @@ import {
   SignInBody,
   TeamMemberSchema,
 } from './accounts.schemas.js';
-import { type SignedIn, USE_PROVIDER } from './accounts.service.js';
+import { USE_PROVIDER } from './accounts.service.js';
+import type { SignedIn } from './session.types.js';
 import { createSignInLimits } from './sign-in-limits.js';
 import { ssoRoutes } from './sso.routes.js';
 

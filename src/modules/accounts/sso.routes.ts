@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorResponses, keyedErrors, openErrors } from '../../core/schemas.js';
-import type { SignedIn } from './accounts.service.js';
+import type { SignedIn } from './session.types.js';
 import { SsoCallbackQuery, SsoLoginOptions, SsoSettingsSchema, SsoSlugParams, ssoSettingsBody } from './sso.schemas.js';
 import { CALLBACK_PATH, FLOW_COOKIE, FLOW_SECONDS, type SsoRefusal, START_PATH } from './sso.service.js';
 

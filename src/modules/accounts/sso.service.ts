@@ -8,7 +8,7 @@ import type { AuditService } from '../audit/audit.service.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
 import { keyEncryptionKey, open, seal } from '../vc/kek.js';
 import { type LookupFn, parseTargetUrl, systemLookup, UnsafeTargetError } from '../webhooks/ssrf.js';
-import type { SignedIn } from './accounts.service.js';
+import type { SignedIn } from './session.types.js';
 import { guardedFetch } from './sso.fetch.js';
 import { createSsoRepository, type SsoRow } from './sso.repository.js';
 import { DOMAIN_PATTERN, PROVIDER_NAME_MAX } from './sso.schemas.js';
