@@ -196,6 +196,48 @@ describe.each(dialects)('console sign-in through an OpenID Connect provider on %
     expect(users.map((u) => u.email)).not.toContain('stranger@elsewhere.example');
   });
 
+  it('compares addresses as the invite path does: the Kelvin sign is not a k (issue 48 §5)', async () => {
+    const kate = await t.app.services.accounts.invite(issuer.id, `kate@${DOMAIN}`, 'owner', 'system');
+    refusedWith(await signInAs(`\u212Aate@${DOMAIN}`), 'not_allowed');
+    refusedWith(await signInAs(`KATE\u0130@${DOMAIN}`), 'not_allowed');
+    // ASCII case still folds, as an invite stores it.
+    expect((await sessionOf(await signInAs(`KaTe@${DOMAIN.toUpperCase()}`))).id).toBe(kate.user.id);
+  });
+
+  it('refuses what an invite refuses when an address of the allowed domain joins (issue 48 §6)', async () => {
+    const before = await t.database.db
+      .selectFrom('console_users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('issuer_id', '=', issuer.id)
+      .executeTakeFirstOrThrow();
+    for (const login of [
+      `a@b@${DOMAIN}`,
+      `nul\u0000byte@${DOMAIN}`,
+      `carriage\r\nreturn@${DOMAIN}`,
+      `${'a'.repeat(4_980)}@${DOMAIN}`,
+      `${'l'.repeat(65)}@${DOMAIN}`,
+      `spaced out@${DOMAIN}`,
+    ]) {
+      refusedWith(await signInAs(login), 'not_allowed');
+      expectErrorBody(
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/users',
+          headers: owner.headers,
+          payload: { email: login, role: 'viewer' },
+        }),
+        400,
+        'validation_failed',
+      );
+    }
+    const after = await t.database.db
+      .selectFrom('console_users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('issuer_id', '=', issuer.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n));
+  });
+
   it('refuses a callback without its cookie, with another flow’s state, and with a wrong nonce', async () => {
     await t.app.services.accounts.invite(issuer.id, `flows@${DOMAIN}`, 'issuer', 'system');
     // No cookie: a login CSRF (someone else's code sent to this browser) finds no flow.

@@ -1,13 +1,15 @@
 import { isoNow } from '../../core/clock.js';
 import type { AuthContext, Core, Role } from '../../core/context.js';
 import { AppError, errors } from '../../core/errors.js';
-import { normaliseEmail, sha256Hex } from '../../core/hashing.js';
+import { sha256Hex } from '../../core/hashing.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
 import { createAccountRepository, type UserRow } from './accounts.repository.js';
 import { hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './passwords.js';
+import type { SessionUser, SignedIn } from './session.types.js';
 import { createSsoRepository } from './sso.repository.js';
 import { createSsoService } from './sso.service.js';
+import { staffEmail } from './staff-email.js';
 
 export const ROLES = ['owner', 'issuer', 'viewer'] as const;
 const INVITE_HOURS = 72;
@@ -19,21 +21,6 @@ const TOKEN_LENGTH = 43;
 export const ACCOUNTS_PER_EMAIL_MAX = 5;
 /** A session's last-seen time is written at most this often (the idle timeout's precision). */
 const TOUCH_EVERY_MS = 60_000;
-
-/** What the console shows of the signed-in user. */
-export interface SessionUser {
-  id: string;
-  email: string;
-  role: Role;
-  issuer: { id: string; slug: string; name: string };
-}
-
-/** A new session: the cookie's token (never stored, only its hash) and the CSRF token. */
-export interface SignedIn {
-  token: string;
-  csrfToken: string;
-  user: SessionUser;
-}
 
 /** A user who can get in: a password set, or signed in once through the issuer's provider. */
 function isActive(row: UserRow): boolean {
@@ -143,10 +130,8 @@ export function createAccountService(
   }
 
   async function invite(issuerId: string, email: string, role: Role, actor: string) {
-    const address = normaliseEmail(email);
-    if (address.length > 254 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(address)) {
-      throw errors.validation('The email address is invalid.');
-    }
+    const address = staffEmail(email);
+    if (address === null) throw errors.validation('The email address is invalid.');
     if (await repo.findUserByEmail(issuerId, address)) {
       throw new AppError('email_taken', 'A console user with this email already exists.');
     }
@@ -192,10 +177,12 @@ export function createAccountService(
   /**
    * Sign-in through the issuer's provider with an email it verified: the issuer's account of that
    * email keeps its role (invited or active); otherwise an address of the owner's allowed domain
-   * joins as a viewer (audited `console_user.joined`); anyone else is refused (null).
+   * joins as a viewer (audited `console_user.joined`); anyone else, and any address an invite would
+   * refuse (staff-email.ts), is refused (null).
    */
   async function signInWithSso(issuerId: string, email: string, allowedDomain: string | null) {
-    const address = normaliseEmail(email);
+    const address = staffEmail(email);
+    if (address === null) return null;
     let row = await repo.findUserByEmail(issuerId, address);
     if (!row) {
       if (allowedDomain === null || address.slice(address.lastIndexOf('@') + 1) !== allowedDomain) return null;
@@ -299,7 +286,8 @@ export function createAccountService(
      * happened.
      */
     async signIn(email: string, password: string): Promise<SignedIn | typeof USE_PROVIDER | null> {
-      const rows = await repo.listActiveUsersByEmail(normaliseEmail(email), ACCOUNTS_PER_EMAIL_MAX);
+      const address = staffEmail(email);
+      const rows = address === null ? [] : await repo.listActiveUsersByEmail(address, ACCOUNTS_PER_EMAIL_MAX);
       const given = password.slice(0, PASSWORD_MAX);
       const matches = await Promise.all(
         rows.length === 0 ? [verifyPassword(given, null)] : rows.map((row) => verifyPassword(given, row.password_hash)),
