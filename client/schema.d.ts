@@ -829,6 +829,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/endorsements/received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Endorsements other issuers gave this issuer's definitions, oldest first
+         * @description Every endorsement another issuer of this service signed for one of this issuer’s definitions, whatever its status: pending until accepted, and only accepted ones are embedded in the credentials this issuer signs. Filter by status or definition; pages of at most 200.
+         */
+        get: operations["listReceivedEndorsements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/endorsements/received/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an endorsement of one of this issuer's definitions: credentials of that definition signed from now on embed it (at most 10 accepted per definition; 409 endorsement_limit beyond, 409 endorsement_final when removed or revoked by its endorser)
+         * @description Accept an endorsement of one of this issuer's definitions: credentials of that definition signed from now on embed it (at most 10 accepted per definition; 409 endorsement_limit beyond, 409 endorsement_final when removed or revoked by its endorser). Deciding the same thing twice changes nothing more. Audited as endorsement.accepted. Another issuer's endorsement is 404.
+         */
+        post: operations["acceptReceivedEndorsement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/endorsements/received/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject an endorsement of one of this issuer’s definitions: credentials signed from now on do not embed it; it can still be accepted later (409 endorsement_final when removed)
+         * @description Reject an endorsement of one of this issuer’s definitions: credentials signed from now on do not embed it; it can still be accepted later (409 endorsement_final when removed). Deciding the same thing twice changes nothing more. Audited as endorsement.rejected. Another issuer's endorsement is 404.
+         */
+        post: operations["rejectReceivedEndorsement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/endorsements/received/{id}/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove an endorsement of one of this issuer’s definitions for good: never embedded again, never accepted again, and its endorser cannot give that definition another until it revokes this one
+         * @description Remove an endorsement of one of this issuer’s definitions for good: never embedded again, never accepted again, and its endorser cannot give that definition another until it revokes this one. Deciding the same thing twice changes nothing more. Audited as endorsement.removed. Another issuer's endorsement is 404.
+         */
+        post: operations["removeReceivedEndorsement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/endorsements/given": {
         parameters: {
             query?: never;
@@ -844,7 +924,7 @@ export interface paths {
         put?: never;
         /**
          * Endorse another issuer's definition with this issuer's own key (a signed OB 3.0 EndorsementCredential)
-         * @description Signs an OB 3.0 EndorsementCredential with this issuer’s own did:web key for another issuer’s BadgeClass on this service. It is embedded in that issuer’s credentials only once that issuer accepts it. Endorsing one’s own definition is refused (400).
+         * @description The endorsement is pending until the endorsed issuer accepts it (POST /api/v1/endorsements/received/{id}/accept); only then is it embedded in that issuer's signed credentials. One endorsement not revoked per endorser and definition (409 already_endorsed), at most 50 pending per definition (409 endorsement_limit), a claim of at most 1000 characters; an issuer cannot endorse its own definitions (400).
          */
         post: operations["giveEndorsement"];
         delete?: never;
@@ -2512,7 +2592,7 @@ export interface components {
              */
             signed?: false;
         };
-        /** @description An endorsement this issuer gave another issuer’s definition, signed with its own key. Listed in the Achievement of that definition’s credentials signed while it is not revoked; revoking flips its status bit. */
+        /** @description An endorsement this issuer gave another issuer’s definition, signed with its own key. Listed in the Achievement of that definition’s credentials signed while the endorsed issuer has accepted it and it is not revoked; revoking flips its status bit. */
         GivenEndorsement: {
             id: string;
             endorserIssuerId: string;
@@ -2528,10 +2608,51 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             revokedAt: string | null;
+            /**
+             * @description The endorsed issuer’s decision: pending until it accepts; only accepted ones are embedded in its signed credentials. A rejected one can still be accepted; a removed one is final.
+             * @enum {string}
+             */
+            status: "pending" | "accepted" | "rejected" | "removed";
+            /** Format: date-time */
+            decidedAt: string | null;
             /** @description The OB 3.0 EndorsementCredential: issued by the endorser’s Profile (its did:web), signed with the endorser’s key (Data Integrity eddsa-rdfc-2022), with an entry in the endorser’s status list */
             credential: {
                 [key: string]: unknown;
             };
+        };
+        /** @description An endorsement another issuer of this service gave one of this issuer’s definitions, signed with the endorser’s key. Embedded in this issuer’s signed credentials only once accepted. */
+        ReceivedEndorsement: {
+            id: string;
+            endorserIssuerId: string;
+            /** @description The endorsing issuer’s name as it signed the endorsement */
+            endorserName: string;
+            /**
+             * Format: uri
+             * @description The endorsing issuer’s hosted Profile
+             */
+            endorserProfile: string;
+            definitionId: string;
+            definitionName: string;
+            /**
+             * Format: uri
+             * @description The endorsed BadgeClass (the Achievement id)
+             */
+            badgeClass: string;
+            claim: string;
+            /**
+             * @description The endorsed issuer’s decision: pending until it accepts; only accepted ones are embedded in its signed credentials. A rejected one can still be accepted; a removed one is final.
+             * @enum {string}
+             */
+            status: "pending" | "accepted" | "rejected" | "removed";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            decidedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the endorser revoked it: never embedded again
+             */
+            revokedAt: string | null;
         };
         /** @description Open Badges 2.0 Issuer Profile */
         ObIssuerProfile: {
@@ -8153,6 +8274,439 @@ export interface operations {
             };
         };
     };
+    listReceivedEndorsements: {
+        parameters: {
+            query?: {
+                /** @description The endorsed issuer’s decision: pending until it accepts; only accepted ones are embedded in its signed credentials. A rejected one can still be accepted; a removed one is final. */
+                status?: "pending" | "accepted" | "rejected" | "removed";
+                /** @description Only this definition’s */
+                definitionId?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceivedEndorsement"][];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: the console role may not do this, or the CSRF token is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    acceptReceivedEndorsement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An endorsement another issuer of this service gave one of this issuer’s definitions, signed with the endorser’s key. Embedded in this issuer’s signed credentials only once accepted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceivedEndorsement"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: the console role may not do this, or the CSRF token is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rejectReceivedEndorsement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An endorsement another issuer of this service gave one of this issuer’s definitions, signed with the endorser’s key. Embedded in this issuer’s signed credentials only once accepted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceivedEndorsement"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: the console role may not do this, or the CSRF token is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeReceivedEndorsement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An endorsement another issuer of this service gave one of this issuer’s definitions, signed with the endorser’s key. Embedded in this issuer’s signed credentials only once accepted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReceivedEndorsement"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: the console role may not do this, or the CSRF token is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listGivenEndorsements: {
         parameters: {
             query?: never;
@@ -8251,7 +8805,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description An endorsement this issuer gave another issuer’s definition, signed with its own key. Listed in the Achievement of that definition’s credentials signed while it is not revoked; revoking flips its status bit. */
+            /** @description An endorsement this issuer gave another issuer’s definition, signed with its own key. Listed in the Achievement of that definition’s credentials signed while the endorsed issuer has accepted it and it is not revoked; revoking flips its status bit. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -8289,6 +8843,15 @@ export interface operations {
             };
             /** @description Not found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8358,7 +8921,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description An endorsement this issuer gave another issuer’s definition, signed with its own key. Listed in the Achievement of that definition’s credentials signed while it is not revoked; revoking flips its status bit. */
+            /** @description An endorsement this issuer gave another issuer’s definition, signed with its own key. Listed in the Achievement of that definition’s credentials signed while the endorsed issuer has accepted it and it is not revoked; revoking flips its status bit. */
             200: {
                 headers: {
                     [name: string]: unknown;

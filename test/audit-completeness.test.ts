@@ -58,6 +58,22 @@ async function created(w: Walk, request: InjectOptions): Promise<Record<string, 
   return res.json();
 }
 
+/** An endorsement another issuer (made here) gives the walking issuer's definition: pending, to decide. */
+async function receivedEndorsement(w: Walk): Promise<string> {
+  const endorser = await w.t.issuer({ slug: unique(`endorser-${w.a.slug}`) });
+  const definition = await created(w, w.keyed('GET', `/api/v1/definitions/${w.definitionId}`));
+  const given = await created(w, {
+    method: 'POST',
+    url: '/api/v1/endorsements/given',
+    headers: auth(endorser.key),
+    payload: {
+      badgeClass: `${w.t.config.publicBaseUrl}/v1/issuers/${w.a.slug}/badges/${definition.slug}`,
+      claim: 'Worth it.',
+    },
+  });
+  return String(given.id);
+}
+
 const PRE_AUTH = 'urn:ietf:params:oauth:grant-type:pre-authorized_code';
 const form = { 'content-type': 'application/x-www-form-urlencoded' };
 
@@ -375,6 +391,18 @@ const builders: Record<string, (w: Walk) => Promise<Call>> = {
     const given = await created(w, request);
     return { request: w.keyed('POST', `/api/v1/endorsements/given/${given.id}/revoke`), actor: w.keyActor };
   },
+  acceptReceivedEndorsement: async (w) => ({
+    request: w.keyed('POST', `/api/v1/endorsements/received/${await receivedEndorsement(w)}/accept`),
+    actor: w.keyActor,
+  }),
+  rejectReceivedEndorsement: async (w) => ({
+    request: w.keyed('POST', `/api/v1/endorsements/received/${await receivedEndorsement(w)}/reject`),
+    actor: w.keyActor,
+  }),
+  removeReceivedEndorsement: async (w) => ({
+    request: w.session(w.owner, 'POST', `/api/v1/endorsements/received/${await receivedEndorsement(w)}/remove`),
+    actor: `user:${w.owner.userId}`,
+  }),
   exchangeLearnerCredentialWallet: async (w) => {
     const offer = await created(w, w.keyed('POST', `/api/v1/credentials/${await w.credential()}/offers`, {}));
     const link = new URL((offer.learnerCredentialWallet as { url: string }).url);

@@ -162,6 +162,12 @@ describe.each(dialects)('Open Badges 3.0 endorsements on %s', (dialect) => {
     expect((await call(e.key, 'GET', '/api/v1/endorsements/given')).json().map((g: Json) => g.id)).toEqual([given.id]);
     expect((await call(o.key, 'GET', '/api/v1/endorsements/given')).json()).toEqual([]);
 
+    // Pending until the endorsed issuer accepts it (issue 48 §4): not embedded yet.
+    expect(given.status).toBe('pending');
+    const unaccepted = await issueAndFetch(a, definitionId, 'e:pending');
+    expect(unaccepted.credentialSubject.achievement.endorsement).toBeUndefined();
+    const accepted = await call(a.key, 'POST', `/api/v1/endorsements/received/${given.id}/accept`);
+    expect(accepted.statusCode, accepted.body).toBe(200);
     const credential = await issueAndFetch(a, definitionId, 'e:endorsed');
     expect(credential.credentialSubject.achievement.endorsement).toEqual([endorsement]);
     expect(validateCredential?.(credential), JSON.stringify(validateCredential?.errors)).toBe(true);
@@ -169,18 +175,20 @@ describe.each(dialects)('Open Badges 3.0 endorsements on %s', (dialect) => {
   });
 
   it('revoking the endorsement flips its status bit; credentials signed afterwards stop listing it; the endorser’s credentials stay valid', async () => {
-    const given = (await give(e.key, { badgeClass: badgeClassUrl, claim: 'To be withdrawn.' })).json();
+    const w = await t.issuer({ slug: `vce-w-${dialect}`, name: 'Withdrawing Society' });
+    const given = (await give(w.key, { badgeClass: badgeClassUrl, claim: 'To be withdrawn.' })).json();
+    expect((await call(a.key, 'POST', `/api/v1/endorsements/received/${given.id}/accept`)).statusCode).toBe(200);
     const before = await issueAndFetch(a, definitionId, 'e:before-revoke');
     const listed = (before.credentialSubject.achievement.endorsement as Json[]).map((c) => c.id);
     expect(listed).toContain(`urn:uuid:${given.id}`);
 
-    const revoked = await call(e.key, 'POST', `/api/v1/endorsements/given/${given.id}/revoke`);
+    const revoked = await call(w.key, 'POST', `/api/v1/endorsements/given/${given.id}/revoke`);
     expect(revoked.statusCode, revoked.body).toBe(200);
     expect(revoked.json().revokedAt).toEqual(expect.any(String));
     expect(await v.verify(given.credential)).toMatchObject({ verified: false, revoked: true });
-    const again = await call(e.key, 'POST', `/api/v1/endorsements/given/${given.id}/revoke`);
+    const again = await call(w.key, 'POST', `/api/v1/endorsements/given/${given.id}/revoke`);
     expect(again.json().revokedAt).toBe(revoked.json().revokedAt);
-    expect((await auditOf(e, given.id)).map((r) => r.action).sort()).toEqual([
+    expect((await auditOf(w, given.id)).map((r) => r.action).sort()).toEqual([
       'endorsement.given',
       'endorsement.revoked',
     ]);
@@ -194,6 +202,9 @@ describe.each(dialects)('Open Badges 3.0 endorsements on %s', (dialect) => {
     const ownDefinition = (await call(e.key, 'GET', '/api/v1/definitions')).json();
     const own = await issueAndFetch(e, (ownDefinition.items ?? ownDefinition)[0].id, 'e:own-after');
     expect(await v.verify(own)).toMatchObject({ verified: true, revoked: false });
+    // Revoked, it may give that definition another endorsement; one not revoked, it may not.
+    expect((await give(w.key, { badgeClass: badgeClassUrl, claim: 'Again.' })).statusCode).toBe(201);
+    expectErrorBody(await give(w.key, { badgeClass: badgeClassUrl, claim: 'Thrice.' }), 409, 'already_endorsed');
   });
 
   it('refuses its own definition, a URL that is no BadgeClass here and an unknown definition; keyed and per-issuer', async () => {
@@ -215,7 +226,8 @@ describe.each(dialects)('Open Badges 3.0 endorsements on %s', (dialect) => {
     await expectKeyRequired(t.app, { method: 'POST', url: '/api/v1/endorsements/given', payload });
     await expectKeyRequired(t.app, { method: 'GET', url: '/api/v1/endorsements/given' });
     await expectKeyRequired(t.app, { method: 'POST', url: `/api/v1/endorsements/given/${MISSING}/revoke` });
-    const given = (await give(e.key, { badgeClass: badgeClassUrl, claim: 'Mine to revoke.' })).json();
+    const m = await t.issuer({ slug: `vce-m-${dialect}`, name: 'Mine Society' });
+    const given = (await give(m.key, { badgeClass: badgeClassUrl, claim: 'Mine to revoke.' })).json();
     await expectHiddenFromOtherIssuer(
       t.app,
       o.key,

@@ -13,6 +13,9 @@ export const ErrorCodes = {
   headers_too_large: 431,
   slug_taken: 409,
   stage_exists: 409,
+  already_endorsed: 409,
+  endorsement_limit: 409,
+  endorsement_final: 409,
   quota_exceeded: 402,
   premium_not_included: 402,
   rate_limited: 429,
@@ -60,6 +63,13 @@ export const errors = {
     new AppError('validation_failed', message, { issues }),
   slugTaken: (slug: string) => new AppError('slug_taken', `The slug "${slug}" is already taken.`),
   stageExists: () => new AppError('stage_exists', 'This definition is already a stage of the pathway.'),
+  alreadyEndorsed: () =>
+    new AppError(
+      'already_endorsed',
+      'This issuer already endorses this definition; revoke that endorsement before giving another.',
+    ),
+  endorsementLimit: (message: string) => new AppError('endorsement_limit', message),
+  endorsementFinal: (message: string) => new AppError('endorsement_final', message),
   quotaExceeded: (plan: string, quota: number | null, used: number) =>
     new AppError('quota_exceeded', `The ${plan} plan's issuance quota for this month is used up.`, {
       plan,

@@ -308,6 +308,9 @@ export interface EndorsementCredentialsTable {
   credential: string;
   created_at: string;
   revoked_at: string | null;
+  /** The endorsed issuer's decision (0070): pending, accepted, rejected or removed. */
+  status: string;
+  decided_at: string | null;
 }
 
 export interface VcEndorsementsTable {

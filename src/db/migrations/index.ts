@@ -35,6 +35,7 @@ import { definitionValidityMonthsMigration } from './0063_definition_validity_mo
 import { consoleSsoMigration } from './0064_console_sso.js';
 import { issueDefinitionMonthsMigration } from './0065_issue_definition_months.js';
 import { reminderDueAnnouncementsMigration } from './0066_reminder_due_announcements.js';
+import { endorsementConsentMigration } from './0070_endorsement_consent.js';
 
 /** Every forward-only migration, by name, in the order they run. A new migration is added here. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -74,5 +75,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0064_console_sso': consoleSsoMigration(),
     '0065_issue_definition_months': issueDefinitionMonthsMigration(dialect),
     '0066_reminder_due_announcements': reminderDueAnnouncementsMigration(),
+    '0070_endorsement_consent': endorsementConsentMigration(),
   };
 }

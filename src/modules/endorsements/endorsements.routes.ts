@@ -3,16 +3,26 @@ import { Type } from '@sinclair/typebox';
 import { errorResponses, IdParams, keyedErrors } from '../../core/schemas.js';
 import type { EndorsementCredentialsTable as EndorsementCredentialRow } from '../../db/schema.js';
 import {
+  ENDORSEMENT_ACCEPTED_MAX,
+  ENDORSEMENT_CLAIM_MAX,
+  ENDORSEMENT_PENDING_MAX,
+  type EndorsementStatus,
+} from '../vc/endorsement-limits.js';
+import { DECISIONS, type Decision } from '../vc/received-endorsements.service.js';
+import {
   CreateEndorsementBody,
   EndorsementSchema,
   type EndorsementTargetType,
   GiveEndorsementBody,
   type GivenEndorsement,
   GivenEndorsementSchema,
+  ReceivedEndorsementSchema,
+  ReceivedEndorsementsQuery,
 } from './endorsements.schemas.js';
 
 const Endorsement = Type.Ref(EndorsementSchema);
 const Given = Type.Ref(GivenEndorsementSchema);
+const Received = Type.Ref(ReceivedEndorsementSchema);
 
 function toGiven(row: EndorsementCredentialRow): GivenEndorsement {
   const credential = JSON.parse(row.credential) as GivenEndorsement['credential'] & {
@@ -27,9 +37,29 @@ function toGiven(row: EndorsementCredentialRow): GivenEndorsement {
     claim: row.claim,
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
+    status: row.status as EndorsementStatus,
+    decidedAt: row.decided_at,
     credential,
   };
 }
+
+/** The three decisions of the endorsed issuer, each its own operation. */
+const decisions: { decision: Decision; summary: string }[] = [
+  {
+    decision: 'accept',
+    summary: `Accept an endorsement of one of this issuer's definitions: credentials of that definition signed from now on embed it (at most ${ENDORSEMENT_ACCEPTED_MAX} accepted per definition; 409 endorsement_limit beyond, 409 endorsement_final when removed or revoked by its endorser)`,
+  },
+  {
+    decision: 'reject',
+    summary:
+      'Reject an endorsement of one of this issuer’s definitions: credentials signed from now on do not embed it; it can still be accepted later (409 endorsement_final when removed)',
+  },
+  {
+    decision: 'remove',
+    summary:
+      'Remove an endorsement of one of this issuer’s definitions for good: never embedded again, never accepted again, and its endorser cannot give that definition another until it revokes this one',
+  },
+];
 
 /** The same four operations exist for definitions and for credentials. */
 const targets: { targetType: EndorsementTargetType; path: string; noun: string; suffix: string }[] = [
@@ -41,6 +71,42 @@ export const endorsementRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { endorsements, vc } = app.services;
   const tags = ['Endorsements'];
 
+  app.get(
+    '/api/v1/endorsements/received',
+    {
+      config: { auth: 'key' },
+      schema: {
+        operationId: 'listReceivedEndorsements',
+        tags,
+        summary: "Endorsements other issuers gave this issuer's definitions, oldest first",
+        description:
+          'Every endorsement another issuer of this service signed for one of this issuer’s definitions, whatever its status: pending until accepted, and only accepted ones are embedded in the credentials this issuer signs. Filter by status or definition; pages of at most 200.',
+        querystring: ReceivedEndorsementsQuery,
+        response: { 200: Type.Array(Received), ...errorResponses(400, ...keyedErrors) },
+      },
+    },
+    async (request) => vc.receivedEndorsements.list(request.issuerId(), request.query),
+  );
+
+  for (const { decision, summary } of decisions) {
+    app.post(
+      `/api/v1/endorsements/received/:id/${decision}`,
+      {
+        config: { auth: 'key' },
+        schema: {
+          operationId: `${decision}ReceivedEndorsement`,
+          tags,
+          summary,
+          description: `${summary}. Deciding the same thing twice changes nothing more. Audited as endorsement.${DECISIONS[decision]}. Another issuer's endorsement is 404.`,
+          params: IdParams,
+          response: { 200: Received, ...errorResponses(404, 409, ...keyedErrors) },
+        },
+      },
+      async (request) =>
+        vc.receivedEndorsements.decide(request.issuerId(), request.actor(), request.params.id, decision),
+    );
+  }
+
   app.post(
     '/api/v1/endorsements/given',
     {
@@ -50,8 +116,9 @@ export const endorsementRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary:
           "Endorse another issuer's definition with this issuer's own key (a signed OB 3.0 EndorsementCredential)",
+        description: `The endorsement is pending until the endorsed issuer accepts it (POST /api/v1/endorsements/received/{id}/accept); only then is it embedded in that issuer's signed credentials. One endorsement not revoked per endorser and definition (409 already_endorsed), at most ${ENDORSEMENT_PENDING_MAX} pending per definition (409 endorsement_limit), a claim of at most ${ENDORSEMENT_CLAIM_MAX} characters; an issuer cannot endorse its own definitions (400).`,
         body: GiveEndorsementBody,
-        response: { 201: Given, ...errorResponses(400, 404, ...keyedErrors) },
+        response: { 201: Given, ...errorResponses(400, 404, 409, ...keyedErrors) },
       },
     },
     async (request, reply) =>

@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { DateTime, Name, Nullable, StringEnum, Text, WebUrl } from '../../core/schemas.js';
+import { ENDORSEMENT_CLAIM_MAX, ENDORSEMENT_STATUSES } from '../vc/endorsement-limits.js';
 
 export const EndorsementTargetType = StringEnum(['definition', 'credential']);
 export type EndorsementTargetType = Static<typeof EndorsementTargetType>;
@@ -37,6 +38,11 @@ export const CreateEndorsementBody = Type.Object({
 });
 export type CreateEndorsementInput = Static<typeof CreateEndorsementBody>;
 
+export const EndorsementStatus = StringEnum(ENDORSEMENT_STATUSES, {
+  description:
+    'The endorsed issuer’s decision: pending until it accepts; only accepted ones are embedded in its signed credentials. A rejected one can still be accepted; a removed one is final.',
+});
+
 export const GivenEndorsementSchema = Type.Object(
   {
     id: Type.String(),
@@ -47,6 +53,8 @@ export const GivenEndorsementSchema = Type.Object(
     claim: Type.String(),
     createdAt: DateTime,
     revokedAt: Nullable(DateTime),
+    status: EndorsementStatus,
+    decidedAt: Nullable(DateTime),
     credential: Type.Object(
       {},
       {
@@ -59,7 +67,7 @@ export const GivenEndorsementSchema = Type.Object(
   {
     $id: 'GivenEndorsement',
     description:
-      'An endorsement this issuer gave another issuer’s definition, signed with its own key. Listed in the Achievement of that definition’s credentials signed while it is not revoked; revoking flips its status bit.',
+      'An endorsement this issuer gave another issuer’s definition, signed with its own key. Listed in the Achievement of that definition’s credentials signed while the endorsed issuer has accepted it and it is not revoked; revoking flips its status bit.',
   },
 );
 export type GivenEndorsement = Static<typeof GivenEndorsementSchema>;
@@ -70,7 +78,42 @@ export const GiveEndorsementBody = Type.Object({
     maxLength: 2048,
     description: 'The BadgeClass URL of another issuer’s definition on this service',
   }),
-  claim: Text(5000),
+  claim: Text(ENDORSEMENT_CLAIM_MAX),
 });
 
-export const endorsementSchemas = [EndorsementSchema, GivenEndorsementSchema];
+export const ReceivedEndorsementSchema = Type.Object(
+  {
+    id: Type.String(),
+    endorserIssuerId: Type.String(),
+    endorserName: Type.String({ description: 'The endorsing issuer’s name as it signed the endorsement' }),
+    endorserProfile: Type.String({ format: 'uri', description: 'The endorsing issuer’s hosted Profile' }),
+    definitionId: Type.String(),
+    definitionName: Type.String(),
+    badgeClass: Type.String({ format: 'uri', description: 'The endorsed BadgeClass (the Achievement id)' }),
+    claim: Type.String(),
+    status: EndorsementStatus,
+    createdAt: DateTime,
+    decidedAt: Nullable(DateTime),
+    revokedAt: Nullable(
+      Type.String({ format: 'date-time', description: 'When the endorser revoked it: never embedded again' }),
+    ),
+  },
+  {
+    $id: 'ReceivedEndorsement',
+    description:
+      'An endorsement another issuer of this service gave one of this issuer’s definitions, signed with the endorser’s key. Embedded in this issuer’s signed credentials only once accepted.',
+  },
+);
+export type ReceivedEndorsement = Static<typeof ReceivedEndorsementSchema>;
+
+export const ReceivedEndorsementsQuery = Type.Object(
+  {
+    status: Type.Optional(EndorsementStatus),
+    definitionId: Type.Optional(Type.String({ maxLength: 200, description: 'Only this definition’s' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 100 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
+  },
+  { additionalProperties: false },
+);
+
+export const endorsementSchemas = [EndorsementSchema, GivenEndorsementSchema, ReceivedEndorsementSchema];

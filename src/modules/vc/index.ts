@@ -7,6 +7,7 @@ import type { DefinitionService } from '../definitions/definitions.service.js';
 import type { ImageService } from '../images/images.service.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
 import { createPresentedCredentialReader } from './presented.js';
+import { createReceivedEndorsementService } from './received-endorsements.service.js';
 import { createSigningKeyService } from './signing-keys.service.js';
 import { createVcService } from './vc.service.js';
 
@@ -26,7 +27,8 @@ export function createVcModule(
   const signingKeys = createSigningKeyService(core, { audit: deps.audit });
   const credentials = createVcService(core, { ...deps, signingKeys });
   const presented = createPresentedCredentialReader(core, { issuers: deps.issuers, signingKeys });
-  return { signingKeys, credentials, presented };
+  const receivedEndorsements = createReceivedEndorsementService(core, { audit: deps.audit });
+  return { signingKeys, credentials, presented, receivedEndorsements };
 }
 
 export type VcModule = ReturnType<typeof createVcModule>;

@@ -1,6 +1,7 @@
 import { credentialsByIds } from '../../db/credential-reads.js';
 import type { Dialect, Executor } from '../../db/database.js';
 import type { EndorsementCredentialsTable, VcCredentialsTable, VcStatusListsTable } from '../../db/schema.js';
+import { ENDORSEMENT_ACCEPTED_MAX } from './endorsement-limits.js';
 
 export type VcCredentialRow = VcCredentialsTable;
 export type StatusListRow = VcStatusListsTable;
@@ -166,15 +167,22 @@ export function createVcRepository(db: Executor) {
         .where('revoked_at', 'is', null)
         .execute();
     },
-    /** A definition's endorsements not revoked, signed by their endorsers, in the order they were given. */
+    /**
+     * A definition's endorsements that its issuer accepted and their endorsers did not revoke, as
+     * signed, in the order they were given: at most ENDORSEMENT_ACCEPTED_MAX (accepting more is
+     * refused; the limit here holds whatever rows exist), and pending or rejected ones are not read,
+     * so signing a credential costs the same however many others were given.
+     */
     async activeEndorsementsOf(definitionId: string): Promise<string[]> {
       const rows = await db
         .selectFrom('endorsement_credentials')
         .select('credential')
         .where('definition_id', '=', definitionId)
+        .where('status', '=', 'accepted')
         .where('revoked_at', 'is', null)
         .orderBy('created_at')
         .orderBy('id')
+        .limit(ENDORSEMENT_ACCEPTED_MAX)
         .execute();
       return rows.map((r) => r.credential);
     },

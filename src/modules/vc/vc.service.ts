@@ -28,6 +28,7 @@ import {
 import { didDocument, issuerDid, jwkMethodId, verificationMethodId } from './did.js';
 import { vcLibraries } from './libraries.js';
 import { bakePng } from './png-baking.js';
+import { checkNewEndorsement, lockDefinition } from './received-endorsements.service.js';
 import { createSigningKeyRepository } from './signing-keys.repository.js';
 import type { SigningKey, SigningKeyService } from './signing-keys.service.js';
 import { createVcRepository, type EndorsementCredentialRow, signedByIds } from './vc.repository.js';
@@ -237,8 +238,10 @@ export function createVcService(
     /**
      * The endorser (an issuer of this service) endorses another issuer's definition, named by its
      * BadgeClass URL: an EndorsementCredential issued by the endorser's Profile and signed with the
-     * endorser's current key, with an entry in the endorser's status list. It is listed in the
-     * Achievement of the definition's credentials signed from now on, until revoked. Audited.
+     * endorser's current key, with an entry in the endorser's status list. It is pending until the
+     * endorsed issuer accepts it (received-endorsements.service.ts); once accepted, it is listed in
+     * the Achievement of the definition's credentials signed from then on, until revoked. One per
+     * endorser and definition, a bounded number pending per definition. Audited.
      */
     async giveEndorsement(
       endorserIssuerId: string,
@@ -256,6 +259,8 @@ export function createVcService(
       const key = await currentKey(endorser);
       return core.db.transaction().execute(async (trx) => {
         await createSigningKeyRepository(trx, core.dialect).lockFirst(endorser.id);
+        await lockDefinition(trx, core.dialect, target.definition.id);
+        await checkNewEndorsement(trx, endorser.id, target.definition.id);
         const repo = createVcRepository(trx);
         const id = core.ids.uuid();
         const createdAt = isoNow(core.clock);
@@ -283,6 +288,8 @@ export function createVcService(
           credential: JSON.stringify({ ...signed, proof: [signed.proof] }),
           created_at: createdAt,
           revoked_at: null,
+          status: 'pending',
+          decided_at: null,
         };
         await repo.insertEndorsementCredential(row);
         await deps.audit.append(trx, {
