@@ -82,6 +82,23 @@ describe('log redaction of request URLs', () => {
     for (const [url, logged] of cases) expect(redactUrl(url), url).toBe(logged);
   });
 
+  it('redacts by parameter name, whatever the value looks like: code, state, tx_code, challenge, nonce, token (issue 48 §7)', () => {
+    const cases: [string, string][] = [
+      [
+        '/sso/callback?code=abcdef&state=xyz&iss=https%3A%2F%2Fidp',
+        `/sso/callback?code=${REDACTED}&state=${REDACTED}&iss=https%3A%2F%2Fidp`,
+      ],
+      ['/oid4vci/token?tx_code=123456', `/oid4vci/token?tx_code=${REDACTED}`],
+      ['/x?pre-authorized_code=short', `/x?pre-authorized_code=${REDACTED}`],
+      [
+        '/x?challenge=c1&nonce=n1&code_challenge=cc&token=t',
+        `/x?challenge=${REDACTED}&nonce=${REDACTED}&code_challenge=${REDACTED}&token=${REDACTED}`,
+      ],
+      ['/x?status=valid&limit=5', '/x?status=valid&limit=5'],
+    ];
+    for (const [url, out] of cases) expect(redactUrl(url), url).toBe(out);
+  });
+
   it('takes time linear in the URL: 1 MiB pathological URLs finish where the old expression cannot', () => {
     for (const url of PATHOLOGICAL_URLS) {
       let out = '';
@@ -113,6 +130,43 @@ describe('log lines scrubbed as they are written', () => {
     write(log);
     return lines.join('');
   }
+
+  it('hides values named like a secret in bodies and messages: form pairs and JSON members, escaped or not (issue 48 §7)', () => {
+    const line = logged((log) =>
+      log.warn(
+        {
+          body: 'grant_type=urn%3Aietf&pre-authorized_code=lowercasecode&tx_code=4711',
+          tx_code: '0815',
+          nested: { code: 'abc', state: 'st8', challenge: 'ch4', nonce: 'n0nce', limit: 50 },
+          raw: JSON.stringify({ code: 'inner1', token: 'inner2', name: 'kept' }),
+          url: '/cb?x=1?code=qqq',
+        },
+        'token request with code=mmm and state=sss failed',
+      ),
+    );
+    for (const secret of [
+      'lowercasecode',
+      '4711',
+      '0815',
+      'abc',
+      'st8',
+      'ch4',
+      'n0nce',
+      'inner1',
+      'inner2',
+      'qqq',
+      'mmm',
+      'sss',
+    ]) {
+      expect(line, secret).not.toContain(secret);
+    }
+    expect(() => JSON.parse(line)).not.toThrow();
+    expect(JSON.parse(line)).toMatchObject({
+      nested: { limit: 50 },
+      body: expect.stringContaining('grant_type=urn%3Aietf'),
+    });
+    expect(line).toContain('kept');
+  });
 
   it('hides an email address and an API key in any field, message or error, at any depth', () => {
     const line = logged((log) =>

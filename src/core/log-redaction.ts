@@ -13,8 +13,15 @@ export const REDACTED = '[redacted]';
 /** An API key as the service issues them: `acc_` and 40 URL-safe characters. */
 const API_KEY = /acc_[A-Za-z0-9_-]{40}/;
 
-/** Query parameter names (lowercased, letters and digits only) whose values are secrets whatever they look like. */
-const SECRET_NAME = /(?:key|token|secret|password|passwd|pwd|signature|auth|authorization|credentials?)$/;
+/**
+ * Parameter names (lowercased, letters and digits only) whose values are secrets whatever they look
+ * like: keys and passwords, and the one-time values of the sign-in and wallet protocols (an OIDC
+ * `code` and `state`, OpenID4VCI's `pre-authorized_code` and `tx_code`, a PKCE `code_challenge`, a
+ * `nonce`, a DIDAuth `challenge`). Redaction goes by the name, never by the value's shape: a
+ * lower-case code or a six-digit `tx_code` looks like anything else (issue 48 §7).
+ */
+const SECRET_NAME =
+  /(?:key|token|secret|password|passwd|pwd|signature|auth|authorization|credentials?|code|state|challenge|nonce)$/;
 
 /** Characters of a bearer token, a JWT or a base64 secret. */
 const NOT_TOKEN_CHARACTER = /[^A-Za-z0-9._~+/=-]/;
@@ -179,15 +186,33 @@ function addressLiteralEnd(line: string, after: number): number {
 }
 
 /**
+ * A `name=value` pair (a query string or a form body written into a message) or a JSON member
+ * `"name":"value"` (also inside an escaped JSON string, `\"name\":\"value\"`): the name, then
+ * the value up to the next separator (`&`, `?`, `=`), quote, backslash or space, so a pair inside
+ * another member's value (`"msg":"…?code=…"`) is still found. Names are at most 64 characters,
+ * so each position is looked at a bounded number of times.
+ */
+const NAMED_VALUE = /([A-Za-z0-9_.-]{1,64})(=|\\?"\s*:\s*\\?")([^&"\\\s?=]+)/g;
+
+/** The line with the value of every parameter or member named like a secret (SECRET_NAME) redacted. */
+function redactNamedValues(line: string): string {
+  return line.replace(NAMED_VALUE, (whole, name: string, separator: string, value: string) =>
+    value === REDACTED || !secretName(name) ? whole : `${name}${separator}${REDACTED}`,
+  );
+}
+
+/**
  * A finished log line with every email address and API key in it replaced by `[redacted]`, in
- * whatever field, message or error it sits. Each `@` (or `%40`) with an address on both sides is
+ * whatever field, message or error it sits, and every value named like a secret too
+ * (`redactNamedValues`: `tx_code=…`, `"code":"…"`). Each `@` (or `%40`) with an address on both sides is
  * taken with the run of address characters around it, a quoted local part or an address literal
  * included; a line holding none of `@`, `%40` and `acc_` is returned at once. Each character is
  * looked at a bounded number of times (a run ends at the next `@`; quoted parts and literals are
  * looked for at most MAX_LOCAL_PART characters away), so the cost follows the line's length. The
  * replaced text never holds an unescaped quote nor part of an escape, so the line stays valid JSON.
  */
-export function scrubLogLine(line: string): string {
+export function scrubLogLine(raw: string): string {
+  const line = redactNamedValues(raw);
   const hasAt = line.includes('@') || line.includes('%40');
   const hasKey = line.includes('acc_');
   if (!hasAt && !hasKey) return line;
