@@ -217,4 +217,75 @@ describe.each(dialects)('console definition endorsements and alignments on %s', 
     expect(revoked[0].revokedAt).toEqual(expect.any(String));
     await own.close();
   });
+
+  it('lists endorsements of its badges as awaiting a decision, and accepts, rejects and removes each after a dialog', async () => {
+    const endorser = await t.issuer({ name: 'Friendly Guild' });
+    const given = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/endorsements/given',
+      headers: { authorization: `Bearer ${endorser.key}` },
+      payload: { badgeClass: `${base}/v1/issuers/${issuer.slug}/badges/${definition.slug}`, claim: 'We vouch for it.' },
+    });
+    expect(given.statusCode, given.body).toBe(201);
+    const id = given.json().id as string;
+    const statusOf = async () =>
+      (
+        (await t.app.inject({ method: 'GET', url: '/api/v1/endorsements/received', headers: keyed() })).json() as {
+          id: string;
+          status: string;
+        }[]
+      ).find((r) => r.id === id)?.status;
+
+    const own = await context.newPage();
+    await own.goto(page.url());
+    await own.getByRole('heading', { name: 'Definitions' }).waitFor();
+    const received = own.getByRole('region', { name: 'Endorsements of your badges' });
+    const item = received.getByRole('listitem').filter({ hasText: 'We vouch for it.' });
+    await item.getByText('(awaiting your decision)').waitFor();
+    await expectAccessible(own, 'definitions page with an endorsement received');
+
+    const accept = item.getByRole('button', { name: 'Accept the endorsement by Friendly Guild of Endorsed Badge' });
+    await accept.click();
+    const dialog = own.getByRole('alertdialog', { name: 'Accept this endorsement?' });
+    await dialog.getByText('The endorsement by Friendly Guild of “Endorsed Badge”.', { exact: false }).waitFor();
+    await expectAccessible(own, 'accept endorsement dialog');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(await statusOf()).toBe('pending');
+    await accept.click();
+    await own.getByRole('alertdialog').getByRole('button', { name: 'Accept endorsement' }).click();
+    await received.getByRole('status').getByText('Accepted the endorsement.').waitFor();
+    await item.getByText('(accepted: in credentials you sign)').waitFor();
+    expect(await statusOf()).toBe('accepted');
+
+    await item.getByRole('button', { name: /^Reject the endorsement/ }).click();
+    await own
+      .getByRole('alertdialog', { name: 'Reject this endorsement?' })
+      .getByRole('button', { name: 'Reject endorsement' })
+      .click();
+    await item.getByText('(rejected)').waitFor();
+    expect(await statusOf()).toBe('rejected');
+
+    await item.getByRole('button', { name: /^Remove the endorsement/ }).click();
+    await own
+      .getByRole('alertdialog', { name: 'Remove this endorsement?' })
+      .getByRole('button', { name: 'Remove endorsement' })
+      .click();
+    await item.getByText('(removed)').waitFor();
+    expect(await item.getByRole('button').count()).toBe(0);
+    expect(await statusOf()).toBe('removed');
+    await expectAccessible(own, 'definitions page after removing an endorsement');
+
+    const audit = (await t.app.inject({ method: 'GET', url: '/api/v1/audit?limit=200', headers: keyed() })).json();
+    const decisions = (audit.items as { targetId: string; action: string; actor: string }[])
+      .filter((i) => i.targetId === id)
+      .map((i) => [i.action, i.actor.split(':')[0]])
+      .sort();
+    expect(decisions).toEqual([
+      ['endorsement.accepted', 'user'],
+      ['endorsement.rejected', 'user'],
+      ['endorsement.removed', 'user'],
+    ]);
+    await own.close();
+  });
 });

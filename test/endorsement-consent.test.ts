@@ -3,7 +3,7 @@ import {
   ENDORSEMENT_ACCEPTED_MAX,
   ENDORSEMENT_CLAIM_MAX,
   ENDORSEMENT_PENDING_MAX,
-} from '../src/modules/vc/endorsement-limits.js';
+} from '../src/core/endorsement-limits.js';
 import { type ConsoleUser, consoleUser } from './console.support.js';
 import {
   auth,

@@ -11,3 +11,11 @@ export const ENDORSEMENT_ACCEPTED_MAX = 10;
 
 export const ENDORSEMENT_STATUSES = ['pending', 'accepted', 'rejected', 'removed'] as const;
 export type EndorsementStatus = (typeof ENDORSEMENT_STATUSES)[number];
+
+/**
+ * What the endorsed issuer can do with an endorsement it received, and the status each leads to.
+ * These live in core because both the vc module (which stores and signs endorsements) and the
+ * endorsements module (their routes) read them, and vc reaches endorsements through documents.
+ */
+export const DECISIONS = { accept: 'accepted', reject: 'rejected', remove: 'removed' } as const;
+export type Decision = keyof typeof DECISIONS;

@@ -180,6 +180,14 @@ export function AlignmentsSection({ definitionId }: { definitionId: string }) {
 
 type GivenEndorsement = components['schemas']['GivenEndorsement'];
 
+/** What the endorsed issuer decided, as the endorser reads it. */
+const GIVEN_STATUS: Record<GivenEndorsement['status'], string> = {
+  pending: 'awaiting the badge issuer’s acceptance',
+  accepted: 'accepted by the badge issuer',
+  rejected: 'rejected by the badge issuer',
+  removed: 'removed by the badge issuer',
+};
+
 /**
  * Endorsements this issuer gives other issuers' definitions with its own key (a signed
  * EndorsementCredential), named by their BadgeClass URL; each can be revoked after a confirmation.
@@ -212,8 +220,8 @@ export function GivenEndorsementsSection() {
     <section class="panel" aria-labelledby="given-endorsements-title">
       <h2 id="given-endorsements-title">Endorsements you give</h2>
       <p class="hint">
-        Endorse another issuer’s badge on this service: the endorsement is signed with your key and listed in its
-        credentials until you revoke it.
+        Endorse another issuer’s badge on this service: the endorsement is signed with your key, and once that issuer
+        accepts it, its credentials carry it until you revoke it.
       </p>
       {(error ?? list.error) && <Alert>{error ?? list.error}</Alert>}
       {notice && <Alert kind="success">{notice}</Alert>}
@@ -229,9 +237,12 @@ export function GivenEndorsementsSection() {
               {item.revokedAt ? (
                 <em>(revoked)</em>
               ) : (
-                <button type="button" class="danger" onClick={() => setPending(item)}>
-                  Revoke endorsement
-                </button>
+                <>
+                  <em>({GIVEN_STATUS[item.status]})</em>{' '}
+                  <button type="button" class="danger" onClick={() => setPending(item)}>
+                    Revoke endorsement
+                  </button>
+                </>
               )}
             </li>
           ))}
@@ -264,7 +275,7 @@ export function GivenEndorsementsSection() {
           />
         </Field>
         <Field label="Endorsement" id="given-claim">
-          <textarea id="given-claim" required maxLength={5000} value={claim} onInput={(e) => setClaim(inputValue(e))} />
+          <textarea id="given-claim" required maxLength={1000} value={claim} onInput={(e) => setClaim(inputValue(e))} />
         </Field>
         <div class="actions">
           <button type="submit" disabled={busy}>

@@ -6,6 +6,7 @@ import { useApiRead } from '../hooks';
 import { can, useSession } from '../session';
 import { Alert, ConfirmDialog, Field, inputValue } from '../ui';
 import { AlignmentsSection, EndorsementsSection, GivenEndorsementsSection } from './definition-sections';
+import { ReceivedEndorsementsSection } from './received-endorsements';
 
 type Definition = components['schemas']['Definition'];
 type ImageSource = 'design' | 'upload' | 'url';
@@ -293,6 +294,7 @@ export function DefinitionsPage() {
           <p>No credential can be issued against it any more. Credentials already issued stay as they are.</p>
         </ConfirmDialog>
       )}
+      {editing === null && <ReceivedEndorsementsSection mayDecide={mayEdit} />}
       {mayEdit && editing === null && <GivenEndorsementsSection />}
     </>
   );

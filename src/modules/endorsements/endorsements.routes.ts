@@ -1,14 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { errorResponses, IdParams, keyedErrors } from '../../core/schemas.js';
-import type { EndorsementCredentialsTable as EndorsementCredentialRow } from '../../db/schema.js';
 import {
+  DECISIONS,
+  type Decision,
   ENDORSEMENT_ACCEPTED_MAX,
   ENDORSEMENT_CLAIM_MAX,
   ENDORSEMENT_PENDING_MAX,
   type EndorsementStatus,
-} from '../vc/endorsement-limits.js';
-import { DECISIONS, type Decision } from '../vc/received-endorsements.service.js';
+} from '../../core/endorsement-limits.js';
+import { errorResponses, IdParams, keyedErrors } from '../../core/schemas.js';
+import type { EndorsementCredentialsTable as EndorsementCredentialRow } from '../../db/schema.js';
 import {
   CreateEndorsementBody,
   EndorsementSchema,

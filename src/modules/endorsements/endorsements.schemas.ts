@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { ENDORSEMENT_CLAIM_MAX, ENDORSEMENT_STATUSES } from '../../core/endorsement-limits.js';
 import { DateTime, Name, Nullable, StringEnum, Text, WebUrl } from '../../core/schemas.js';
-import { ENDORSEMENT_CLAIM_MAX, ENDORSEMENT_STATUSES } from '../vc/endorsement-limits.js';
 
 export const EndorsementTargetType = StringEnum(['definition', 'credential']);
 export type EndorsementTargetType = Static<typeof EndorsementTargetType>;

@@ -1,5 +1,5 @@
+import type { EndorsementStatus } from '../../core/endorsement-limits.js';
 import type { Executor } from '../../db/database.js';
-import type { EndorsementStatus } from './endorsement-limits.js';
 import type { EndorsementCredentialRow } from './vc.repository.js';
 
 /** An endorsement an issuer received, with the endorser's and the definition's names and slugs. */

@@ -1,11 +1,17 @@
 import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
+import {
+  DECISIONS,
+  type Decision,
+  ENDORSEMENT_ACCEPTED_MAX,
+  ENDORSEMENT_PENDING_MAX,
+  type EndorsementStatus,
+} from '../../core/endorsement-limits.js';
 import { errors } from '../../core/errors.js';
 import { publicUrls } from '../../core/urls.js';
 import type { Executor } from '../../db/database.js';
 import { forUpdate } from '../../db/dialect.js';
 import type { AuditService } from '../audit/audit.service.js';
-import { ENDORSEMENT_ACCEPTED_MAX, ENDORSEMENT_PENDING_MAX, type EndorsementStatus } from './endorsement-limits.js';
 import { createReceivedEndorsementRepository, type ReceivedRow } from './received-endorsements.repository.js';
 
 /** An endorsement as the endorsed issuer sees it (the API's ReceivedEndorsement). */
@@ -23,10 +29,6 @@ export interface ReceivedEndorsementView {
   decidedAt: string | null;
   revokedAt: string | null;
 }
-
-/** What the endorsed issuer can do with an endorsement it received, and the status each leads to. */
-export const DECISIONS = { accept: 'accepted', reject: 'rejected', remove: 'removed' } as const;
-export type Decision = keyof typeof DECISIONS;
 
 /**
  * Locks a definition's row (PostgreSQL) for the surrounding transaction, so that the limits of its

@@ -1,7 +1,7 @@
+import { ENDORSEMENT_ACCEPTED_MAX } from '../../core/endorsement-limits.js';
 import { credentialsByIds } from '../../db/credential-reads.js';
 import type { Dialect, Executor } from '../../db/database.js';
 import type { EndorsementCredentialsTable, VcCredentialsTable, VcStatusListsTable } from '../../db/schema.js';
-import { ENDORSEMENT_ACCEPTED_MAX } from './endorsement-limits.js';
 
 export type VcCredentialRow = VcCredentialsTable;
 export type StatusListRow = VcStatusListsTable;
