@@ -32,6 +32,7 @@ import { accountSchemas } from './modules/accounts/accounts.schemas.js';
 import { alignmentRoutes } from './modules/alignments/alignments.routes.js';
 import { alignmentSchemas } from './modules/alignments/alignments.schemas.js';
 import { auditRoutes, auditSchemas } from './modules/audit/audit.routes.js';
+import { backpackRoutes } from './modules/backpack/backpack.routes.js';
 import { consoleUiRoutes } from './modules/console-ui/console-ui.routes.js';
 import { credentialRoutes } from './modules/credentials/credentials.routes.js';
 import { credentialSchemas } from './modules/credentials/credentials.schemas.js';
@@ -385,6 +386,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(notificationRoutes);
   await app.register(vcRoutes);
   await app.register(walletRoutes);
+  await app.register(backpackRoutes);
   await app.register(consoleUiRoutes, deps.consoleDir ? { dir: deps.consoleDir } : {});
   refuseShadowedMethods();
 

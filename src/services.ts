@@ -4,6 +4,7 @@ import { createReadCaches } from './db/read-cache.js';
 import { createAccountService } from './modules/accounts/accounts.service.js';
 import { createAlignmentService } from './modules/alignments/alignments.service.js';
 import { createAuditService } from './modules/audit/audit.service.js';
+import { createBackpackModule } from './modules/backpack/index.js';
 import { createCountCompaction } from './modules/credentials/counts.compaction.js';
 import { createCredentialService } from './modules/credentials/credentials.service.js';
 import { createBatchIssuance } from './modules/credentials/issuance.batch.js';
@@ -50,7 +51,17 @@ export function createServices(core: Core) {
     // The wallet is built further down (it signs through vc); the email asks it for an offer when sent.
     walletOffer: (issuerId, credentialId) => wallet.emailOffer(issuerId, credentialId),
   });
-  const issuance = createIssuanceService(core, { issuers, definitions, usage, audit, outbox, notifications });
+  const issuance = createIssuanceService(core, {
+    issuers,
+    definitions,
+    usage,
+    audit,
+    outbox,
+    notifications,
+    // The backpack is built further down (it offers to wallets); a new credential of an address with
+    // an earner account is linked to it while the address is at hand.
+    linkToEarner: (issuerId, credentialId, email) => backpack.linkAtIssuance(issuerId, credentialId, email),
+  });
   const countCompaction = createCountCompaction(core);
   const credentials = createCredentialService(core, { issuance, audit, outbox, countCompaction, notifications });
   const batchIssuance = createBatchIssuance(core, { issuers, issuance, usage, audit, outbox });
@@ -69,6 +80,7 @@ export function createServices(core: Core) {
     readCaches,
   });
   const wallet = createWalletModule(core, { issuers, credentials, vc, audit });
+  const backpack = createBackpackModule(core, { audit, wallet });
   const verification = createVerificationModule(core, {
     outbox,
     usage,
@@ -110,6 +122,7 @@ export function createServices(core: Core) {
     reports,
     vc,
     wallet,
+    backpack,
     changeFeed,
     readCaches,
     jobs,

@@ -4,6 +4,8 @@ import { fromJwk as multikeyFromJwk } from '@digitalbazaar/ed25519-multikey';
 import type { InjectOptions } from 'fastify';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EarnerSignInLinksTable } from '../src/modules/backpack/backpack.tables.js';
+import { earnerSession, form as formHeaders } from './backpack.support.js';
 import { axcelerateMergedRows } from './connectors.fixtures.js';
 import { type ConsoleUser, consoleUser, PASSWORD } from './console.support.js';
 import { auth, createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
@@ -26,6 +28,7 @@ const EXEMPT = new Set([
   'verifyCredentialsBulk',
   'verifyCredentialPremium',
   'getCredentialNonce',
+  'requestBackpackSignInLink',
 ]);
 
 /** One call to make, with the actor its record must name and the issuer whose log holds it. */
@@ -100,6 +103,76 @@ async function ssoSettings(w: Walk) {
 
 /** The request builders, by operationId: each sets up what its call needs and names the actor. */
 const builders: Record<string, (w: Walk) => Promise<Call>> = {
+  signInToBackpack: async (w) => {
+    const email = `${unique('earner')}@example.org`;
+    const { accountId } = await earnerSession(w.t.app, email);
+    const { secrets } = w.t.app.services.backpack;
+    const token = unique('earner-link-token-0123456789abcdef0123456789');
+    const now = Date.now();
+    await w.t.app.core.db
+      .withTables<{ earner_sign_in_links: EarnerSignInLinksTable }>()
+      .insertInto('earner_sign_in_links')
+      .values({
+        token_hash: createHash('sha256').update(token).digest('hex'),
+        email_hash: secrets.emailHash(email),
+        created_at: new Date(now).toISOString(),
+        expires_at: new Date(now + 600_000).toISOString(),
+        used_at: null,
+      })
+      .execute();
+    return {
+      request: { method: 'POST', url: `/backpack/sign-in/${token}.${secrets.sealEmail(email, token)}` },
+      actor: `earner:${accountId}`,
+      issuerId: 'earners',
+    };
+  },
+  signOutOfBackpack: async (w) => {
+    const earner = await earnerSession(w.t.app, `${unique('earner')}@example.org`);
+    return {
+      request: {
+        method: 'POST',
+        url: '/backpack/sign-out',
+        headers: { ...formHeaders, cookie: earner.cookie },
+        payload: earner.form(),
+      },
+      actor: `earner:${earner.accountId}`,
+      issuerId: 'earners',
+    };
+  },
+  deleteBackpackAccount: async (w) => {
+    const earner = await earnerSession(w.t.app, `${unique('earner')}@example.org`);
+    return {
+      request: {
+        method: 'POST',
+        url: '/backpack/account/delete',
+        headers: { ...formHeaders, cookie: earner.cookie },
+        payload: earner.form(),
+      },
+      actor: `earner:${earner.accountId}`,
+      issuerId: 'earners',
+    };
+  },
+  offerBackpackBadgeToWallet: async (w) => {
+    const email = `${unique('earner')}@example.org`;
+    const issued = await created(
+      w,
+      w.keyed('POST', '/api/v1/credentials', {
+        definitionId: w.definitionId,
+        recipientEmail: email,
+        completionKey: unique('bp'),
+      }),
+    );
+    const earner = await earnerSession(w.t.app, email);
+    return {
+      request: {
+        method: 'POST',
+        url: `/backpack/badges/${issued.credentialId}/wallet`,
+        headers: { ...formHeaders, cookie: earner.cookie },
+        payload: earner.form(),
+      },
+      actor: `earner:${earner.accountId}`,
+    };
+  },
   signIn: async (w) => {
     const user = await consoleUser(w.t.app, w.a.id, 'viewer');
     return {
@@ -561,7 +634,8 @@ describe.each(dialects)('every state-changing operation is audited, on %s', (dia
       const issuerId = call.issuerId ?? w.a.id;
       const before = await recordIds(issuerId);
       const res = await t.app.inject(call.request);
-      if (res.statusCode >= 300) {
+      // A redirect (303 after a form post) is a success as much as a 2xx.
+      if (res.statusCode >= 400) {
         unaudited.push(`${op.operationId}: answered ${res.statusCode} ${res.body.slice(0, 300)}`);
         continue;
       }

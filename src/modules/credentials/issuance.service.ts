@@ -68,6 +68,8 @@ export type IssuanceDeps = {
   audit: Pick<AuditService, 'append' | 'unchained'>;
   outbox: Pick<OutboxService, 'enqueue' | 'deliveryTemplate'>;
   notifications: Pick<NotificationService, 'wanted' | 'notify'>;
+  /** Links a new credential to the earner account of its address, if there is one (the backpack). */
+  linkToEarner?: (issuerId: string, credentialId: string, email: string) => Promise<void>;
 };
 
 /** A clean error when a supplied issue date is unusable; undefined when it is fine. */
@@ -343,7 +345,10 @@ export function createIssuanceService(
         core.dialect === 'postgres'
           ? await issueOnPostgres(issuerId, actor, input)
           : await issueInTransaction(issuerId, actor, input);
-      if (outcome.created) core.metrics.credentialsIssued.inc();
+      if (outcome.created) {
+        core.metrics.credentialsIssued.inc();
+        await deps.linkToEarner?.(outcome.row.issuer_id, outcome.row.id, input.recipientEmail);
+      }
       const notification = await notifyIfWanted(outcome, input.recipientEmail, input.notify);
       return { ...outcome, nameDropped, ...(notification ? { notification } : {}) };
     },

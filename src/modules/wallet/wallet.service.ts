@@ -43,7 +43,7 @@ export interface WalletOffer {
   learnerCredentialWallet: LcwLinks;
 }
 
-export type WalletChannel = 'api' | 'email';
+export type WalletChannel = 'api' | 'email' | 'backpack';
 
 const hash = (secret: string) => sha256Hex(secret);
 

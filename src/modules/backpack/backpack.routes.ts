@@ -1,0 +1,281 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { parseCookie, stringifySetCookie } from 'cookie';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../core/errors.js';
+import { errorResponses, openErrors, ValidationErrorBody } from '../../core/schemas.js';
+import {
+  accountDeletedPage,
+  backpackCsp,
+  backpackPage,
+  confirmSignInPage,
+  deleteAccountPage,
+  linkSentPage,
+  linkUnusablePage,
+  signInPage,
+  walletOfferPage,
+} from './backpack.pages.js';
+import { type EarnerSession, LINK_MINUTES, SESSION_HOURS } from './backpack.service.js';
+
+/** The backpack's session cookie (an earner's, apart from the console's). */
+export const BACKPACK_COOKIE = 'accolade_backpack';
+const HTML = 'text/html; charset=utf-8';
+const NONCE_LENGTH = 24;
+const FORM = 'application/x-www-form-urlencoded';
+const FORM_LIMIT = 4096;
+/** A sign-in link costs a write and an email: it is worth this many open requests of its address. */
+const SIGN_IN_COST = 10;
+
+const htmlPage = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
+/** A page of the handler's, or the validation Error body when the request fails its schema. */
+const htmlOrInvalid = (description: string) => ({
+  description,
+  content: { 'text/html': { schema: Type.String() }, 'application/json': { schema: Type.Ref(ValidationErrorBody) } },
+});
+const seeOther = (description: string) => ({ description, ...Type.Null() });
+
+const SignInBody = Type.Object(
+  { email: Type.String({ maxLength: 320 }), next: Type.Optional(Type.String({ maxLength: 2048 })) },
+  { additionalProperties: false },
+);
+const CsrfBody = Type.Object({ csrf: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
+const LinkParams = Type.Object({ link: Type.String({ maxLength: 600 }) });
+const NextQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 2048 })) });
+const BadgeParams = Type.Object({ id: Type.String({ maxLength: 104 }) });
+
+/** A path of this service to go on to after sign-in; anything else (another origin, `//host`) is dropped. */
+export function localPath(next: string | undefined): string | null {
+  if (!next?.startsWith('/') || next.startsWith('//') || next.includes('\\')) return null;
+  return next;
+}
+
+/**
+ * The earner's backpack (issue 47 §1): sign-in by emailed link, every badge from every issuer, a
+ * wallet offer per badge, sign-out and account deletion. HTML pages with forms; every change is a
+ * POST carrying the session's CSRF token, under a SameSite=Lax cookie.
+ */
+export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { backpack } = app.services;
+  const { ids } = app.core;
+  const tags = ['Backpack'];
+
+  app.addContentTypeParser(FORM, { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+
+  function send(reply: FastifyReply, status: number, render: (nonce: string) => string) {
+    const nonce = ids.token(NONCE_LENGTH);
+    return reply
+      .status(status)
+      .header('content-type', HTML)
+      .header('content-security-policy', backpackCsp(nonce))
+      .header('cache-control', 'no-store')
+      .send(render(nonce));
+  }
+
+  function setCookie(reply: FastifyReply, value: string, maxAge: number) {
+    reply.header(
+      'set-cookie',
+      stringifySetCookie({
+        name: BACKPACK_COOKIE,
+        value,
+        httpOnly: true,
+        sameSite: 'lax',
+        path: '/',
+        secure: backpack.secureCookies,
+        maxAge,
+      }),
+    );
+  }
+
+  async function sessionOf(request: FastifyRequest): Promise<EarnerSession | null> {
+    const header = request.headers.cookie;
+    if (typeof header !== 'string' || !header.includes(BACKPACK_COOKIE)) return null;
+    return backpack.authenticate(parseCookie(header)[BACKPACK_COOKIE] ?? null);
+  }
+
+  /** The session of a change: signed in, and the form's CSRF token is the session's. */
+  async function changingSession(request: FastifyRequest, csrf: string): Promise<EarnerSession> {
+    const session = await sessionOf(request);
+    if (!session) throw new AppError('unauthorized', 'Sign in to your backpack first.');
+    if (csrf !== session.csrfToken) throw new AppError('csrf_failed', 'The form is out of date; reload the page.');
+    return session;
+  }
+
+  app.get(
+    '/backpack',
+    {
+      schema: {
+        operationId: 'getBackpack',
+        tags,
+        summary: "The earner's backpack (HTML): every badge from every issuer, or the sign-in form",
+        querystring: NextQuery,
+        response: { 200: htmlPage('The backpack, or the sign-in form'), ...errorResponses(400, ...openErrors) },
+      },
+    },
+    async (request, reply) => {
+      const session = await sessionOf(request);
+      if (!session) return send(reply, 200, (nonce) => signInPage(nonce, { next: localPath(request.query.next) }));
+      const badges = await backpack.badges(session.accountId);
+      return send(reply, 200, (nonce) => backpackPage(nonce, badges, session.csrfToken));
+    },
+  );
+
+  app.post(
+    '/backpack/sign-in',
+    {
+      config: { rateLimitCost: () => SIGN_IN_COST },
+      schema: {
+        operationId: 'requestBackpackSignInLink',
+        tags,
+        summary: 'Emails a one-time sign-in link; the same answer whether or not the address holds badges',
+        consumes: [FORM],
+        body: SignInBody,
+        response: {
+          200: htmlPage('The link is on its way (if the address can receive email)'),
+          400: htmlOrInvalid('Not an email address'),
+          503: htmlPage('Sign-in by email is not set up on this service'),
+          ...errorResponses(...openErrors),
+        },
+      },
+    },
+    async (request, reply) => {
+      const next = localPath(request.body.next);
+      try {
+        await backpack.requestLink(request.body.email, next);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        const status = error.code === 'service_unavailable' ? 503 : 400;
+        return send(reply, status, (nonce) => signInPage(nonce, { next, error: error.message }));
+      }
+      return send(reply, 200, (nonce) => linkSentPage(nonce, LINK_MINUTES));
+    },
+  );
+
+  app.get(
+    '/backpack/sign-in/:link',
+    {
+      schema: {
+        operationId: 'getBackpackSignInLink',
+        tags,
+        summary: 'The page a sign-in link opens: one button signs in (a link scanner opening it changes nothing)',
+        params: LinkParams,
+        querystring: NextQuery,
+        response: { 200: htmlPage('Confirm sign-in'), ...errorResponses(400, ...openErrors) },
+      },
+    },
+    async (request, reply) => {
+      const next = localPath(request.query.next);
+      const action = `/backpack/sign-in/${encodeURIComponent(request.params.link)}${next ? `?next=${encodeURIComponent(next)}` : ''}`;
+      return send(reply, 200, (nonce) => confirmSignInPage(nonce, action));
+    },
+  );
+
+  app.post(
+    '/backpack/sign-in/:link',
+    {
+      schema: {
+        operationId: 'signInToBackpack',
+        tags,
+        summary:
+          'Follows a sign-in link once: opens (or creates) the account, links its badges, sets the session cookie',
+        params: LinkParams,
+        querystring: NextQuery,
+        response: {
+          303: seeOther('Signed in: on to the backpack, or to where the earner was going'),
+          400: htmlOrInvalid('The link was used, has expired or is not a sign-in link'),
+          ...errorResponses(...openErrors),
+        },
+      },
+    },
+    async (request, reply) => {
+      const signedIn = await backpack.signIn(request.params.link);
+      if (!signedIn) return send(reply, 400, linkUnusablePage);
+      setCookie(reply, signedIn.token, SESSION_HOURS * 3600);
+      return reply.header('cache-control', 'no-store').redirect(localPath(request.query.next) ?? '/backpack', 303);
+    },
+  );
+
+  app.post(
+    '/backpack/sign-out',
+    {
+      schema: {
+        operationId: 'signOutOfBackpack',
+        tags,
+        summary: 'Ends the backpack session',
+        consumes: [FORM],
+        body: CsrfBody,
+        response: { 303: seeOther('Signed out'), ...errorResponses(400, 401, 403, ...openErrors) },
+      },
+    },
+    async (request, reply) => {
+      await backpack.signOut(await changingSession(request, request.body.csrf));
+      setCookie(reply, '', 0);
+      return reply.redirect('/backpack', 303);
+    },
+  );
+
+  app.post(
+    '/backpack/badges/:id/wallet',
+    {
+      schema: {
+        operationId: 'offerBackpackBadgeToWallet',
+        tags,
+        summary: 'A wallet offer (OpenID4VCI) for one of the earner’s own badges, shown as a QR code',
+        consumes: [FORM],
+        params: BadgeParams,
+        body: CsrfBody,
+        response: { 200: htmlPage('The offer'), ...errorResponses(400, 401, 403, 404, ...openErrors) },
+      },
+    },
+    async (request, reply) => {
+      const session = await changingSession(request, request.body.csrf);
+      const offer = await backpack.walletOffer(session.accountId, request.params.id);
+      return send(reply, 200, (nonce) =>
+        walletOfferPage(nonce, { offer: offer.offer, qr: offer.qr, lcw: offer.learnerCredentialWallet.url }),
+      );
+    },
+  );
+
+  app.get(
+    '/backpack/account/delete',
+    {
+      schema: {
+        operationId: 'getBackpackAccountDeletion',
+        tags,
+        summary: 'Asks the earner to confirm deleting their account',
+        response: {
+          200: htmlPage('The confirmation'),
+          303: seeOther('Not signed in'),
+          ...errorResponses(...openErrors),
+        },
+      },
+    },
+    async (request, reply) => {
+      const session = await sessionOf(request);
+      if (!session) return reply.redirect('/backpack', 303);
+      const count = (await backpack.badges(session.accountId)).length;
+      return send(reply, 200, (nonce) => deleteAccountPage(nonce, session.csrfToken, count));
+    },
+  );
+
+  app.post(
+    '/backpack/account/delete',
+    {
+      schema: {
+        operationId: 'deleteBackpackAccount',
+        tags,
+        summary: 'Deletes the earner account and everything in it (the issuers’ records stay)',
+        consumes: [FORM],
+        body: CsrfBody,
+        response: { 200: htmlPage('Deleted'), ...errorResponses(400, 401, 403, ...openErrors) },
+      },
+    },
+    async (request, reply) => {
+      const session = await changingSession(request, request.body.csrf);
+      await backpack.deleteAccount(session.accountId);
+      setCookie(reply, '', 0);
+      return send(reply, 200, accountDeletedPage);
+    },
+  );
+};

@@ -1,0 +1,78 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { expect } from 'vitest';
+import type { ReceivedMail } from '../scripts/reliability/lib/smtp-receiver.js';
+import type { EarnerSignInLinksTable } from '../src/modules/backpack/backpack.tables.js';
+
+export const form = { 'content-type': 'application/x-www-form-urlencoded' };
+
+/** The sign-in link of the latest message to `to`, as the path the app answers. */
+export function signInLinkFrom(messages: ReceivedMail[], to: string, base: string): string {
+  const mail = messages.filter((m) => m.to.includes(to.toLowerCase())).at(-1);
+  const link = /(https?:\/\/[^\s"<>]+\/backpack\/sign-in\/[A-Za-z0-9_.-]+(?:\?next=[^\s"<>]+)?)/.exec(
+    mail?.decoded.replace(/=\r?\n/g, '') ?? '',
+  )?.[1];
+  if (!link) throw new Error(`no sign-in link was mailed to ${to}`);
+  return link.replace(base, '').replaceAll('&amp;', '&');
+}
+
+/** Asks for a link, follows it and confirms: the backpack session cookie and the page's CSRF token. */
+export async function signInToBackpack(app: FastifyInstance, messages: ReceivedMail[], email: string, base: string) {
+  const asked = await app.inject({
+    method: 'POST',
+    url: '/backpack/sign-in',
+    headers: form,
+    payload: new URLSearchParams({ email }).toString(),
+  });
+  expect(asked.statusCode, asked.body).toBe(200);
+  const path = signInLinkFrom(messages, email, base);
+  const confirmed = await app.inject({ method: 'POST', url: path });
+  expect(confirmed.statusCode, confirmed.body).toBe(303);
+  const cookie = String(confirmed.headers['set-cookie']).split(';')[0] as string;
+  const page = await app.inject({ method: 'GET', url: '/backpack', headers: { cookie } });
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)?.[1] as string;
+  return { cookie, csrf, page, path };
+}
+
+/**
+ * A backpack session for `email` without a mailbox: a sign-in link made as the service makes one
+ * (its token's hash stored, the address sealed to the token), then followed. For tests whose app
+ * sends no email.
+ */
+export async function earnerSession(app: FastifyInstance, email: string) {
+  const { secrets } = app.services.backpack;
+  const token = randomBytes(32).toString('base64url');
+  const now = Date.now();
+  await app.core.db
+    .withTables<{ earner_sign_in_links: EarnerSignInLinksTable }>()
+    .insertInto('earner_sign_in_links')
+    .values({
+      token_hash: createHash('sha256').update(token).digest('hex'),
+      email_hash: secrets.emailHash(email),
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + 600_000).toISOString(),
+      used_at: null,
+    })
+    .execute();
+  const confirmed = await app.inject({
+    method: 'POST',
+    url: `/backpack/sign-in/${token}.${secrets.sealEmail(email, token)}`,
+  });
+  expect(confirmed.statusCode, confirmed.body).toBe(303);
+  const cookie = String(confirmed.headers['set-cookie']).split(';')[0] as string;
+  const page = await app.inject({ method: 'GET', url: '/backpack', headers: { cookie } });
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)?.[1] as string;
+  const account = await app.core.db
+    .withTables<{ earner_accounts: { id: string; email_hash: string } }>()
+    .selectFrom('earner_accounts')
+    .select('id')
+    .where('email_hash', '=', secrets.emailHash(email))
+    .executeTakeFirstOrThrow();
+  return {
+    cookie,
+    csrf,
+    accountId: account.id,
+    page,
+    form: (fields: Record<string, string> = {}) => new URLSearchParams({ csrf, ...fields }).toString(),
+  };
+}
