@@ -44,6 +44,14 @@ export const OPERATION_TAGS = [
   { name: 'Reports and analytics', description: 'Issuance reports and analytics, as JSON and CSV.' },
   { name: 'Audit', description: 'The append-only, hash-chained audit log of every state change.' },
   { name: 'Trust', description: 'Security controls, subprocessors and service objectives (open).' },
+  {
+    name: 'Backpack',
+    description: 'The earner’s backpack: sign-in by emailed link, every badge from every issuer, wallet offers.',
+  },
+  {
+    name: 'Open Badges API',
+    description: 'The 1EdTech Open Badges 3.0 API for an earner’s access token: discovery, credentials, profile.',
+  },
   { name: 'Console', description: 'The web console’s sessions, staff users, invites and single sign-on.' },
   { name: 'Operations', description: 'Liveness, readiness, metrics and the landing page.' },
 ] as const;
