@@ -2120,7 +2120,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The earner's backpack (HTML): every badge from every issuer, or the sign-in form */
+        /**
+         * The earner's backpack (HTML): every badge from every issuer, or the sign-in form
+         * @description Open. With the backpack session cookie: the list of the earner’s badges; without one: the sign-in form. `next` is a path of this service to go on to after signing in.
+         */
         get: operations["getBackpack"];
         put?: never;
         post?: never;
@@ -2139,7 +2142,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Emails a one-time sign-in link; the same answer whether or not the address holds badges */
+        /**
+         * Emails a one-time sign-in link; the same answer whether or not the address holds badges
+         * @description Open form post (email, next). Sends a one-time link, valid 15 minutes, to the address; the answer is the same whether or not the address holds badges, and at most 5 links per address per 15 minutes are sent. 503 without SMTP_URL.
+         */
         post: operations["requestBackpackSignInLink"];
         delete?: never;
         options?: never;
@@ -2154,10 +2160,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The page a sign-in link opens: one button signs in (a link scanner opening it changes nothing) */
+        /**
+         * The page a sign-in link opens: one button signs in (a link scanner opening it changes nothing)
+         * @description Open. Shows a Sign in button that posts the link; opening the link changes nothing, so a mail scanner cannot spend it.
+         */
         get: operations["getBackpackSignInLink"];
         put?: never;
-        /** Follows a sign-in link once: opens (or creates) the account, links its badges, sets the session cookie */
+        /**
+         * Follows a sign-in link once: opens (or creates) the account, links its badges, sets the session cookie
+         * @description Open. Spends the link (once, within 15 minutes), creates the account on first use, links every credential of the address on the service and sets the session cookie (HttpOnly, SameSite=Lax).
+         */
         post: operations["signInToBackpack"];
         delete?: never;
         options?: never;
@@ -2174,7 +2186,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Ends the backpack session */
+        /**
+         * Ends the backpack session
+         * @description Backpack session and its CSRF token (form field csrf). Ends the session.
+         */
         post: operations["signOutOfBackpack"];
         delete?: never;
         options?: never;
@@ -2191,7 +2206,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A wallet offer (OpenID4VCI) for one of the earner’s own badges, shown as a QR code */
+        /**
+         * A wallet offer (OpenID4VCI) for one of the earner’s own badges, shown as a QR code
+         * @description Backpack session and its CSRF token. An OpenID4VCI offer for one of the earner’s own valid badges; another earner’s badge is 404.
+         */
         post: operations["offerBackpackBadgeToWallet"];
         delete?: never;
         options?: never;
@@ -2206,10 +2224,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Asks the earner to confirm deleting their account */
+        /**
+         * Asks the earner to confirm deleting their account
+         * @description Backpack session. The confirmation page; without a session, back to the sign-in form.
+         */
         get: operations["getBackpackAccountDeletion"];
         put?: never;
-        /** Deletes the earner account and everything in it (the issuers’ records stay) */
+        /**
+         * Deletes the earner account and everything in it (the issuers’ records stay)
+         * @description Backpack session and its CSRF token. Erases the account, its sessions, its links and what API clients stored in it, and revokes its grants; the issuers’ credentials stay.
+         */
         post: operations["deleteBackpackAccount"];
         delete?: never;
         options?: never;

@@ -107,7 +107,8 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         operationId: 'getBackpack',
-        description: 'Open. With the backpack session cookie: the list of the earner’s badges; without one: the sign-in form. `next` is a path of this service to go on to after signing in.',
+        description:
+          'Open. With the backpack session cookie: the list of the earner’s badges; without one: the sign-in form. `next` is a path of this service to go on to after signing in.',
         tags,
         summary: "The earner's backpack (HTML): every badge from every issuer, or the sign-in form",
         querystring: NextQuery,
@@ -128,7 +129,8 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { rateLimitCost: () => SIGN_IN_COST },
       schema: {
         operationId: 'requestBackpackSignInLink',
-        description: 'Open form post (email, next). Sends a one-time link, valid 15 minutes, to the address; the answer is the same whether or not the address holds badges, and at most 5 links per address per 15 minutes are sent. 503 without SMTP_URL.',
+        description:
+          'Open form post (email, next). Sends a one-time link, valid 15 minutes, to the address; the answer is the same whether or not the address holds badges, and at most 5 links per address per 15 minutes are sent. 503 without SMTP_URL.',
         tags,
         summary: 'Emails a one-time sign-in link; the same answer whether or not the address holds badges',
         consumes: [FORM],
@@ -159,7 +161,8 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         operationId: 'getBackpackSignInLink',
-        description: 'Open. Shows a Sign in button that posts the link; opening the link changes nothing, so a mail scanner cannot spend it.',
+        description:
+          'Open. Shows a Sign in button that posts the link; opening the link changes nothing, so a mail scanner cannot spend it.',
         tags,
         summary: 'The page a sign-in link opens: one button signs in (a link scanner opening it changes nothing)',
         params: LinkParams,
@@ -179,7 +182,8 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         operationId: 'signInToBackpack',
-        description: 'Open. Spends the link (once, within 15 minutes), creates the account on first use, links every credential of the address on the service and sets the session cookie (HttpOnly, SameSite=Lax).',
+        description:
+          'Open. Spends the link (once, within 15 minutes), creates the account on first use, links every credential of the address on the service and sets the session cookie (HttpOnly, SameSite=Lax).',
         tags,
         summary:
           'Follows a sign-in link once: opens (or creates) the account, links its badges, sets the session cookie',
@@ -225,7 +229,8 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         operationId: 'offerBackpackBadgeToWallet',
-        description: 'Backpack session and its CSRF token. An OpenID4VCI offer for one of the earner’s own valid badges; another earner’s badge is 404.',
+        description:
+          'Backpack session and its CSRF token. An OpenID4VCI offer for one of the earner’s own valid badges; another earner’s badge is 404.',
         tags,
         summary: 'A wallet offer (OpenID4VCI) for one of the earner’s own badges, shown as a QR code',
         consumes: [FORM],
@@ -271,7 +276,8 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         operationId: 'deleteBackpackAccount',
-        description: 'Backpack session and its CSRF token. Erases the account, its sessions, its links and what API clients stored in it, and revokes its grants; the issuers’ credentials stay.',
+        description:
+          'Backpack session and its CSRF token. Erases the account, its sessions, its links and what API clients stored in it, and revokes its grants; the issuers’ credentials stay.',
         tags,
         summary: 'Deletes the earner account and everything in it (the issuers’ records stay)',
         consumes: [FORM],
