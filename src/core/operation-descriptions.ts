@@ -48,10 +48,6 @@ export const OPERATION_TAGS = [
     name: 'Backpack',
     description: 'The earner’s backpack: sign-in by emailed link, every badge from every issuer, wallet offers.',
   },
-  {
-    name: 'Open Badges API',
-    description: 'The 1EdTech Open Badges 3.0 API for an earner’s access token: discovery, credentials, profile.',
-  },
   { name: 'Console', description: 'The web console’s sessions, staff users, invites and single sign-on.' },
   { name: 'Operations', description: 'Liveness, readiness, metrics and the landing page.' },
 ] as const;
