@@ -1601,6 +1601,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/gdpr/export/document": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The same export as a printable HTML document to send the person (the access is audited)
+         * @description What POST /api/v1/gdpr/export returns, as one self-contained HTML file (no script, no external resource) in plain words: who holds the data, every credential with its badge, dates, status, the name as stored and its links, the emails about each, and the audit records about them. An attachment named subject-access-<UTC day>.html. recipientEmail is hashed with the issuer salt for the lookup and never stored.
+         */
+        post: operations["exportRecipientDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/gdpr/erase": {
         parameters: {
             query?: never;
@@ -3124,6 +3144,23 @@ export interface components {
             recipientHash: string;
             /** @description The most recently stored name, if any */
             displayName?: string | null;
+            /** Format: date-time */
+            exportedAt: string;
+            /** @description Who holds the data: the issuer and its contact address */
+            issuer: {
+                name: string;
+                url: string;
+                email: string;
+            };
+            /** @description Earner profiles (public badge pages) held for the recipient */
+            profiles: number;
+            /** @description The recipient asked for no more emails from this issuer */
+            notificationsSuppressed: {
+                /** @description unsubscribed | gdpr_erasure */
+                reason: string;
+                /** Format: date-time */
+                since: string;
+            } | null;
             credentials: {
                 id: string;
                 /** @enum {string} */
@@ -3138,6 +3175,59 @@ export interface components {
                 /** Format: date-time */
                 revokedAt: string | null;
                 completionKey: string;
+                badge: {
+                    name: string;
+                    description: string;
+                };
+                /** @description The name as stored on this credential */
+                recipientName: string | null;
+                /**
+                 * Format: uri
+                 * @description The public verification page
+                 */
+                verifyUrl: string;
+                /**
+                 * Format: uri
+                 * @description The Open Badges 3.0 credential
+                 */
+                openBadgeCredentialUrl: string;
+                revokedReason: string | null;
+                evidenceUrl: string | null;
+                /** @description The credential this one replaced */
+                reissuedFrom: string | null;
+                /** @description The credential that replaced this one */
+                replacedBy: string | null;
+                /** @description How it was issued: api, csv, connector, ... */
+                source: string;
+                /** Format: date-time */
+                recordedAt: string;
+                /** @description Every email about this credential, oldest first */
+                notifications: {
+                    credentialId: string;
+                    /** @description award: the email telling them of the credential; reminder: the expiry reminder */
+                    kind: "award" | "reminder";
+                    /** @description queued | sent | failed | suppressed */
+                    status: string;
+                    /** @description Why a failed or suppressed message was not delivered */
+                    reason: string | null;
+                    /** Format: date-time */
+                    createdAt: string;
+                    /** Format: date-time */
+                    updatedAt: string;
+                }[];
+            }[];
+            /** @description The audit records about the recipient's credentials, oldest first */
+            audit: {
+                /** Format: date-time */
+                occurredAt: string;
+                action: string;
+                /** @description The kind of actor; staff members' addresses and key labels are left out */
+                actor: string;
+                targetType: string;
+                targetId: string;
+                details: {
+                    [key: string]: unknown;
+                };
             }[];
         };
         RecipientErasure: {
@@ -12571,6 +12661,109 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RecipientExport"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: the console role may not do this, or the CSRF token is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    exportRecipientDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    recipientEmail: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The document, an attachment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
             /** @description Invalid request */

@@ -89,7 +89,7 @@ export function createServices(core: Core) {
     readCaches,
   });
   const pathways = createPathwayService(core, { audit, definitions, issuance });
-  const gdpr = createGdprService(core, { issuance, audit, outbox, profiles, notifications });
+  const gdpr = createGdprService(core, { issuance, audit, outbox, profiles, notifications, issuers });
   const trust = createTrustService(core);
   const reports = createReportsModule(core, { events: verification.events });
   const webhooks = createWebhookModule(core, { outbox, audit });

@@ -408,6 +408,10 @@ const builders: Record<string, (w: Walk) => Promise<Call>> = {
     request: w.keyed('POST', '/api/v1/gdpr/export', { recipientEmail: 'export@example.org' }),
     actor: w.keyActor,
   }),
+  exportRecipientDocument: async (w) => ({
+    request: w.keyed('POST', '/api/v1/gdpr/export/document', { recipientEmail: 'export@example.org' }),
+    actor: w.keyActor,
+  }),
   eraseRecipientData: async (w) => ({
     request: w.keyed('POST', '/api/v1/gdpr/erase', { recipientEmail: 'erase@example.org' }),
     actor: w.keyActor,

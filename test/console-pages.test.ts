@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { sql } from 'kysely';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -158,6 +159,39 @@ describe.each(dialects)('console pages of issue 39 on %s', (dialect) => {
     await page.getByRole('rowheader', { name: 'leaving@pages.example' }).waitFor({ state: 'detached' });
     const users = await t.app.services.accounts.listUsers(issuer.id);
     expect(JSON.stringify(users)).not.toContain('leaving@pages.example');
+  });
+
+  it('privacy: an export names the credentials and downloads the JSON and the printable document (issue 46)', async () => {
+    await issueTo('ask.me@pages.example', 'sar-1');
+    await open('/console/privacy', 'Privacy');
+    await page.getByLabel('Earner email').fill('ask.me@pages.example');
+    await page.getByRole('button', { name: 'Export data' }).click();
+    const exported = page.getByRole('region', { name: 'Export' });
+    await exported.getByText('1 credential held for this earner (no name stored).').waitFor();
+    await exported.getByRole('link', { name: 'First Aid' }).waitFor();
+    await expectAccessible(page, 'privacy export');
+
+    const [json] = await Promise.all([
+      page.waitForEvent('download'),
+      exported.getByRole('button', { name: 'Download JSON' }).click(),
+    ]);
+    expect(json.suggestedFilename()).toMatch(/^subject-access-\d{4}-\d{2}-\d{2}\.json$/);
+    const data = JSON.parse(readFileSync(await json.path(), 'utf8'));
+    expect(data).toMatchObject({ found: true, issuer: { name: 'Pages Academy' } });
+    expect(data.credentials).toEqual([
+      expect.objectContaining({ badge: expect.objectContaining({ name: 'First Aid' }) }),
+    ]);
+
+    const [doc] = await Promise.all([
+      page.waitForEvent('download'),
+      exported.getByRole('button', { name: 'Download document (HTML, printable)' }).click(),
+    ]);
+    expect(doc.suggestedFilename()).toMatch(/^subject-access-\d{4}-\d{2}-\d{2}\.html$/);
+    const text = readFileSync(await doc.path(), 'utf8');
+    expect(text).toContain('<title>Your data held by Pages Academy</title>');
+    expect(text).toContain('First Aid');
+    expect(text.toLowerCase()).not.toContain('ask.me@pages.example');
+    expect(problems).toEqual([]);
   });
 
   it('privacy: erasing asks first, then revokes', async () => {

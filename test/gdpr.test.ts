@@ -155,8 +155,13 @@ describe.each(dialects)('GDPR export and erase on %s', (dialect) => {
       found: true,
       recipientHash: recipientHash(a),
       displayName: NAME,
+      exportedAt: '2026-11-21T10:01:02.000Z',
+      issuer: expect.objectContaining({ name: expect.any(String) }),
+      profiles: 1,
+      notificationsSuppressed: null,
+      audit: expect.any(Array),
       credentials: [
-        {
+        expect.objectContaining({
           id: ids[0],
           status: 'valid',
           definitionId: expect.any(String),
@@ -165,7 +170,7 @@ describe.each(dialects)('GDPR export and erase on %s', (dialect) => {
           expiresOn: null,
           revokedAt: null,
           completionKey: 'g-1',
-        },
+        }),
         expect.objectContaining({ id: ids[1], status: 'valid', completionKey: 'g-2' }),
         expect.objectContaining({ id: ids[2], status: 'revoked', revokedAt: '2026-11-21T10:00:02.000Z' }),
       ],
@@ -175,7 +180,7 @@ describe.each(dialects)('GDPR export and erase on %s', (dialect) => {
     expect(items[0]).toMatchObject({
       action: 'gdpr.export',
       targetType: 'gdpr_request',
-      details: { credentials: 3, profiles: 1 },
+      details: { credentials: 3, profiles: 1, format: 'json' },
     });
   });
 

@@ -175,3 +175,16 @@ export async function readTextFile(file: Blob): Promise<string> {
     return new TextDecoder('windows-1252').decode(bytes);
   }
 }
+
+/** Saves `body` as a file named `name` through the browser's download, as a link with `download` would. */
+export function saveFile(name: string, body: Blob): void {
+  const url = URL.createObjectURL(body);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // After the click has started the download; revoking at once can cancel it in some browsers.
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

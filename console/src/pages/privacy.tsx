@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
 import { api, problem } from '../api';
 import { can, useSession } from '../session';
-import { Alert, ConfirmDialog, Field, formatDate, inputValue, ReadOnlyNotice } from '../ui';
+import { Alert, ConfirmDialog, Field, formatDate, inputValue, ReadOnlyNotice, saveFile } from '../ui';
 
 type RecipientExport = components['schemas']['RecipientExport'];
 
@@ -11,7 +11,11 @@ export function PrivacyPage() {
   return (
     <>
       <h1>Privacy</h1>
-      <p>Answer an earner's request to see or erase what is held about them. The email is only used for the lookup.</p>
+      <p>
+        Answer an earner's request to see or erase what is held about them. The email is only used for the lookup. An
+        export gives you a file to send them: every credential with its badge, dates, status, the name as stored and its
+        links, the emails about each, and the audit records about them.
+      </p>
       {can(session?.user, 'own') ? <EarnerRequests /> : <ReadOnlyNotice what="earners' privacy requests" />}
     </>
   );
@@ -29,6 +33,24 @@ function EarnerRequests() {
     const { data, error } = await api.POST('/api/v1/gdpr/export', { body: { recipientEmail: email } });
     if (error) setMessage({ kind: 'error', text: problem(error) });
     else setExported(data);
+  }
+
+  /** The export as JSON: the answer just shown, as the API gave it. */
+  function downloadJson(data: RecipientExport) {
+    const body = new Blob([`${JSON.stringify(data, null, 2)}\n`], { type: 'application/json' });
+    saveFile(`subject-access-${data.exportedAt.slice(0, 10)}.json`, body);
+  }
+
+  /** The printable document, made by the service from the same data (another audited access). */
+  async function downloadDocument() {
+    setMessage(null);
+    const { data, error } = await api.POST('/api/v1/gdpr/export/document', {
+      body: { recipientEmail: email },
+      parseAs: 'text',
+    });
+    if (error || data === undefined) setMessage({ kind: 'error', text: problem(error) });
+    else
+      saveFile(`subject-access-${new Date().toISOString().slice(0, 10)}.html`, new Blob([data], { type: 'text/html' }));
   }
 
   async function erase() {
@@ -74,14 +96,30 @@ function EarnerRequests() {
           {!exported.found ? (
             <p>Nothing is held for that email.</p>
           ) : (
-            <ul class="links">
-              {exported.credentials.map((credential) => (
-                <li key={credential.id}>
-                  <a href={`/console/credentials/${credential.id}`}>{credential.completionKey}</a> ({credential.status},
-                  issued {formatDate(credential.issuedOn)})
-                </li>
-              ))}
-            </ul>
+            <>
+              <p>
+                {exported.credentials.length === 1 ? '1 credential' : `${exported.credentials.length} credentials`} held
+                for {exported.displayName ?? 'this earner (no name stored)'}
+                {exported.notificationsSuppressed ? '; they asked for no more emails' : ''}.
+              </p>
+              <ul class="links">
+                {exported.credentials.map((credential) => (
+                  <li key={credential.id}>
+                    <a href={`/console/credentials/${credential.id}`}>{credential.badge.name}</a>
+                    {credential.recipientName ? ` for ${credential.recipientName}` : ''} ({credential.status}, issued{' '}
+                    {formatDate(credential.issuedOn)})
+                  </li>
+                ))}
+              </ul>
+              <div class="actions">
+                <button type="button" onClick={() => downloadDocument()}>
+                  Download document (HTML, printable)
+                </button>
+                <button type="button" class="secondary" onClick={() => downloadJson(exported)}>
+                  Download JSON
+                </button>
+              </div>
+            </>
           )}
         </section>
       )}

@@ -33,6 +33,7 @@ const AUDIT_COLUMNS = [
 ] as const satisfies readonly (keyof AuditRow)[];
 
 const SQLITE_ROWS_PER_INSERT = 500;
+const TARGETS_PER_QUERY = 500;
 const auditValues = valuesStatements<AuditRow>(AUDIT_COLUMNS, SQLITE_ROWS_PER_INSERT, (executor, template) =>
   executor.insertInto('audit_log').values(template),
 );
@@ -115,6 +116,22 @@ export function createAuditRepository(db: Executor, dialect: Dialect) {
           .execute(),
       ]);
       return { total: Number(count.n), rows };
+    },
+    /** Every record about any of `targetIds`, oldest first (index audit_log_issuer_target), 500 ids a query. */
+    async aboutTargets(issuerId: string, targetIds: readonly string[]): Promise<AuditRow[]> {
+      const rows: AuditRow[] = [];
+      for (let start = 0; start < targetIds.length; start += TARGETS_PER_QUERY) {
+        const ids = targetIds.slice(start, start + TARGETS_PER_QUERY);
+        rows.push(
+          ...(await db
+            .selectFrom('audit_log')
+            .selectAll()
+            .where('issuer_id', '=', issuerId)
+            .where('target_id', 'in', ids)
+            .execute()),
+        );
+      }
+      return rows.sort((a, b) => a.occurred_at.localeCompare(b.occurred_at) || a.stripe - b.stripe || a.seq - b.seq);
     },
     /** The emails of an issuer's console users among `ids` (staff data, shown to the same issuer's staff). */
     async userEmails(issuerId: string, ids: string[]): Promise<{ id: string; email: string }[]> {

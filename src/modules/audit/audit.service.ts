@@ -74,6 +74,22 @@ function actorName(actor: string): string {
   return ACTOR_NAMES[actor] ?? actor;
 }
 
+/**
+ * Who acted, as a subject access request tells the person: the kind of actor, never a staff
+ * member's address or a key's label (those are the issuer's staff data, not the person's).
+ */
+const SUBJECT_ACTORS: Record<string, string> = {
+  cli: 'The service operator',
+  system: 'The service itself',
+  wallet: 'A digital wallet',
+  anonymous: 'Anonymous',
+};
+function subjectActor(actor: string): string {
+  if (actor.startsWith('user:')) return 'A staff member of the issuer';
+  if (actor.startsWith('key:')) return "The issuer's systems (API)";
+  return SUBJECT_ACTORS[actor] ?? 'The service itself';
+}
+
 /** Every stripe, ascending: the order heads are locked in. */
 const ALL_STRIPES = Array.from({ length: AUDIT_STRIPES }, (_, stripe) => stripe);
 
@@ -249,6 +265,19 @@ export function createAuditService(core: Pick<Core, 'db' | 'dialect' | 'clock' |
           hash: r.hash,
         })),
       };
+    },
+
+    /** The records about `targetIds` (a person's credentials), oldest first, as a subject access request shows them. */
+    async aboutTargets(issuerId: string, targetIds: readonly string[]) {
+      const rows = await createAuditRepository(core.db, core.dialect).aboutTargets(issuerId, targetIds);
+      return rows.map((r) => ({
+        occurredAt: r.occurred_at,
+        action: r.action,
+        actor: subjectActor(r.actor),
+        targetType: r.target_type,
+        targetId: r.target_id,
+        details: JSON.parse(r.details) as Record<string, unknown>,
+      }));
     },
 
     /**

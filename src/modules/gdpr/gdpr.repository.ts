@@ -1,6 +1,9 @@
 import type { Executor } from '../../db/database.js';
 import type { CredentialWithSlugs } from '../credentials/credentials.repository.js';
 
+/** A credential as a subject access request shows it: with its badge's name and description. */
+export type ExportedCredentialRow = CredentialWithSlugs & { definition_name: string; definition_description: string };
+
 /** A recipient's rows at one issuer, found by the salted hash (the only form the email has here). */
 export function createGdprRepository(db: Executor) {
   return {
@@ -11,6 +14,24 @@ export function createGdprRepository(db: Executor) {
         .innerJoin('issuers', 'issuers.id', 'credentials.issuer_id')
         .selectAll('credentials')
         .select(['issuers.slug as issuer_slug', 'definitions.slug as definition_slug'])
+        .where('credentials.issuer_id', '=', issuerId)
+        .where('credentials.recipient_hash', '=', recipientHash)
+        .orderBy('credentials.created_at')
+        .orderBy('credentials.id')
+        .execute();
+    },
+    async exportRowsOf(issuerId: string, recipientHash: string): Promise<ExportedCredentialRow[]> {
+      return db
+        .selectFrom('credentials')
+        .innerJoin('definitions', 'definitions.id', 'credentials.definition_id')
+        .innerJoin('issuers', 'issuers.id', 'credentials.issuer_id')
+        .selectAll('credentials')
+        .select([
+          'issuers.slug as issuer_slug',
+          'definitions.slug as definition_slug',
+          'definitions.name as definition_name',
+          'definitions.description as definition_description',
+        ])
         .where('credentials.issuer_id', '=', issuerId)
         .where('credentials.recipient_hash', '=', recipientHash)
         .orderBy('credentials.created_at')

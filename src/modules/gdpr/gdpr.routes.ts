@@ -24,6 +24,36 @@ export const gdprRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.post(
+    '/api/v1/gdpr/export/document',
+    {
+      config: { auth: 'key', role: 'owner' },
+      schema: {
+        operationId: 'exportRecipientDocument',
+        tags,
+        summary: 'The same export as a printable HTML document to send the person (the access is audited)',
+        description:
+          'What POST /api/v1/gdpr/export returns, as one self-contained HTML file (no script, no external resource) in plain words: who holds the data, every credential with its badge, dates, status, the name as stored and its links, the emails about each, and the audit records about them. An attachment named subject-access-<UTC day>.html. recipientEmail is hashed with the issuer salt for the lookup and never stored.',
+        body: RecipientBody,
+        response: {
+          200: {
+            description: 'The document, an attachment',
+            content: { 'text/html': { schema: Type.String() } },
+          },
+          ...errorResponses(400, ...keyedErrors),
+        },
+      },
+    },
+    async (request, reply) => {
+      const document = await gdpr.exportDocument(request.issuerId(), request.actor(), request.body.recipientEmail);
+      return reply
+        .type('text/html; charset=utf-8')
+        .header('content-disposition', document.disposition)
+        .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
+        .send(document.body);
+    },
+  );
+
+  app.post(
     '/api/v1/gdpr/erase',
     {
       config: { auth: 'key', role: 'owner' },

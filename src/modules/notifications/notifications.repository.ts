@@ -181,6 +181,41 @@ export function createNotificationRepository(db: Executor) {
         .executeTakeFirst();
     },
 
+    /**
+     * What became of each message about `credentialIds` (awards and reminders, no address) and the
+     * recipient's suppression, if any: a subject access request's notification history.
+     */
+    async historyOf(issuerId: string, recipientHash: string, credentialIds: readonly string[]) {
+      const awards: CredentialNotificationRow[] = [];
+      const reminders: CredentialReminderRow[] = [];
+      for (let start = 0; start < credentialIds.length; start += STATUS_ROWS_PER_STATEMENT) {
+        const ids = credentialIds.slice(start, start + STATUS_ROWS_PER_STATEMENT);
+        awards.push(
+          ...(await db
+            .selectFrom('credential_notifications')
+            .selectAll()
+            .where('issuer_id', '=', issuerId)
+            .where('credential_id', 'in', ids)
+            .execute()),
+        );
+        reminders.push(
+          ...(await db
+            .selectFrom('credential_reminders')
+            .selectAll()
+            .where('issuer_id', '=', issuerId)
+            .where('credential_id', 'in', ids)
+            .execute()),
+        );
+      }
+      const suppression = await db
+        .selectFrom('notification_suppressions')
+        .select(['reason', 'created_at'])
+        .where('issuer_id', '=', issuerId)
+        .where('recipient_hash', '=', recipientHash)
+        .executeTakeFirst();
+      return { awards, reminders, suppression };
+    },
+
     /** The issuer and recipient an unsubscribe token was made for: an award's or a reminder's. */
     async byUnsubscribeToken(tokenHash: string): Promise<{ issuer_id: string; recipient_hash: string } | undefined> {
       const award = await db

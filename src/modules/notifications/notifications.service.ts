@@ -11,7 +11,12 @@ import type { Mailer, MailMessage } from './notifications.mailer.js';
 import { LANGUAGES, type NotificationLanguage } from './notifications.messages.js';
 import { createReminderSender } from './notifications.reminders.js';
 import { type RenderedMessage, renderNotification } from './notifications.render.js';
-import { createNotificationRepository, type NotificationSettingsRow } from './notifications.repository.js';
+import {
+  type CredentialNotificationRow,
+  type CredentialReminderRow,
+  createNotificationRepository,
+  type NotificationSettingsRow,
+} from './notifications.repository.js';
 import { createNotificationSender } from './notifications.sender.js';
 
 export interface NotificationSettings {
@@ -452,6 +457,28 @@ export function createNotificationService(
             updatedAt: row.updated_at,
           }
         : null;
+    },
+
+    /**
+     * Every message about the recipient's credentials, oldest first, with what became of it, and
+     * whether they asked for no more (subject access requests). No address: none is stored.
+     */
+    async historyOf(issuerId: string, recipientHash: string, credentialIds: readonly string[]) {
+      const { awards, reminders, suppression } = await repo.historyOf(issuerId, recipientHash, credentialIds);
+      const message = (kind: 'award' | 'reminder') => (row: CredentialNotificationRow | CredentialReminderRow) => ({
+        credentialId: row.credential_id,
+        kind,
+        status: row.status,
+        reason: notificationReason(row.status, row.detail),
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+      });
+      return {
+        messages: [...awards.map(message('award')), ...reminders.map(message('reminder'))].sort((a, b) =>
+          a.createdAt.localeCompare(b.createdAt),
+        ),
+        suppressed: suppression ? { reason: suppression.reason, since: suppression.created_at } : null,
+      };
     },
 
     /** The issuer named by a live unsubscribe token, for the confirmation page; null when unknown. */
