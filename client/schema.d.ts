@@ -3204,7 +3204,10 @@ export interface components {
                 /** @description Every email about this credential, oldest first */
                 notifications: {
                     credentialId: string;
-                    /** @description award: the email telling them of the credential; reminder: the expiry reminder */
+                    /**
+                     * @description award: the email telling them of the credential; reminder: the expiry reminder
+                     * @enum {string}
+                     */
                     kind: "award" | "reminder";
                     /** @description queued | sent | failed | suppressed */
                     status: string;
@@ -12751,7 +12754,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: email */
+                    /** @description An email address (a local part of at most 64 characters, a dotted domain); surrounding whitespace is trimmed. */
                     recipientEmail: string;
                 };
             };

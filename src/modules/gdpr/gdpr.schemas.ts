@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { DateTime, Email, Nullable } from '../../core/schemas.js';
+import { DateTime, Email, Nullable, StringEnum } from '../../core/schemas.js';
 import { CredentialStatus } from '../credentials/credentials.schemas.js';
 
 export const RecipientBody = Type.Object({
@@ -8,7 +8,7 @@ export const RecipientBody = Type.Object({
 
 const Message = Type.Object({
   credentialId: Type.String(),
-  kind: Type.Union([Type.Literal('award'), Type.Literal('reminder')], {
+  kind: StringEnum(['award', 'reminder'], {
     description: 'award: the email telling them of the credential; reminder: the expiry reminder',
   }),
   status: Type.String({ description: 'queued | sent | failed | suppressed' }),
