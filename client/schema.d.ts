@@ -516,7 +516,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a credential (idempotent on completionKey)
-         * @description recipientEmail is hashed with the issuer salt at once and never stored. Re-sending a known completionKey answers 200 with the existing credential and created=false.
+         * @description recipientEmail is hashed with the issuer salt at once and never stored. Re-sending a known completionKey answers 200 with the existing credential and created=false. With ifAlreadyHeld "refuse", a recipient who already holds a valid credential of the definition under another key is 409 already_held, naming it.
          */
         post: operations["issueCredential"];
         delete?: never;
@@ -679,6 +679,26 @@ export interface paths {
          * @description A new credential with a fresh id, the same definition, recipient and name, issued now; the original is revoked with reason "reissued" (unless it already was). The body may be left out or null. A completionKey already used replays (200, created false); a new one counts against the quota (402).
          */
         post: operations["reissueCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/credentials/{id}/correct-name": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Correct the earner name: a replacement carrying the new name (the original shows "Replaced by a newer credential")
+         * @description Issues a replacement with the name given and the original's dates, and revokes the original with reason reissued, linked both ways (replaces, replacedBy) like a reissue. notify with the earner's recipientEmail emails them the corrected credential. Repeating the same correction replays. 409 credential_replaced: the credential was already replaced (credentialId names the newest); 409 credential_revoked: a revoked credential is not corrected.
+         */
+        post: operations["correctCredentialName"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2423,6 +2443,14 @@ export interface components {
             createdAt?: string;
             /** Format: date-time */
             updatedAt?: string;
+        };
+        /** @description Refused: the credential named is in the way */
+        CredentialConflict: {
+            /** @enum {string} */
+            error: "already_held" | "credential_replaced" | "credential_revoked";
+            message: string;
+            /** @description already_held: the credential the recipient holds; credential_replaced: the newest replacement. */
+            credentialId: string;
         };
         CredentialSummary: {
             id: string;
@@ -6591,6 +6619,11 @@ export interface operations {
                      * @description This credential's expiry, after its time of issue; without it the definition's validity gives one
                      */
                     expiresOn?: string;
+                    /**
+                     * @description When the recipient already holds a valid credential of the definition under another completion key: issue (the default) issues another; refuse answers 409 already_held naming it. A known completionKey replays either way.
+                     * @enum {string}
+                     */
+                    ifAlreadyHeld?: "issue" | "refuse";
                 };
             };
         };
@@ -6656,6 +6689,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description already_held (ifAlreadyHeld "refuse" only) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialConflict"];
                 };
             };
             /** @description Payload too large */
@@ -7481,6 +7523,156 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    correctCredentialName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The name as it should be; the replacement carries it. */
+                    recipientName: string;
+                    /** @description Opaque: an LMS enrolment id or a random id. A key containing an email address is refused (400). */
+                    completionKey?: string;
+                    /** @description Email the earner the corrected credential; needs recipientEmail, which is not stored. */
+                    notify?: boolean;
+                    /**
+                     * Format: email
+                     * @description The earner's address, for notify only: it must hash to the credential's recipient.
+                     */
+                    recipientEmail?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Replay: the replacement already carrying this name */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedCredential"];
+                };
+            };
+            /** @description Corrected: the replacement */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedCredential"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Issuance quota exhausted */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotaExceeded"];
+                };
+            };
+            /** @description Refused: the console role may not do this, or the CSRF token is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description credential_replaced or credential_revoked */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialConflict"];
                 };
             };
             /** @description Payload too large */

@@ -272,6 +272,12 @@ const builders: Record<string, (w: Walk) => Promise<Call>> = {
     request: w.keyed('POST', `/api/v1/credentials/${await w.credential()}/reissue`, {}),
     actor: w.keyActor,
   }),
+  correctCredentialName: async (w) => ({
+    request: w.keyed('POST', `/api/v1/credentials/${await w.credential()}/correct-name`, {
+      recipientName: 'Corrected Name',
+    }),
+    actor: w.keyActor,
+  }),
   renewCredentials: async (w) => {
     const detail = await w.t.app.inject(w.keyed('GET', `/api/v1/credentials/${await w.credential()}`));
     return {

@@ -16,6 +16,9 @@ export const ErrorCodes = {
   already_endorsed: 409,
   endorsement_limit: 409,
   endorsement_final: 409,
+  already_held: 409,
+  credential_replaced: 409,
+  credential_revoked: 409,
   quota_exceeded: 402,
   premium_not_included: 402,
   rate_limited: 429,
@@ -62,6 +65,24 @@ export const errors = {
   validation: (message: string, issues: ValidationIssue[] = []) =>
     new AppError('validation_failed', message, { issues }),
   slugTaken: (slug: string) => new AppError('slug_taken', `The slug "${slug}" is already taken.`),
+  alreadyHeld: (credentialId: string) =>
+    new AppError(
+      'already_held',
+      'The recipient already holds a valid credential of this definition; send ifAlreadyHeld "issue" to issue another.',
+      { credentialId },
+    ),
+  credentialReplaced: (credentialId: string) =>
+    new AppError(
+      'credential_replaced',
+      'The credential was replaced by a newer one; correct the newest credential instead.',
+      { credentialId },
+    ),
+  credentialRevoked: (credentialId: string) =>
+    new AppError(
+      'credential_revoked',
+      'The credential is revoked; a revoked credential is not corrected (reissue it if it was revoked in error).',
+      { credentialId },
+    ),
   stageExists: () => new AppError('stage_exists', 'This definition is already a stage of the pathway.'),
   alreadyEndorsed: () =>
     new AppError(

@@ -4,6 +4,7 @@ import type { components } from '../../../client/index';
 import { api, problem } from '../api';
 import { can, useSession } from '../session';
 import { Alert, ConfirmDialog, Field, formatDate, inputValue } from '../ui';
+import { CorrectName } from './credential-name';
 
 type Credential = components['schemas']['CredentialDetail'];
 type AuditRecord = components['schemas']['AuditRecord'];
@@ -202,6 +203,7 @@ export function CredentialDetailPage() {
           </Field>
         </ConfirmDialog>
       )}
+      {mayChange && <CorrectName credential={credential} onCorrected={load} />}
       {mayChange && !credential.replacedBy && (
         <section class="panel" aria-labelledby="renew-title">
           <h2 id="renew-title">{renewVerb}</h2>

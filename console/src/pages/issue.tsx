@@ -104,10 +104,15 @@ function IssueOne({
   const [notify, setNotify] = useState(false);
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
   const [issued, setIssued] = useState<IssuedCredential | null>(null);
+  /** The credential the recipient already holds of this definition, when the service said so. */
+  const [held, setHeld] = useState<string | null>(null);
   useEffect(() => setNotify(notifications?.notifyByDefault ?? false), [notifications]);
 
-  async function submit(event: Event) {
-    event.preventDefault();
+  /**
+   * Issues, first refusing a second credential of the same badge for the same person (the API's
+   * already_held names it); "Issue another anyway" sends again with ifAlreadyHeld "issue".
+   */
+  async function send(ifAlreadyHeld: 'issue' | 'refuse') {
     const { data, error } = await api.POST('/api/v1/credentials', {
       body: {
         definitionId,
@@ -115,9 +120,15 @@ function IssueOne({
         completionKey: completionKey || crypto.randomUUID(),
         ...(name ? { recipientName: name } : {}),
         ...(notifications?.enabled ? { notify } : {}),
+        ifAlreadyHeld,
       },
     });
-    if (error) {
+    setHeld(null);
+    if (error && 'error' in error && error.error === 'already_held' && 'credentialId' in error) {
+      setIssued(null);
+      setMessage(null);
+      setHeld(String(error.credentialId));
+    } else if (error) {
       setIssued(null);
       setMessage({ kind: 'error', text: problem(error) });
     } else {
@@ -133,8 +144,29 @@ function IssueOne({
   }
 
   return (
-    <form class="panel" onSubmit={submit} aria-labelledby="issue-one">
+    <form
+      class="panel"
+      onSubmit={(event) => {
+        event.preventDefault();
+        send('refuse');
+      }}
+      aria-labelledby="issue-one"
+    >
       <h2 id="issue-one">Issue one credential</h2>
+      {held && (
+        <div class="alert info" role="status">
+          <p>
+            This person already holds this badge, still valid:{' '}
+            <a href={`/console/credentials/${held}`}>open their credential</a>. To fix a name on it, use "Correct the
+            name" there rather than issuing a second one.
+          </p>
+          <div class="actions">
+            <button type="button" class="secondary" onClick={() => send('issue')}>
+              Issue another anyway
+            </button>
+          </div>
+        </div>
+      )}
       {message && (
         <Alert kind={message.kind}>
           {message.text}

@@ -4,6 +4,8 @@ import { errorResponses, IdParams, keyedErrors, quotaExceededResponse } from '..
 import { optionalBody } from '../../core/validation.js';
 import { CSV_CONTENT_TYPE } from '../reports/csv.js';
 import {
+  CorrectNameBody,
+  CredentialConflictSchema,
   CredentialDetailSchema,
   CredentialPageSchema,
   ExpiringCredentialsQuery,
@@ -37,11 +39,12 @@ export const credentialRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Issue a credential (idempotent on completionKey)',
         description:
-          'recipientEmail is hashed with the issuer salt at once and never stored. Re-sending a known completionKey answers 200 with the existing credential and created=false.',
+          'recipientEmail is hashed with the issuer salt at once and never stored. Re-sending a known completionKey answers 200 with the existing credential and created=false. With ifAlreadyHeld "refuse", a recipient who already holds a valid credential of the definition under another key is 409 already_held, naming it.',
         body: IssueCredentialBody,
         response: {
           201: { ...Issued, description: 'Issued' },
           200: { ...Issued, description: 'Replay: the existing credential' },
+          409: { ...Type.Ref(CredentialConflictSchema), description: 'already_held (ifAlreadyHeld "refuse" only)' },
           ...errorResponses(400, 404, ...keyedErrors),
           ...quotaExceededResponse,
         },
@@ -218,6 +221,39 @@ export const credentialRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.actor(),
         request.params.id,
         request.body ?? {},
+      );
+      return reply.status(outcome.created ? 201 : 200).send(credentials.toIssued(outcome));
+    },
+  );
+
+  app.post(
+    '/api/v1/credentials/:id/correct-name',
+    {
+      config: { auth: 'key' },
+      schema: {
+        operationId: 'correctCredentialName',
+        tags,
+        summary:
+          'Correct the earner name: a replacement carrying the new name (the original shows "Replaced by a newer credential")',
+        description:
+          "Issues a replacement with the name given and the original's dates, and revokes the original with reason reissued, linked both ways (replaces, replacedBy) like a reissue. notify with the earner's recipientEmail emails them the corrected credential. Repeating the same correction replays. 409 credential_replaced: the credential was already replaced (credentialId names the newest); 409 credential_revoked: a revoked credential is not corrected.",
+        params: IdParams,
+        body: CorrectNameBody,
+        response: {
+          201: { ...Issued, description: 'Corrected: the replacement' },
+          200: { ...Issued, description: 'Replay: the replacement already carrying this name' },
+          409: { ...Type.Ref(CredentialConflictSchema), description: 'credential_replaced or credential_revoked' },
+          ...errorResponses(400, 404, ...keyedErrors),
+          ...quotaExceededResponse,
+        },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await credentials.correctName(
+        request.issuerId(),
+        request.actor(),
+        request.params.id,
+        request.body,
       );
       return reply.status(outcome.created ? 201 : 200).send(credentials.toIssued(outcome));
     },

@@ -138,6 +138,12 @@ export const IssueCredentialBody = Type.Object({
     ...DateTime,
     description: "This credential's expiry, after its time of issue; without it the definition's validity gives one",
   }),
+  ifAlreadyHeld: Type.Optional(
+    StringEnum(['issue', 'refuse'], {
+      description:
+        'When the recipient already holds a valid credential of the definition under another completion key: issue (the default) issues another; refuse answers 409 already_held naming it. A known completionKey replays either way.',
+    }),
+  ),
 });
 
 export const ListCredentialsQuery = Type.Object({
@@ -268,7 +274,33 @@ export const ReissueBody = Type.Object({
   }),
 });
 
+export const CorrectNameBody = Type.Object({
+  recipientName: { ...Name(200), description: 'The name as it should be; the replacement carries it.' },
+  completionKey: Type.Optional(CompletionKey),
+  notify: Type.Optional(
+    Type.Boolean({
+      description: 'Email the earner the corrected credential; needs recipientEmail, which is not stored.',
+    }),
+  ),
+  recipientEmail: Type.Optional({
+    ...Email,
+    description: "The earner's address, for notify only: it must hash to the credential's recipient.",
+  }),
+});
+
+export const CredentialConflictSchema = Type.Object(
+  {
+    error: StringEnum(['already_held', 'credential_replaced', 'credential_revoked']),
+    message: Type.String(),
+    credentialId: Type.String({
+      description: 'already_held: the credential the recipient holds; credential_replaced: the newest replacement.',
+    }),
+  },
+  { $id: 'CredentialConflict', description: 'Refused: the credential named is in the way' },
+);
+
 export const credentialSchemas = [
+  CredentialConflictSchema,
   CredentialSummarySchema,
   CredentialDetailSchema,
   CredentialPageSchema,

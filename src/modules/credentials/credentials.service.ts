@@ -22,7 +22,7 @@ import type {
   RenewalsInput,
 } from './credentials.schemas.js';
 import { effectiveStatus, toDetail, toSummary } from './credentials.views.js';
-import type { IssuanceService, IssueOutcome } from './issuance.service.js';
+import { type IssuanceService, type IssueOutcome, storableName } from './issuance.service.js';
 import { createRenewals } from './renewals.js';
 
 export const REISSUED_REASON = 'reissued';
@@ -91,6 +91,82 @@ export function createCredentialService(
     const from = isoNow(core.clock);
     return { from, to: addDays(from, withinDays) };
   };
+
+  /**
+   * The replacement of `original`, in one transaction under the original's row lock: the new row
+   * (audited as `how.action`), the original revoked as `reissued`, the webhooks. A replacement made
+   * meanwhile is a replay when `how.replayWhenReplaced` takes it, else 409 credential_replaced.
+   */
+  async function replace(
+    issuerId: string,
+    actor: string,
+    original: CredentialWithSlugs,
+    input: { completionKey?: string; evidenceUrl?: string; recipientName?: string },
+    notifyTo: string | null,
+    how: {
+      action: string;
+      keySuffix: string;
+      replayWhenReplaced: (row: CredentialWithSlugs) => boolean;
+      keepDates?: boolean;
+    },
+  ): Promise<IssueOutcome> {
+    const id = original.id;
+    const definition = await deps.issuance.definitionFor(issuerId, original.definition_id);
+    const outcome = await core.db.transaction().execute(async (trx) => {
+      const txRepo = createCredentialRepository(trx, core.dialect);
+      const locked = await txRepo.lockById(issuerId, id);
+      if (!locked) throw errors.notFound('Credential');
+      if (input.completionKey === undefined) {
+        const replacement = await txRepo.latestReplacement(issuerId, id);
+        if (replacement) {
+          if (how.replayWhenReplaced(replacement)) return { row: replacement, created: false };
+          throw errors.credentialReplaced(replacement.id);
+        }
+      }
+      const completionKey = input.completionKey ?? `${locked.completion_key}#${how.keySuffix}-1`;
+      const built = deps.issuance.buildRow(issuerId, definition, {
+        recipientHash: locked.recipient_hash,
+        recipientName: input.recipientName ?? locked.display_name,
+        completionKey,
+        evidenceUrl: input.evidenceUrl ?? locked.evidence_url,
+        source: 'reissue',
+      });
+      const row = {
+        ...built,
+        ...(how.keepDates ? { issued_on: locked.issued_on, expires_on: locked.expires_on } : {}),
+        reissued_from: locked.id,
+      };
+      const slugs = { issuer: original.issuer_slug, definition: definition.slug };
+      const result = await deps.issuance.insertInTransaction(trx, actor, row, slugs, {
+        action: how.action,
+        details: { originalCredentialId: locked.id, completionKey },
+      });
+      if (!result.created) return result;
+      if (locked.revoked_at === null) {
+        await txRepo.revoke(issuerId, locked.id, isoNow(core.clock), REISSUED_REASON);
+        const revoked = await txRepo.getById(issuerId, locked.id);
+        if (revoked) {
+          await deps.outbox.enqueue(
+            trx,
+            issuerId,
+            'credential.revoked',
+            credentialEventData(urls, revoked, core.clock.now()),
+          );
+        }
+      }
+      await deps.outbox.enqueue(
+        trx,
+        issuerId,
+        'credential.reissued',
+        credentialEventData(urls, result.row, core.clock.now()),
+      );
+      return result;
+    });
+    if (outcome.created) core.metrics.credentialsIssued.inc();
+    if (notifyTo === null) return outcome;
+    const notification = await deps.issuance.notifyIfWanted(outcome, notifyTo, true);
+    return notification ? { ...outcome, notification } : outcome;
+  }
 
   const service = {
     async list(
@@ -262,56 +338,52 @@ export function createCredentialService(
         ? await repo.getByCompletionKey(issuerId, input.completionKey)
         : await repo.latestReplacement(issuerId, id);
       if (known) return { row: known, created: false };
-      const definition = await deps.issuance.definitionFor(issuerId, original.definition_id);
-      const outcome = await core.db.transaction().execute(async (trx) => {
-        const txRepo = createCredentialRepository(trx, core.dialect);
-        const locked = await txRepo.lockById(issuerId, id);
-        if (!locked) throw errors.notFound('Credential');
-        if (input.completionKey === undefined) {
-          const replacement = await txRepo.latestReplacement(issuerId, id);
-          if (replacement) return { row: replacement, created: false };
-        }
-        const completionKey = input.completionKey ?? `${locked.completion_key}#reissue-1`;
-        const row = {
-          ...deps.issuance.buildRow(issuerId, definition, {
-            recipientHash: locked.recipient_hash,
-            recipientName: locked.display_name,
-            completionKey,
-            evidenceUrl: input.evidenceUrl ?? locked.evidence_url,
-            source: 'reissue',
-          }),
-          reissued_from: locked.id,
-        };
-        const slugs = { issuer: original.issuer_slug, definition: definition.slug };
-        const result = await deps.issuance.insertInTransaction(trx, actor, row, slugs, {
-          action: 'credential.reissued',
-          details: { originalCredentialId: locked.id, completionKey },
-        });
-        if (!result.created) return result;
-        if (locked.revoked_at === null) {
-          await txRepo.revoke(issuerId, locked.id, isoNow(core.clock), REISSUED_REASON);
-          const revoked = await txRepo.getById(issuerId, locked.id);
-          if (revoked) {
-            await deps.outbox.enqueue(
-              trx,
-              issuerId,
-              'credential.revoked',
-              credentialEventData(urls, revoked, core.clock.now()),
-            );
-          }
-        }
-        await deps.outbox.enqueue(
-          trx,
-          issuerId,
-          'credential.reissued',
-          credentialEventData(urls, result.row, core.clock.now()),
-        );
-        return result;
+      return replace(issuerId, actor, original, input, notifyTo, {
+        action: 'credential.reissued',
+        keySuffix: 'reissue',
+        replayWhenReplaced: () => true,
       });
-      if (outcome.created) core.metrics.credentialsIssued.inc();
-      if (notifyTo === null) return outcome;
-      const notification = await deps.issuance.notifyIfWanted(outcome, notifyTo, true);
-      return notification ? { ...outcome, notification } : outcome;
+    },
+
+    /**
+     * "Correct the name" (issue 46 §3): a replacement like a reissue's, carrying the new name and
+     * the original's dates (a correction is no new award), the original revoked as `reissued` and
+     * linked. Replays when the credential was already replaced by one with this name (a double
+     * click); another replacement is 409 credential_replaced naming it, and a revoked credential is
+     * 409 credential_revoked (a correction never revives it).
+     */
+    async correctName(
+      issuerId: string,
+      actor: string,
+      id: string,
+      input: { recipientName: string; completionKey?: string; notify?: boolean; recipientEmail?: string },
+    ): Promise<IssueOutcome> {
+      refuseEmailIn('completionKey', input.completionKey);
+      const name = input.recipientName.trim();
+      if (name === '' || storableName(name).dropped) {
+        const message = 'recipientName must be a name: not blank, and no email address in it.';
+        throw errors.validation(message, [{ path: '/recipientName', message, code: 'recipientName' }]);
+      }
+      const original = await requireRow(issuerId, id);
+      const known = input.completionKey ? await repo.getByCompletionKey(issuerId, input.completionKey) : undefined;
+      if (known) return { row: known, created: false };
+      const replacement = await repo.latestReplacement(issuerId, id);
+      if (replacement) {
+        if (replacement.display_name === name) return { row: replacement, created: false };
+        throw errors.credentialReplaced(replacement.id);
+      }
+      if (original.revoked_at !== null) throw errors.credentialRevoked(original.id);
+      if (original.display_name === name) {
+        const message = 'recipientName is the name the credential already carries.';
+        throw errors.validation(message, [{ path: '/recipientName', message, code: 'recipientName' }]);
+      }
+      const notifyTo = await notificationAddress(issuerId, original.recipient_hash, input);
+      return replace(issuerId, actor, original, { ...input, recipientName: name }, notifyTo, {
+        action: 'credential.name_corrected',
+        keySuffix: 'name',
+        replayWhenReplaced: (row) => row.display_name === name,
+        keepDates: true,
+      });
     },
 
     toIssued: (outcome: IssueOutcome) => deps.issuance.toIssued(outcome),

@@ -37,6 +37,8 @@ export interface IssueRequest {
   source: string;
   /** Tell the earner by email; absent means the issuer's default. */
   notify?: boolean;
+  /** refuse: a recipient who holds a valid credential of the definition under another key is a 409. */
+  ifAlreadyHeld?: 'issue' | 'refuse';
 }
 
 export interface IssueOutcome {
@@ -306,6 +308,19 @@ export function createIssuanceService(
 
   const held = createHeldCredentialRepository(core.db);
 
+  /**
+   * The same badge to the same person again (issue 46 §3): 409 already_held naming the valid
+   * credential they hold under another key. A known completion key is a replay, never refused.
+   */
+  async function refuseIfHeld(issuerId: string, input: IssueRequest): Promise<void> {
+    const repo = createCredentialRepository(core.db, core.dialect);
+    if (await repo.getByCompletionKey(issuerId, input.completionKey)) return;
+    const identity = await deps.issuers.identity(issuerId);
+    const recipientHash = hashRecipientEmail(input.recipientEmail, identity.salt);
+    const existing = await held.heldOne(issuerId, input.definitionId, recipientHash, isoNow(core.clock));
+    if (existing) throw errors.alreadyHeld(existing.id);
+  }
+
   return {
     urls,
     notifyIfWanted,
@@ -341,6 +356,7 @@ export function createIssuanceService(
         const problem = issuedOnProblem(input.issuedOn, core.clock.now());
         if (problem) throw errors.validation(problem, [{ path: '/issuedOn', message: problem, code: 'issuedOn' }]);
       }
+      if (input.ifAlreadyHeld === 'refuse') await refuseIfHeld(issuerId, input);
       const outcome =
         core.dialect === 'postgres'
           ? await issueOnPostgres(issuerId, actor, input)
