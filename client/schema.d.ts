@@ -7594,10 +7594,7 @@ export interface operations {
                     completionKey?: string;
                     /** @description Email the earner the corrected credential; needs recipientEmail, which is not stored. */
                     notify?: boolean;
-                    /**
-                     * Format: email
-                     * @description The earner's address, for notify only: it must hash to the credential's recipient.
-                     */
+                    /** @description The earner's address, for notify only: it must hash to the credential's recipient. */
                     recipientEmail?: string;
                 };
             };
