@@ -2153,18 +2153,35 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/backpack": {
+    "/api/v1/lti/registrations": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
+        get?: never;
+        put?: never;
         /**
-         * The earner's backpack (HTML): every badge from every issuer, or the sign-in form
-         * @description Open. With the backpack session cookie: the list of the earner’s badges; without one: the sign-in form. `next` is a path of this service to go on to after signing in.
+         * A Dynamic Registration URL to paste into an LMS (single use, expires in an hour)
+         * @description LTI Dynamic Registration 1.0: the LMS opens the URL with its openid configuration; the tool registers itself there and the platform is stored for this issuer. The answer also carries the tool URLs for an LMS without Dynamic Registration.
          */
-        get: operations["getBackpack"];
+        post: operations["createLtiRegistration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lti/tool": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tool's URLs and JWKS address, for an LMS configured by hand */
+        get: operations["getLtiTool"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2173,7 +2190,104 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/backpack/sign-in": {
+    "/api/v1/lti/platforms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The issuer's registered LMS platforms */
+        get: operations["listLtiPlatforms"];
+        put?: never;
+        /**
+         * Register a platform by hand (an LMS without Dynamic Registration)
+         * @description The values the LMS shows once the tool is added with the URLs of GET /api/v1/lti/tool. 409 when this issuer and client id are registered already.
+         */
+        post: operations["createLtiPlatform"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lti/platforms/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a platform: its launches are refused from now on (issued credentials stay) */
+        delete: operations["removeLtiPlatform"];
+        options?: never;
+        head?: never;
+        /** Rename a platform or add a deployment id to it */
+        patch: operations["updateLtiPlatform"];
+        trace?: never;
+    };
+    "/lti/jwks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tool's public keys (RS256), at a URL that stays the same across rotations */
+        get: operations["getLtiJwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lti/register/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Dynamic Registration: the LMS opens the registration URL here (a browser page) */
+        get: operations["startLtiRegistration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lti/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OpenID Connect third-party initiated login (the LMS sends the browser here first)
+         * @description Security Framework 1.0 §5.1.1.1. Redirects to the platform with state and nonce, bound to this browser by a sealed cookie; writes nothing.
+         */
+        get: operations["ltiLogin"];
+        put?: never;
+        /**
+         * OpenID Connect third-party initiated login (the LMS sends the browser here first)
+         * @description Security Framework 1.0 §5.1.1.1. Redirects to the platform with state and nonce, bound to this browser by a sealed cookie; writes nothing.
+         */
+        post: operations["ltiLoginPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/lti/launch": {
         parameters: {
             query?: never;
             header?: never;
@@ -2183,41 +2297,17 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Emails a one-time sign-in link; the same answer whether or not the address holds badges
-         * @description Open form post (email, next). Sends a one-time link, valid 15 minutes, to the address; the answer is the same whether or not the address holds badges, and at most 5 links per address per 15 minutes are sent. 503 without SMTP_URL.
+         * The launch (the authentication response, form_post): the picker, the learner or the instructor page
+         * @description The id_token is verified (signature, RS256, iss, aud, azp, exp, iat, nonce, state, deployment) before anything is written. A learner under the launch rule earns the badge here.
          */
-        post: operations["requestBackpackSignInLink"];
+        post: operations["ltiLaunch"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/backpack/sign-in/{link}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The page a sign-in link opens: one button signs in (a link scanner opening it changes nothing)
-         * @description Open. Shows a Sign in button that posts the link; opening the link changes nothing, so a mail scanner cannot spend it.
-         */
-        get: operations["getBackpackSignInLink"];
-        put?: never;
-        /**
-         * Follows a sign-in link once: opens (or creates) the account, links its badges, sets the session cookie
-         * @description Open. Spends the link (once, within 15 minutes), creates the account on first use, links every credential of the address on the service and sets the session cookie (HttpOnly, SameSite=Lax).
-         */
-        post: operations["signInToBackpack"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/backpack/sign-out": {
+    "/lti/deep-links": {
         parameters: {
             query?: never;
             header?: never;
@@ -2226,18 +2316,15 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * Ends the backpack session
-         * @description Backpack session and its CSRF token (form field csrf). Ends the session.
-         */
-        post: operations["signOutOfBackpack"];
+        /** The picker's choice: the award rule form, then the signed deep linking response posted to the LMS */
+        post: operations["ltiDeepLink"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/backpack/badges/{id}/wallet": {
+    "/lti/awards": {
         parameters: {
             query?: never;
             header?: never;
@@ -2246,35 +2333,25 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /**
-         * A wallet offer (OpenID4VCI) for one of the earner’s own badges, shown as a QR code
-         * @description Backpack session and its CSRF token. An OpenID4VCI offer for one of the earner’s own valid badges; another earner’s badge is 404.
-         */
-        post: operations["offerBackpackBadgeToWallet"];
+        /** "Award to selected": the instructor awards learners who met the criteria outside the LMS */
+        post: operations["ltiAwardSelected"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/backpack/account/delete": {
+    "/lti/sync": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /**
-         * Asks the earner to confirm deleting their account
-         * @description Backpack session. The confirmation page; without a session, back to the sign-in form.
-         */
-        get: operations["getBackpackAccountDeletion"];
+        get?: never;
         put?: never;
-        /**
-         * Deletes the earner account and everything in it (the issuers’ records stay)
-         * @description Backpack session and its CSRF token. Erases the account, its sessions, its links and what API clients stored in it, and revokes its grants; the issuers’ credentials stay.
-         */
-        post: operations["deleteBackpackAccount"];
+        /** "Check scores now": reads the course results and awards at once */
+        post: operations["ltiCheckScores"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3521,6 +3598,62 @@ export interface components {
                 /** @description The same request as dccrequest://request?… */
                 deepLink: string;
             };
+        };
+        /** @description The tool's values to paste into an LMS without Dynamic Registration */
+        LtiTool: {
+            /** @description The tool domain an LMS asks for */
+            domain: string;
+            /** @description OpenID Connect initiation (login) URL */
+            loginUrl: string;
+            /** @description Target link URI and redirect URI of every launch */
+            launchUrl: string;
+            /** @description Deep linking request URL (the same launch URL) */
+            deepLinkingUrl: string;
+            /** @description The tool's public keys (JWKS): stable across key rotations */
+            jwksUrl: string;
+            /** @description The LTI Advantage scopes the tool uses (AGS, NRPS) */
+            scopes: string[];
+            /** @description The id_token claims the tool needs */
+            claims: string[];
+        };
+        LtiRegistration: {
+            /** @description The Dynamic Registration URL to paste into the LMS: works once, for this issuer, until expiresAt */
+            registrationUrl: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description The tool domain an LMS asks for */
+            domain: string;
+            /** @description OpenID Connect initiation (login) URL */
+            loginUrl: string;
+            /** @description Target link URI and redirect URI of every launch */
+            launchUrl: string;
+            /** @description Deep linking request URL (the same launch URL) */
+            deepLinkingUrl: string;
+            /** @description The tool's public keys (JWKS): stable across key rotations */
+            jwksUrl: string;
+            /** @description The LTI Advantage scopes the tool uses (AGS, NRPS) */
+            scopes: string[];
+            /** @description The id_token claims the tool needs */
+            claims: string[];
+        };
+        LtiPlatform: {
+            id: string;
+            name: string;
+            /** @description The platform's issuer (iss of its id_tokens) */
+            platformIssuer: string;
+            /** @description The client id the platform gave the tool */
+            clientId: string;
+            deploymentIds: string[];
+            /** @description The platform's OIDC authorization endpoint */
+            authLoginUrl: string;
+            /** @description The platform's OAuth 2.0 token endpoint */
+            tokenUrl: string;
+            /** @description The platform's public keys */
+            jwksUri: string;
+            /** @description The audience of client assertions when it is not the token URL (Brightspace: its OAuth2 audience) */
+            tokenAudience: string | null;
+            /** Format: date-time */
+            createdAt: string;
         };
     };
     responses: never;
@@ -15458,331 +15591,23 @@ export interface operations {
             };
         };
     };
-    getBackpack: {
-        parameters: {
-            query?: {
-                next?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The backpack, or the sign-in form */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description The request URL is longer than 8 KiB */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and headers together are larger than 16 KiB */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    requestBackpackSignInLink: {
+    createLtiRegistration: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    email: string;
-                    next?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description The link is on its way (if the address can receive email) */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description Not an email address */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Payload too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request URL is longer than 8 KiB */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and headers together are larger than 16 KiB */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Sign-in by email is not set up on this service */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-        };
-    };
-    getBackpackSignInLink: {
-        parameters: {
-            query?: {
-                next?: string;
-            };
-            header?: never;
-            path: {
-                link: string;
-            };
-            cookie?: never;
-        };
         requestBody?: never;
         responses: {
-            /** @description Confirm sign-in */
-            200: {
+            /** @description Default Response */
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/html": string;
+                    "application/json": components["schemas"]["LtiRegistration"];
                 };
-            };
-            /** @description Invalid request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description The request URL is longer than 8 KiB */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and headers together are larger than 16 KiB */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    signInToBackpack: {
-        parameters: {
-            query?: {
-                next?: string;
-            };
-            header?: never;
-            path: {
-                link: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Signed in: on to the backpack, or to where the earner was going */
-            303: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description The link was used, has expired or is not a sign-in link */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                    "application/json": components["schemas"]["ValidationError"];
-                };
-            };
-            /** @description Payload too large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request URL is longer than 8 KiB */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unsupported media type */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Rate limit exceeded */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
-                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
-                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The request line and headers together are larger than 16 KiB */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    signOutOfBackpack: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    csrf: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Signed out */
-            303: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description Invalid request */
             400: {
@@ -15862,7 +15687,404 @@ export interface operations {
             };
         };
     };
-    offerBackpackBadgeToWallet: {
+    getLtiTool: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tool's values to paste into an LMS without Dynamic Registration */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LtiTool"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: the console role may not do this, or the CSRF token is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listLtiPlatforms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["LtiPlatform"][];
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: the console role may not do this, or the CSRF token is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createLtiPlatform: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    /** @description The platform's issuer identifier (Canvas: https://canvas.instructure.com) */
+                    platformIssuer: string;
+                    /** @description The client id the LMS shows for the tool */
+                    clientId: string;
+                    /** @description The deployment id the LMS shows for the tool */
+                    deploymentId: string;
+                    /**
+                     * Format: uri
+                     * @description The platform's OIDC authorization endpoint
+                     */
+                    authLoginUrl: string;
+                    /**
+                     * Format: uri
+                     * @description The platform's OAuth 2.0 token endpoint
+                     */
+                    tokenUrl: string;
+                    /**
+                     * Format: uri
+                     * @description The platform's public keyset URL
+                     */
+                    jwksUri: string;
+                    /** @description The OAuth2 audience the LMS names for client assertions (Brightspace), when it is not the token URL */
+                    tokenAudience?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LtiPlatform"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: the console role may not do this, or the CSRF token is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeLtiPlatform: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: the console role may not do this, or the CSRF token is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateLtiPlatform: {
         parameters: {
             query?: never;
             header?: never;
@@ -15873,19 +16095,21 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": {
-                    csrf: string;
+                "application/json": {
+                    name?: string;
+                    /** @description Another deployment id of the same registration */
+                    deploymentId?: string;
                 };
             };
         };
         responses: {
-            /** @description The offer */
+            /** @description Default Response */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/html": string;
+                    "application/json": components["schemas"]["LtiPlatform"];
                 };
             };
             /** @description Invalid request */
@@ -15975,7 +16199,7 @@ export interface operations {
             };
         };
     };
-    getBackpackAccountDeletion: {
+    getLtiJwks: {
         parameters: {
             query?: never;
             header?: never;
@@ -15984,22 +16208,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The confirmation */
+            /** @description JSON Web Key Set (RFC 7517 §5) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/html": string;
+                    "application/json": {
+                        keys: {
+                            [key: string]: unknown;
+                        }[];
+                    };
                 };
-            };
-            /** @description Not signed in */
-            303: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description The request URL is longer than 8 KiB */
             414: {
@@ -16034,22 +16254,22 @@ export interface operations {
             };
         };
     };
-    deleteBackpackAccount: {
+    startLtiRegistration: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description The platform's openid configuration URL */
+                openid_configuration: string;
+                registration_token?: string;
+            };
             header?: never;
-            path?: never;
+            path: {
+                token: string;
+            };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/x-www-form-urlencoded": {
-                    csrf: string;
-                };
-            };
-        };
+        requestBody?: never;
         responses: {
-            /** @description Deleted */
+            /** @description Registered; the page tells the LMS to close it */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16057,6 +16277,79 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+            /** @description Not registered, and why; or the request fails its schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ltiLogin: {
+        parameters: {
+            query: {
+                /** @description The platform issuer */
+                iss: string;
+                /** @description Opaque to the tool; returned to the platform */
+                login_hint: string;
+                /** @description The launch URL the platform will post to */
+                target_link_uri: string;
+                /** @description Opaque to the tool; returned to the platform */
+                lti_message_hint?: string;
+                /** @description The deployment */
+                lti_deployment_id?: string;
+                /** @description The client id, when the platform has several */
+                client_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the platform's authorization endpoint */
+            302: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request */
             400: {
@@ -16067,8 +16360,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Missing or invalid API key */
+            /** @description The platform is not registered */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Payload too large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16076,13 +16378,458 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Refused: the console role may not do this, or the CSRF token is missing */
-            403: {
+            /** @description The request URL is longer than 8 KiB */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ltiLoginPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The platform issuer */
+                    iss: string;
+                    /** @description Opaque to the tool; returned to the platform */
+                    login_hint: string;
+                    /** @description The launch URL the platform will post to */
+                    target_link_uri: string;
+                    /** @description Opaque to the tool; returned to the platform */
+                    lti_message_hint?: string;
+                    /** @description The deployment */
+                    lti_deployment_id?: string;
+                    /** @description The client id, when the platform has several */
+                    client_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description To the platform's authorization endpoint */
+            302: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description The platform is not registered */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ltiLaunch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    id_token?: string;
+                    state?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The page of the launch */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The launch could not be handled; or the request fails its schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description The launch was refused, and why */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ltiDeepLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    definitionId: string;
+                    /**
+                     * @description When the badge is awarded
+                     * @enum {string}
+                     */
+                    rule?: "launch" | "score";
+                    /** @description Percent, 0 to 100 (a form field) */
+                    minScore?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The rule form, or the page that posts the response to the LMS */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The picker expired or the choice is not offered; or the request fails its schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ltiAwardSelected: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    userId?: string | string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The instructor's page, with what was done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The page expired or the roster cannot be read; or the request fails its schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ltiCheckScores: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    token: string;
+                    userId?: string | string[];
+                };
+            };
+        };
+        responses: {
+            /** @description The instructor's page, with what was done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The page expired or the roster cannot be read; or the request fails its schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Payload too large */

@@ -47,6 +47,8 @@ import { imageRoutes } from './modules/images/images.routes.js';
 import { ingestRoutes, ingestSchemas } from './modules/ingest/ingest.routes.js';
 import { issuerRoutes } from './modules/issuers/issuers.routes.js';
 import { ApiKeySchema, IssuerSchema } from './modules/issuers/issuers.schemas.js';
+import { ltiRoutes } from './modules/lti/lti.routes.js';
+import { ltiSchemas } from './modules/lti/lti.schemas.js';
 import { notificationRoutes } from './modules/notifications/notifications.routes.js';
 import { notificationSchemas } from './modules/notifications/notifications.schemas.js';
 import { opsRoutes } from './modules/ops/ops.routes.js';
@@ -263,6 +265,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...notificationSchemas,
     ...accountSchemas,
     ...walletSchemas,
+    ...ltiSchemas,
   ]) {
     app.addSchema(schema);
   }
@@ -387,6 +390,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(vcRoutes);
   await app.register(walletRoutes);
   await app.register(backpackRoutes);
+  await app.register(ltiRoutes);
   await app.register(consoleUiRoutes, deps.consoleDir ? { dir: deps.consoleDir } : {});
   refuseShadowedMethods();
 

@@ -37,6 +37,7 @@ const EnvSchema = Type.Object({
   WEBHOOK_DISPATCH: Type.Optional(Type.Union([Type.Literal('inline'), Type.Literal('off')])),
   WEBHOOK_DELIVERY_RETENTION_DAYS: Type.Optional(PositiveInt),
   EXPIRY_SWEEP_INTERVAL_MS: Type.Optional(PositiveInt),
+  LTI_SYNC_INTERVAL_MS: Type.Optional(PositiveInt),
   GEO_COUNTRY_HEADER: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9-]+$' })),
   METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   TLS_CERT_FILE: Type.Optional(Type.String({ minLength: 1 })),
@@ -90,6 +91,8 @@ export interface Config {
   /** Finished webhook deliveries (delivered, failed, cancelled) are deleted after this many days. */
   webhookDeliveryRetentionDays: number;
   expirySweepIntervalMs: number;
+  /** How often the LTI score sync reads each placed link's grades (AGS) and roster (NRPS). */
+  ltiSyncIntervalMs: number;
   geoCountryHeader: string | null;
   metricsToken: string | null;
   tls: { certFile: string; keyFile: string } | null;
@@ -184,6 +187,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     webhookDispatch: e.WEBHOOK_DISPATCH ?? 'inline',
     webhookDeliveryRetentionDays: Number(e.WEBHOOK_DELIVERY_RETENTION_DAYS ?? '30'),
     expirySweepIntervalMs: Number(e.EXPIRY_SWEEP_INTERVAL_MS ?? '60000'),
+    ltiSyncIntervalMs: Number(e.LTI_SYNC_INTERVAL_MS ?? '900000'),
     geoCountryHeader: e.GEO_COUNTRY_HEADER?.toLowerCase() ?? null,
     metricsToken: e.METRICS_TOKEN ?? null,
     tls: tlsCert && tlsKey ? { certFile: tlsCert, keyFile: tlsKey } : null,

@@ -16,6 +16,7 @@ import { createGdprService } from './modules/gdpr/gdpr.service.js';
 import { createImageService } from './modules/images/images.service.js';
 import { createIngestModule } from './modules/ingest/index.js';
 import { createIssuerService } from './modules/issuers/issuers.service.js';
+import { createLtiModule } from './modules/lti/index.js';
 import { createNotificationModule } from './modules/notifications/index.js';
 import { createPathwayService } from './modules/pathways/pathways.service.js';
 import { createReportsModule } from './modules/reports/index.js';
@@ -81,6 +82,7 @@ export function createServices(core: Core) {
   });
   const wallet = createWalletModule(core, { issuers, credentials, vc, audit });
   const backpack = createBackpackModule(core, { audit, wallet });
+  const lti = createLtiModule(core, { issuance, definitions, credentials, wallet, audit });
   const verification = createVerificationModule(core, {
     outbox,
     usage,
@@ -95,7 +97,7 @@ export function createServices(core: Core) {
   const webhooks = createWebhookModule(core, { outbox, audit });
   const jobs: Job[] = changeFeed ? [changeFeed] : [];
   if (core.config.webhookDispatch === 'inline') jobs.push(...webhooks.jobs);
-  jobs.push(...verification.jobs, countCompaction, ...notifications.jobs);
+  jobs.push(...verification.jobs, countCompaction, ...notifications.jobs, ...lti.jobs);
   return {
     issuers,
     accounts,
@@ -123,6 +125,7 @@ export function createServices(core: Core) {
     vc,
     wallet,
     backpack,
+    lti,
     changeFeed,
     readCaches,
     jobs,

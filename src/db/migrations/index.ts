@@ -36,6 +36,7 @@ import { consoleSsoMigration } from './0064_console_sso.js';
 import { issueDefinitionMonthsMigration } from './0065_issue_definition_months.js';
 import { reminderDueAnnouncementsMigration } from './0066_reminder_due_announcements.js';
 import { endorsementConsentMigration } from './0070_endorsement_consent.js';
+import { ltiMigration } from './0080_lti.js';
 import { earnerAccountsMigration } from './0090_earner_accounts.js';
 
 /** Every forward-only migration, by name, in the order they run. A new migration is added here. */
@@ -77,6 +78,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0065_issue_definition_months': issueDefinitionMonthsMigration(dialect),
     '0066_reminder_due_announcements': reminderDueAnnouncementsMigration(),
     '0070_endorsement_consent': endorsementConsentMigration(),
+    '0080_lti': ltiMigration(),
     '0090_earner_accounts': earnerAccountsMigration(),
   };
 }
