@@ -11,6 +11,17 @@ import { type ConsoleUser, consoleUser, PASSWORD } from './console.support.js';
 import { auth, createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
 import { pngHeader } from './images.support.js';
 import { didAuth, didKeyWallet } from './lcw.support.js';
+import {
+  authorizeThrough,
+  formField,
+  injectPost,
+  launchThrough,
+  type Platform,
+  placeThrough,
+  ROLE,
+  registerThrough,
+  startPlatform,
+} from './lti-platform.support.js';
 import { CLIENT_ID, CLIENT_SECRET, startProvider } from './sso.support.js';
 
 /**
@@ -29,6 +40,7 @@ const EXEMPT = new Set([
   'verifyCredentialPremium',
   'getCredentialNonce',
   'requestBackpackSignInLink',
+  'ltiLoginPost',
 ]);
 
 /** One call to make, with the actor its record must name and the issuer whose log holds it. */
@@ -102,6 +114,76 @@ async function ssoSettings(w: Walk) {
 }
 
 /** The request builders, by operationId: each sets up what its call needs and names the actor. */
+/** A simulated LMS registered for the walking issuer, with a badge placed on launch (made once per walk). */
+const ltiWorlds = new WeakMap<Walk, Promise<{ sim: Platform; actor: string; linkId: string }>>();
+const ltiPlatforms: Platform[] = [];
+afterAll(async () => {
+  for (const sim of ltiPlatforms) await sim.close();
+});
+const LTI_TEACHER = {
+  id: 'walk-teacher',
+  name: 'Walk Teacher',
+  email: 'teacher@example.org',
+  roles: [ROLE.instructor],
+};
+function ltiWorld(w: Walk) {
+  let world = ltiWorlds.get(w);
+  if (!world) {
+    world = (async () => {
+      const sim = await startPlatform({ toolJwks: async () => (await w.t.app.inject({ url: '/lti/jwks' })).json() });
+      ltiPlatforms.push(sim);
+      sim.users.set(LTI_TEACHER.id, LTI_TEACHER);
+      const made = await created(w, w.keyed('POST', '/api/v1/lti/registrations'));
+      await registerThrough(
+        sim,
+        async (url) => {
+          const answer = await w.t.app.inject({ url: url.replace(w.t.config.publicBaseUrl, '') });
+          return { status: answer.statusCode, body: answer.body };
+        },
+        String(made.registrationUrl),
+      );
+      const platforms = (await created(w, w.keyed('GET', '/api/v1/lti/platforms'))).items as {
+        id: string;
+        platformIssuer: string;
+      }[];
+      const platform = platforms.find((p) => p.platformIssuer === sim.issuer);
+      const post = injectPost(w.t.app);
+      const linkId = await placeThrough(sim, post, w.t.config.publicBaseUrl, LTI_TEACHER, w.definitionId, 'launch');
+      return { sim, actor: `lti:${platform?.id}`, linkId };
+    })();
+    ltiWorlds.set(w, world);
+  }
+  return world;
+}
+
+/** The instructor's page of the placed badge: the form token its buttons post. */
+async function ltiInstructorToken(w: Walk): Promise<string> {
+  const { sim, linkId } = await ltiWorld(w);
+  const page = await launchThrough(sim, injectPost(w.t.app), w.t.config.publicBaseUrl, {
+    messageType: 'LtiResourceLinkRequest',
+    user: LTI_TEACHER,
+    custom: { accolade_link: linkId },
+  });
+  return formField(page.html, 'token');
+}
+
+const ltiForm = (url: string, form: Record<string, string>, cookie?: string): InjectOptions => ({
+  method: 'POST',
+  url,
+  headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) },
+  payload: new URLSearchParams(form).toString(),
+});
+
+const manualPlatform = () => ({
+  name: 'Manual LMS',
+  platformIssuer: 'https://lms.example',
+  clientId: unique('client'),
+  deploymentId: '1',
+  authLoginUrl: 'https://lms.example/auth',
+  tokenUrl: 'https://lms.example/token',
+  jwksUri: 'https://lms.example/jwks',
+});
+
 const builders: Record<string, (w: Walk) => Promise<Call>> = {
   signInToBackpack: async (w) => {
     const email = `${unique('earner')}@example.org`;
@@ -544,6 +626,70 @@ const builders: Record<string, (w: Walk) => Promise<Call>> = {
       },
       actor: 'wallet',
     };
+  },
+  createLtiRegistration: async (w) => ({ request: w.keyed('POST', '/api/v1/lti/registrations'), actor: w.keyActor }),
+  createLtiPlatform: async (w) => ({
+    request: w.keyed('POST', '/api/v1/lti/platforms', manualPlatform()),
+    actor: w.keyActor,
+  }),
+  updateLtiPlatform: async (w) => {
+    const platform = await created(w, w.keyed('POST', '/api/v1/lti/platforms', manualPlatform()));
+    return {
+      request: w.keyed('PATCH', `/api/v1/lti/platforms/${platform.id}`, { name: 'Renamed' }),
+      actor: w.keyActor,
+    };
+  },
+  removeLtiPlatform: async (w) => {
+    const platform = await created(w, w.keyed('POST', '/api/v1/lti/platforms', manualPlatform()));
+    return { request: w.keyed('DELETE', `/api/v1/lti/platforms/${platform.id}`), actor: w.keyActor };
+  },
+  ltiLaunch: async (w) => {
+    const { sim, actor, linkId } = await ltiWorld(w);
+    const learner = {
+      id: unique('lti-learner'),
+      name: 'Lin Learner',
+      email: `${unique('lin')}@example.org`,
+      roles: [ROLE.learner],
+    };
+    const authorized = await authorizeThrough(sim, injectPost(w.t.app), w.t.config.publicBaseUrl, {
+      messageType: 'LtiResourceLinkRequest',
+      user: learner,
+      custom: { accolade_link: linkId },
+    });
+    return {
+      request: ltiForm('/lti/launch', { id_token: authorized.token, state: authorized.state }, authorized.cookie),
+      actor,
+    };
+  },
+  ltiDeepLink: async (w) => {
+    const { sim, actor } = await ltiWorld(w);
+    const picker = await launchThrough(sim, injectPost(w.t.app), w.t.config.publicBaseUrl, {
+      messageType: 'LtiDeepLinkingRequest',
+      user: LTI_TEACHER,
+    });
+    return {
+      request: ltiForm('/lti/deep-links', {
+        token: formField(picker.html, 'token'),
+        definitionId: w.definitionId,
+        rule: 'launch',
+      }),
+      actor,
+    };
+  },
+  ltiAwardSelected: async (w) => {
+    const { sim, actor } = await ltiWorld(w);
+    const learner = {
+      id: unique('lti-selected'),
+      name: 'Sel Ected',
+      email: `${unique('sel')}@example.org`,
+      roles: [ROLE.learner],
+    };
+    sim.users.set(learner.id, learner);
+    return { request: ltiForm('/lti/awards', { token: await ltiInstructorToken(w), userId: learner.id }), actor };
+  },
+  ltiCheckScores: async (w) => {
+    const { actor } = await ltiWorld(w);
+    return { request: ltiForm('/lti/sync', { token: await ltiInstructorToken(w) }), actor };
   },
 };
 
