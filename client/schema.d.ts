@@ -1984,7 +1984,7 @@ export interface paths {
         put?: never;
         /**
          * The Learner Credential Wallet exchange: a DIDAuthentication presentation for the holder-bound credential
-         * @description The `vc_request_url` of the offer’s Learner Credential Wallet link. The body is the wallet’s DIDAuthentication presentation (holder a did:key, proof Ed25519Signature2020 for authentication over the challenge, signed by the holder); the answer is the credential bound to that DID (Data Integrity). Once per offer.
+         * @description The `vc_request_url` of the offer’s Learner Credential Wallet link. The body is the wallet’s DIDAuthentication presentation (holder a did:key, proof Ed25519Signature2020 for authentication over the challenge, signed by the holder); the answer is the credential bound to that DID (Data Integrity). Once per offer. A body over 16384 bytes answers 413, a presentation past the JSON-LD limits (or with a context given inline) 400, before its proof is checked. A challenge checks at most 5 presentations: each is counted before its proof is checked, and after that many the exchange answers 404. Costs 10 requests of the open rate limit, and more as the presentation holds more values.
          */
         post: operations["exchangeLearnerCredentialWallet"];
         delete?: never;

@@ -97,7 +97,8 @@ describe.each(dialects)('the Learner Credential Wallet exchange on %s', (dialect
     const good = await didAuth(holder.did, holder.key, challenge);
     const tampered = { ...good, holder: intruder.did };
     expect((await post(requestUrl, tampered)).statusCode).toBe(400);
-    // Nothing was spent by the refusals: the holder's own presentation still gets the credential.
+    // The three refusals spent three of the challenge's attempts (LCW_ATTEMPTS): the holder's own
+    // presentation, within them, still gets the credential.
     expect((await post(requestUrl, good)).statusCode).toBe(200);
     const issued = await t.database.db
       .selectFrom('audit_log')

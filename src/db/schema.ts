@@ -390,7 +390,10 @@ export interface WalletOffersTable {
   channel: string;
   code_hash: string;
   tx_code_hash: string | null;
+  /** Transaction codes checked against the offer, each counted before it is compared (OpenID4VCI). */
   tx_code_failures: Generated<number>;
+  /** Presentations checked against the LCW challenge, each counted before its proof is (0067). */
+  lcw_attempts: Generated<number>;
   /** The Learner Credential Wallet exchange's challenge (migration 0058_wallet_offers_lcw). */
   challenge_hash: string | null;
   created_at: string;

@@ -35,6 +35,7 @@ import { definitionValidityMonthsMigration } from './0063_definition_validity_mo
 import { consoleSsoMigration } from './0064_console_sso.js';
 import { issueDefinitionMonthsMigration } from './0065_issue_definition_months.js';
 import { reminderDueAnnouncementsMigration } from './0066_reminder_due_announcements.js';
+import { walletLcwAttemptsMigration } from './0067_wallet_lcw_attempts.js';
 import { endorsementConsentMigration } from './0070_endorsement_consent.js';
 import { ltiMigration } from './0080_lti.js';
 import { earnerAccountsMigration } from './0090_earner_accounts.js';
@@ -77,6 +78,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0064_console_sso': consoleSsoMigration(),
     '0065_issue_definition_months': issueDefinitionMonthsMigration(dialect),
     '0066_reminder_due_announcements': reminderDueAnnouncementsMigration(),
+    '0067_wallet_lcw_attempts': walletLcwAttemptsMigration(),
     '0070_endorsement_consent': endorsementConsentMigration(),
     '0080_lti': ltiMigration(),
     '0090_earner_accounts': earnerAccountsMigration(),

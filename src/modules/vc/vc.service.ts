@@ -109,8 +109,10 @@ export function createVcService(
     const claims = jwtClaims(credential);
     const key = await currentKey(issuer);
     const signed = await signDataIntegrity(credential, key);
+    // No `typ`: OB 3.0 §8.2 allows `JWT`, VC-JOSE-COSE §3.1.1 says it SHOULD be `vc+jwt`, and
+    // holders built on either refuse the other's (Credo refuses `JWT`); both allow it absent.
     const jwt = await new SignJWT(claims)
-      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: jwkMethodId(did, key.version) })
+      .setProtectedHeader({ alg: 'EdDSA', kid: jwkMethodId(did, key.version) })
       .sign(key.keyObject);
     return { dataIntegrity: { ...signed, proof: [signed.proof] }, jwt };
   }

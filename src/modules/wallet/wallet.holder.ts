@@ -4,7 +4,15 @@ import { vcLibraries } from '../vc/libraries.js';
 
 /** An Ed25519 did:key (multicodec 0xed01, base58btc): the only did:key kind a holder may use here. */
 const ED25519_DID_KEY = /^did:key:(z6Mk[1-9A-HJ-NP-Za-km-z]{44})(?:#(z6Mk[1-9A-HJ-NP-Za-km-z]{44}))?$/;
-const DID_JWK = /^did:jwk:([A-Za-z0-9_-]{1,2048})(?:#0)?$/;
+/**
+ * A did:jwk's method-specific id: the base64url of its JWK (RFC 7517). An Ed25519 or P-256 public
+ * key is 100–170 characters; 512 leave room for members such as `use` or `kid`, and bound what
+ * goes into `credentialSubject.id` of the credential signed for the holder (issue 48.7).
+ */
+export const DID_JWK_MAX_ID = 512;
+const DID_JWK = new RegExp(`^did:jwk:([A-Za-z0-9_-]{1,${DID_JWK_MAX_ID}})(?:#0)?$`);
+/** The base64url length of a 32-byte coordinate: Ed25519's x, P-256's x and y. */
+const COORDINATE_LENGTH = 43;
 /** Public keys a holder may prove with: Ed25519 (EdDSA) and P-256 (ES256). */
 const CURVES = new Set(['Ed25519', 'P-256']);
 
@@ -12,9 +20,11 @@ const CURVES = new Set(['Ed25519', 'P-256']);
 function publicOnly(jwk: unknown): JWK | null {
   if (typeof jwk !== 'object' || jwk === null) return null;
   const { kty, crv, x, y, d } = jwk as Record<string, unknown>;
-  if (d !== undefined || typeof crv !== 'string' || !CURVES.has(crv) || typeof x !== 'string') return null;
+  const coordinate = (value: unknown): value is string =>
+    typeof value === 'string' && value.length === COORDINATE_LENGTH;
+  if (d !== undefined || typeof crv !== 'string' || !CURVES.has(crv) || !coordinate(x)) return null;
   if (kty === 'OKP' && crv === 'Ed25519') return { kty, crv, x };
-  if (kty === 'EC' && crv === 'P-256' && typeof y === 'string') return { kty, crv, x, y };
+  if (kty === 'EC' && crv === 'P-256' && coordinate(y)) return { kty, crv, x, y };
   return null;
 }
 

@@ -1,10 +1,14 @@
 import type { WalletOffersTable } from '../../db/schema.js';
 import type { Executor } from '../../db/types.js';
 
-export type WalletOfferRow = Omit<WalletOffersTable, 'tx_code_failures' | 'issued_formats'> & {
+export type WalletOfferRow = Omit<WalletOffersTable, 'tx_code_failures' | 'lcw_attempts' | 'issued_formats'> & {
   tx_code_failures: number;
+  lcw_attempts: number;
   issued_formats: string;
 };
+
+/** The counts an offer keeps of what was checked against it, each with its budget. */
+export type AttemptCount = 'tx_code_failures' | 'lcw_attempts';
 
 /**
  * Wallet offers and OpenID4VCI nonces. Every lookup is scoped by the issuer named in the URL, and
@@ -15,7 +19,9 @@ export type WalletOfferRow = Omit<WalletOffersTable, 'tx_code_failures' | 'issue
 export function createWalletRepository(db: Executor) {
   const offers = () => db.selectFrom('wallet_offers').selectAll();
   return {
-    async insertOffer(row: Omit<WalletOfferRow, 'tx_code_failures' | 'issued_formats'>): Promise<void> {
+    async insertOffer(
+      row: Omit<WalletOfferRow, 'tx_code_failures' | 'lcw_attempts' | 'issued_formats'>,
+    ): Promise<void> {
       await db.insertInto('wallet_offers').values(row).execute();
     },
     async findByCode(issuerId: string, codeHash: string): Promise<WalletOfferRow | undefined> {
@@ -27,14 +33,26 @@ export function createWalletRepository(db: Executor) {
     async findByAccessToken(issuerId: string, tokenHash: string): Promise<WalletOfferRow | undefined> {
       return offers().where('issuer_id', '=', issuerId).where('access_token_hash', '=', tokenHash).executeTakeFirst();
     },
-    /** Counts a wrong transaction code against the offer. */
-    async countTxCodeFailure(issuerId: string, id: string): Promise<void> {
-      await db
+    /**
+     * Counts one attempt (a transaction code or an LCW presentation about to be checked) against
+     * the offer, in one conditional increment: true when it was within `budget` and the offer is
+     * not spent. Taken before the check, so parallel attempts through any number of replicas check
+     * at most `budget` between them (PostgreSQL's row lock orders the increments).
+     */
+    async takeAttempt(issuerId: string, id: string, count: AttemptCount, budget: number): Promise<boolean> {
+      const result = await db
         .updateTable('wallet_offers')
-        .set((eb) => ({ tx_code_failures: eb('tx_code_failures', '+', 1) }))
+        .set((eb) =>
+          count === 'tx_code_failures'
+            ? { tx_code_failures: eb('tx_code_failures', '+', 1) }
+            : { lcw_attempts: eb('lcw_attempts', '+', 1) },
+        )
         .where('issuer_id', '=', issuerId)
         .where('id', '=', id)
-        .execute();
+        .where(count, '<', budget)
+        .where('redeemed_at', 'is', null)
+        .executeTakeFirst();
+      return result.numUpdatedRows === 1n;
     },
     /** Spends the offer; false when another request spent it first. */
     async redeem(

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { jsonLdCost, measureJsonLd } from '../../core/jsonld-budget.js';
 import { errorResponses, IdParams, keyedErrors, openErrors, ValidationErrorBody } from '../../core/schemas.js';
 import { optionalBody } from '../../core/validation.js';
 import {
@@ -18,7 +19,7 @@ import {
   TokenResponse,
   WalletOfferSchema,
 } from './wallet.schemas.js';
-import { ProtocolError } from './wallet.terms.js';
+import { LCW_ATTEMPTS, ProtocolError } from './wallet.terms.js';
 
 /**
  * A credential request is a signature check and one or two signings (Data Integrity canonicalises
@@ -26,6 +27,18 @@ import { ProtocolError } from './wallet.terms.js';
  * presented credential's verification does.
  */
 const SIGNING_COST = 10;
+/**
+ * The LCW exchange's body: a DIDAuthentication presentation (one did:key holder, one
+ * Ed25519Signature2020 proof) is under 2 KB as LCW sends it, so 16 KiB leaves room for any wallet
+ * and keeps the service's 1 MiB limit off a route an award email carries for 30 days (issue 48.2).
+ */
+export const LCW_BODY_LIMIT = 16 * 1024;
+
+/** The exchange costs what a signing costs, and more as the presentation holds more values (core/jsonld-budget.ts). */
+function exchangeCost(request: FastifyRequest): number {
+  const measured = measureJsonLd(request.body);
+  return 'work' in measured ? jsonLdCost(measured.work, SIGNING_COST) : SIGNING_COST;
+}
 const FORM = 'application/x-www-form-urlencoded';
 
 /**
@@ -118,19 +131,23 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post(
     '/v1/issuers/:slug/lcw/exchanges/:challenge',
     {
-      config: { rateLimitCost: () => SIGNING_COST },
+      bodyLimit: LCW_BODY_LIMIT,
+      config: { rateLimitCost: exchangeCost },
       schema: {
         operationId: 'exchangeLearnerCredentialWallet',
         tags: ['Learner Credential Wallet'],
         summary:
           'The Learner Credential Wallet exchange: a DIDAuthentication presentation for the holder-bound credential',
         description:
-          'The `vc_request_url` of the offer’s Learner Credential Wallet link. The body is the wallet’s DIDAuthentication presentation (holder a did:key, proof Ed25519Signature2020 for authentication over the challenge, signed by the holder); the answer is the credential bound to that DID (Data Integrity). Once per offer.',
+          'The `vc_request_url` of the offer’s Learner Credential Wallet link. The body is the wallet’s DIDAuthentication presentation (holder a did:key, proof Ed25519Signature2020 for authentication over the challenge, signed by the holder); the answer is the credential bound to that DID (Data Integrity). Once per offer. ' +
+          `A body over ${LCW_BODY_LIMIT} bytes answers 413, a presentation past the JSON-LD limits (or with a context given inline) 400, before its proof is checked. ` +
+          `A challenge checks at most ${LCW_ATTEMPTS} presentations: each is counted before its proof is checked, and after that many the exchange answers 404. ` +
+          `Costs ${SIGNING_COST} requests of the open rate limit, and more as the presentation holds more values.`,
         params: ExchangeParams,
         body: DidAuthBody,
         response: {
           200: { ...MetadataDocument, description: 'The holder-bound OpenBadgeCredential' },
-          ...errorResponses(400, 404, ...openErrors),
+          ...errorResponses(400, 404, 413, ...openErrors),
         },
       },
     },

@@ -4,6 +4,7 @@ import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hashing.js';
+import { requireJsonLdBudget } from '../../core/jsonld-budget.js';
 import { loadedOnce } from '../../core/loaded-once.js';
 import { qrcode } from '../../core/qrcode.js';
 import { publicUrls } from '../../core/urls.js';
@@ -16,15 +17,23 @@ import type { VcService } from '../vc/vc.service.js';
 import { holderDid, holderJwk } from './wallet.holder.js';
 import { type DidAuthPresentation, didAuthHolder, type LcwLinks, lcwLinks } from './wallet.lcw.js';
 import { createWalletRepository, type WalletOfferRow } from './wallet.repository.js';
-import { CONFIGURATIONS, JWT_VC_JSON, LDP_VC, PRE_AUTHORIZED_CODE_GRANT, ProtocolError } from './wallet.terms.js';
+import {
+  CONFIGURATIONS,
+  JWT_VC_JSON,
+  LCW_ATTEMPTS,
+  LDP_VC,
+  PRE_AUTHORIZED_CODE_GRANT,
+  ProtocolError,
+  TX_CODE_ATTEMPTS,
+} from './wallet.terms.js';
 
 /** Length of every secret handed out (pre-authorized code, LCW challenge, access token, nonce). */
 const SECRET_LENGTH = 43;
 const TX_CODE_LENGTH = 6;
-/** Wrong transaction codes an offer takes before it is spent for good: 5 guesses in a million. */
-const TX_CODE_ATTEMPTS = 5;
 const ACCESS_TOKEN_TTL_S = 600;
 const NONCE_TTL_S = 300;
+/** How far ahead of this server's clock a proof's `iat` may be (the wallet's clock runs fast). */
+const PROOF_CLOCK_SKEW_S = 60;
 const DAY_MS = 86_400_000;
 
 /** The OpenID4VCI library, loaded at the first wallet request rather than at the server's start. */
@@ -46,6 +55,17 @@ export interface WalletOffer {
 export type WalletChannel = 'api' | 'email' | 'backpack';
 
 const hash = (secret: string) => sha256Hex(secret);
+
+/**
+ * A proof JWT's `iat`, which OpenID4VCI 1.0 Appendix F.1 requires: the time the proof was made,
+ * checked against an acceptable window (Appendix F.4, §13.2). A proof older than a nonce lives, or
+ * from further ahead than PROOF_CLOCK_SKEW_S, is refused.
+ */
+function issuedInWindow(iat: unknown, now: Date): boolean {
+  if (typeof iat !== 'number' || !Number.isFinite(iat)) return false;
+  const seconds = now.getTime() / 1000;
+  return iat >= seconds - NONCE_TTL_S - PROOF_CLOCK_SKEW_S && iat <= seconds + PROOF_CLOCK_SKEW_S;
+}
 
 function sameSecret(presented: string, expectedHash: string): boolean {
   const a = Buffer.from(hash(presented), 'hex');
@@ -242,14 +262,19 @@ export function createWalletService(
     /**
      * The Learner Credential Wallet's exchange: a DIDAuthentication presentation over this offer's
      * challenge, signed by its own holder's did:key, for the holder-bound Data Integrity credential.
-     * The challenge is spent with the offer (once, before it expires).
+     * The challenge is spent with the offer (once, before it expires), and dies after LCW_ATTEMPTS
+     * presentations were checked against it.
      */
     async lcwExchange(slug: string, challenge: string, presentation: DidAuthPresentation) {
+      // Bounded before anything is looked up or expanded (core/jsonld-budget.ts).
+      requireJsonLdBudget(presentation);
       // An unknown issuer answers as an unknown exchange: the same 404 whatever the slug.
       const issuer = await issuerOf(slug, 'Exchange');
       const offer = await repo.findByChallenge(issuer.id, hash(challenge));
       const gone = () => errors.notFound('Exchange');
-      if (!usable(offer, isoNow(core.clock))) throw gone();
+      if (!usable(offer, isoNow(core.clock)) || offer.lcw_attempts >= LCW_ATTEMPTS) throw gone();
+      // Counted before the proof is checked: a challenge checks at most LCW_ATTEMPTS presentations.
+      if (!(await repo.takeAttempt(issuer.id, offer.id, 'lcw_attempts', LCW_ATTEMPTS))) throw gone();
       const holder = await didAuthHolder(presentation, challenge);
       if (!holder) {
         throw errors.validation(
@@ -312,9 +337,17 @@ export function createWalletService(
         new ProtocolError(400, 'invalid_grant', 'The pre-authorized code is unknown, expired or already used.');
       if (!usable(offer, now.toISOString())) throw invalidGrant();
       const presentedTx = parsed.grant.txCode;
-      if (offer.tx_code_hash !== null && (presentedTx === undefined || !sameSecret(presentedTx, offer.tx_code_hash))) {
-        await repo.countTxCodeFailure(issuer.id, offer.id);
-        throw new ProtocolError(400, 'invalid_grant', 'The transaction code (tx_code) is wrong.');
+      if (offer.tx_code_hash !== null) {
+        // OpenID4VCI 1.0 §6.3: a missing tx_code is invalid_request, a wrong one invalid_grant.
+        if (presentedTx === undefined) {
+          throw new ProtocolError(400, 'invalid_request', 'This offer needs its transaction code (tx_code).');
+        }
+        // Counted before it is compared, in one conditional increment: parallel guesses through
+        // any number of replicas compare at most TX_CODE_ATTEMPTS codes between them.
+        if (!(await repo.takeAttempt(issuer.id, offer.id, 'tx_code_failures', TX_CODE_ATTEMPTS))) throw invalidGrant();
+        if (!sameSecret(presentedTx, offer.tx_code_hash)) {
+          throw new ProtocolError(400, 'invalid_grant', 'The transaction code (tx_code) is wrong.');
+        }
       }
       try {
         await authorizationServer.verifyPreAuthorizedCodeAccessTokenRequest({
@@ -402,12 +435,20 @@ export function createWalletService(
         throw new ProtocolError(400, 'invalid_proof', 'Exactly one proof of type jwt is required.');
       }
       const proof = jwts[0] as string;
-      let nonce: unknown;
+      let claims: ReturnType<typeof decodeJwt>;
       try {
-        nonce = decodeJwt(proof).nonce;
+        claims = decodeJwt(proof);
       } catch {
         throw new ProtocolError(400, 'invalid_proof', 'The proof is not a JWT.');
       }
+      if (!issuedInWindow(claims.iat, now)) {
+        throw new ProtocolError(
+          400,
+          'invalid_proof',
+          `The proof's iat is required and must be when it was made: within the ${NONCE_TTL_S} s a nonce lives, give or take ${PROOF_CLOCK_SKEW_S} s of clock skew.`,
+        );
+      }
+      const nonce = claims.nonce;
       if (typeof nonce !== 'string' || !(await repo.takeNonce(hash(nonce), now.toISOString()))) {
         throw new ProtocolError(
           400,
