@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redactUrl } from '../src/core/log-redaction.js';
 import { consoleUser, PASSWORD, sessionCookie } from './console.support.js';
@@ -195,6 +196,27 @@ describe.each(dialects)('console accounts and sessions on %s', (dialect) => {
       payload: { notifyByDefault: false },
     });
     expect(keyed.statusCode, keyed.body).not.toBe(403);
+  });
+
+  it('stores only a hash of the CSRF token, and another session’s token does not fit (issue 48 §7)', async () => {
+    const owner = await consoleUser(t.app, issuer.id, 'owner');
+    const other = await consoleUser(t.app, issuer.id, 'owner');
+    const rows = await t.database.db.selectFrom('console_sessions').select('csrf_token').execute();
+    const stored = rows.map((r) => r.csrf_token);
+    expect(stored).not.toContain(owner.csrf);
+    expect(stored).toContain(createHash('sha256').update(owner.csrf).digest('hex'));
+    // The page asks for it again with its cookie and gets the same token.
+    const session = await t.app.inject({ method: 'GET', url: '/api/v1/session', headers: { cookie: owner.cookie } });
+    expect(session.json().csrfToken).toBe(owner.csrf);
+    const change = (csrf: string) =>
+      t.app.inject({
+        method: 'PATCH',
+        url: '/api/v1/notifications/settings',
+        headers: { cookie: owner.cookie, 'x-csrf-token': csrf },
+        payload: { notifyByDefault: true },
+      });
+    expectErrorBody(await change(other.csrf), 403, 'csrf_failed');
+    expect((await change(owner.csrf)).statusCode).toBe(200);
   });
 
   it('audits a console change with the user as actor', async () => {

@@ -354,6 +354,39 @@ describe.each(dialects)('console sign-in through an OpenID Connect provider on %
     expect((await sessionOf(await signInAs(staff.email))).id).toBe(staff.userId);
   });
 
+  it('ends the password sessions when password sign-in is turned off, and keeps those opened through the provider (issue 48 §7)', async () => {
+    // The test before turned password sign-in off, which ended the owner's password session: the
+    // owner comes back through the provider.
+    expectErrorBody(await put(settings({ passwordSignIn: true })), 401, 'unauthorized');
+    const back = await signInAs(owner.email);
+    const cookie = sessionCookie(back);
+    const csrf = (await t.app.inject({ method: 'GET', url: '/api/v1/session', headers: { cookie } })).json().csrfToken;
+    owner = { ...owner, cookie, csrf, headers: { cookie, 'x-csrf-token': csrf } };
+    expect((await put(settings({ passwordSignIn: true }))).statusCode).toBe(200);
+    const byPassword = await consoleUser(t.app, issuer.id, 'issuer', `by-password@${DOMAIN}`);
+    const viaProvider = await signInAs(`by-provider@${DOMAIN}`);
+    const providerCookie = sessionCookie(viaProvider);
+    const alive = async (cookie: string) =>
+      (await t.app.inject({ method: 'GET', url: '/api/v1/session', headers: { cookie } })).statusCode;
+    expect(await alive(byPassword.cookie)).toBe(200);
+    expect(await alive(providerCookie)).toBe(200);
+
+    const off = await put(settings({ passwordSignIn: false }));
+    expect(off.statusCode, off.body).toBe(200);
+    expect(await alive(byPassword.cookie)).toBe(401);
+    expect(await alive(providerCookie)).toBe(200);
+    expect(await alive(owner.cookie)).toBe(200);
+    const record = await t.database.db
+      .selectFrom('audit_log')
+      .select(['actor', 'details'])
+      .where('issuer_id', '=', issuer.id)
+      .where('action', '=', 'console_sso.updated')
+      .orderBy('seq', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(record.actor).toBe(`user:${owner.userId}`);
+    expect(JSON.parse(String(record.details)).passwordSessionsEnded).toBe(1);
+  });
+
   it('removes the provider: audited, and password sign-in works again', async () => {
     const removed = await t.app.inject({ method: 'DELETE', url: '/api/v1/sso/settings', headers: owner.headers });
     expect(removed.statusCode, removed.body).toBe(204);

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { parseCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthContext, Role } from './context.js';
@@ -58,10 +58,11 @@ export function requiredRole(method: string, role: Role | undefined): Role {
   return role ?? (READ_METHODS.has(method) ? 'viewer' : 'issuer');
 }
 
-function sameToken(presented: string | string[] | undefined, expected: string): boolean {
+/** Whether the presented token's SHA-256 is the stored hash (compared in constant time). */
+function matchesHash(presented: string | string[] | undefined, hash: string): boolean {
   if (typeof presented !== 'string') return false;
-  const a = Buffer.from(presented);
-  const b = Buffer.from(expected);
+  const a = createHash('sha256').update(presented).digest();
+  const b = Buffer.from(hash, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
@@ -74,7 +75,7 @@ function refusal(request: FastifyRequest, auth: AuthContext): Error | null {
       ? errors.forbidden('This route is for the web console: it needs a console session, not an API key.')
       : null;
   }
-  if (!READ_METHODS.has(request.method) && !sameToken(request.headers['x-csrf-token'], session.csrfToken)) {
+  if (!READ_METHODS.has(request.method) && !matchesHash(request.headers['x-csrf-token'], session.csrfHash)) {
     return errors.csrfFailed();
   }
   const needed = requiredRole(request.method, config.role);

@@ -23,7 +23,10 @@ export type Role = 'owner' | 'issuer' | 'viewer';
 export interface SessionAuth {
   userId: string;
   role: Role;
+  /** The session's CSRF token, derived from the session token the request presented. */
   csrfToken: string;
+  /** Its SHA-256 (hex) as stored with the session: what a change's X-CSRF-Token is checked against. */
+  csrfHash: string;
   tokenHash: string;
 }
 

@@ -366,7 +366,10 @@ export interface ConsoleInvitesTable {
 export interface ConsoleSessionsTable {
   token_hash: string;
   user_id: string;
+  /** The SHA-256 (hex) of the session's CSRF token (0071); the token itself is never stored. */
   csrf_token: string;
+  /** How the session was opened: `password` or `sso` (0071). */
+  method: string;
   created_at: string;
   last_seen_at: string;
   /** The absolute end; the idle end is last_seen_at plus the idle timeout. */

@@ -37,6 +37,7 @@ import { issueDefinitionMonthsMigration } from './0065_issue_definition_months.j
 import { reminderDueAnnouncementsMigration } from './0066_reminder_due_announcements.js';
 import { walletLcwAttemptsMigration } from './0067_wallet_lcw_attempts.js';
 import { endorsementConsentMigration } from './0070_endorsement_consent.js';
+import { consoleSessionHardeningMigration } from './0071_console_session_hardening.js';
 import { ltiMigration } from './0080_lti.js';
 import { earnerAccountsMigration } from './0090_earner_accounts.js';
 
@@ -80,6 +81,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0066_reminder_due_announcements': reminderDueAnnouncementsMigration(),
     '0067_wallet_lcw_attempts': walletLcwAttemptsMigration(),
     '0070_endorsement_consent': endorsementConsentMigration(),
+    '0071_console_session_hardening': consoleSessionHardeningMigration(),
     '0080_lti': ltiMigration(),
     '0090_earner_accounts': earnerAccountsMigration(),
   };

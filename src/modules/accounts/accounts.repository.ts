@@ -11,7 +11,7 @@ export type SessionRow = Selectable<ConsoleSessionsTable>;
 export interface SessionLookup {
   userId: string;
   role: string;
-  csrfToken: string;
+  csrfHash: string;
   createdAt: string;
   lastSeenAt: string;
   expiresAt: string;
@@ -151,7 +151,7 @@ export function createAccountRepository(db: Executor, dialect: Dialect) {
         .select([
           'u.id as userId',
           'u.role as role',
-          's.csrf_token as csrfToken',
+          's.csrf_token as csrfHash',
           's.created_at as createdAt',
           's.last_seen_at as lastSeenAt',
           's.expires_at as expiresAt',

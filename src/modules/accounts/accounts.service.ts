@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { isoNow } from '../../core/clock.js';
 import type { AuthContext, Core, Role } from '../../core/context.js';
 import { AppError, errors } from '../../core/errors.js';
@@ -21,6 +22,18 @@ const TOKEN_LENGTH = 43;
 export const ACCOUNTS_PER_EMAIL_MAX = 5;
 /** A session's last-seen time is written at most this often (the idle timeout's precision). */
 const TOUCH_EVERY_MS = 60_000;
+
+/** How a session was opened: turning password sign-in off ends the `password` ones. */
+export type SessionMethod = 'password' | 'sso';
+
+/**
+ * The session's CSRF token: an HMAC of the session token, so it is never stored (the session keeps
+ * its hash) and a page can ask for it again with its cookie. Unguessable without the session token,
+ * which the cookie alone holds (OWASP CSRF Prevention Cheat Sheet, "Signed Double-Submit Cookie").
+ */
+function csrfTokenOf(sessionToken: string): string {
+  return createHmac('sha256', sessionToken).update('accolade console CSRF token').digest('base64url');
+}
 
 /** A user who can get in: a password set, or signed in once through the issuer's provider. */
 function isActive(row: UserRow): boolean {
@@ -103,16 +116,22 @@ export function createAccountService(
    * Opens a session for `row`; `audited` says whether this is a sign-in of its own to record, and
    * `details` how it was made (through the provider).
    */
-  async function startSession(row: UserRow, audited: boolean, details?: Record<string, unknown>): Promise<SignedIn> {
+  async function startSession(
+    row: UserRow,
+    method: SessionMethod,
+    audited: boolean,
+    details?: Record<string, unknown>,
+  ): Promise<SignedIn> {
     const token = core.ids.token(TOKEN_LENGTH);
-    const csrfToken = core.ids.token(TOKEN_LENGTH);
+    const csrfToken = csrfTokenOf(token);
     const now = core.clock.now();
     await core.db.transaction().execute(async (trx) => {
       const accounts = createAccountRepository(trx, core.dialect);
       await accounts.insertSession({
         token_hash: sha256Hex(token),
         user_id: row.id,
-        csrf_token: csrfToken,
+        csrf_token: sha256Hex(csrfToken),
+        method,
         created_at: now.toISOString(),
         last_seen_at: now.toISOString(),
         expires_at: new Date(now.getTime() + maxHours * 3_600_000).toISOString(),
@@ -216,7 +235,7 @@ export function createAccountService(
         if (!row) throw err;
       }
     }
-    return startSession(row, true, { method: 'sso' });
+    return startSession(row, 'sso', true, { method: 'sso' });
   }
 
   const sso = createSsoService(core, { audit: deps.audit, issuers: deps.issuers, signIn: signInWithSso });
@@ -273,7 +292,7 @@ export function createAccountService(
         });
         return row;
       });
-      return startSession(user, false);
+      return startSession(user, 'password', false);
     },
 
     /**
@@ -295,7 +314,7 @@ export function createAccountService(
       const matched = rows.filter((_, i) => matches[i]);
       const off = await createSsoRepository(core.db).passwordSignInOff(matched.map((r) => r.issuer_id));
       const row = matched.find((r) => !off.has(r.issuer_id));
-      if (row) return startSession(row, true);
+      if (row) return startSession(row, 'password', true);
       if (matched.length > 0) {
         await core.db.transaction().execute(async (trx) => {
           for (const tried of matched) {
@@ -336,7 +355,13 @@ export function createAccountService(
         issuerId: found.issuerId,
         issuerSlug: found.issuerSlug,
         apiKeyId: null,
-        session: { userId: found.userId, role: found.role as Role, csrfToken: found.csrfToken, tokenHash },
+        session: {
+          userId: found.userId,
+          role: found.role as Role,
+          csrfToken: csrfTokenOf(token),
+          csrfHash: found.csrfHash,
+          tokenHash,
+        },
         planCode: found.planCode,
         requestsPerMinute: found.requestsPerMinute,
       };

@@ -22,6 +22,15 @@ export function createSsoRepository(db: Executor) {
       const result = await db.deleteFrom('console_sso').where('issuer_id', '=', issuerId).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
+    /** Ends the sessions of the issuer's console users opened with a password; how many there were. */
+    async endPasswordSessions(issuerId: string): Promise<number> {
+      const result = await db
+        .deleteFrom('console_sessions')
+        .where('method', '=', 'password')
+        .where('user_id', 'in', (eb) => eb.selectFrom('console_users').select('id').where('issuer_id', '=', issuerId))
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
     /** Which of these issuers have turned password sign-in off. */
     async passwordSignInOff(issuerIds: string[]): Promise<Set<string>> {
       if (issuerIds.length === 0) return new Set();

@@ -227,7 +227,11 @@ export function createSsoService(
         updated_at: isoNow(core.clock),
       };
       await core.db.transaction().execute(async (trx) => {
-        await createSsoRepository(trx).upsert(row);
+        const settings = createSsoRepository(trx);
+        await settings.upsert(row);
+        // Password sign-in off ends the sessions opened with a password (the acting user's too):
+        // otherwise they would last their whole lifetime after the owner shut that door.
+        const passwordSessionsEnded = input.passwordSignIn ? 0 : await settings.endPasswordSessions(issuerId);
         await deps.audit.append(trx, {
           issuerId,
           actor,
@@ -238,6 +242,7 @@ export function createSsoService(
             passwordSignIn: input.passwordSignIn,
             domainSignIn: row.allowed_domain !== null,
             secretChanged: input.clientSecret !== undefined,
+            passwordSessionsEnded,
           },
         });
       });
