@@ -1,9 +1,9 @@
 /** The server itself: config, database, app, listen, and a graceful close. Started by server.ts. */
 import { readFileSync } from 'node:fs';
 import { buildApp, logOptions } from './app.js';
+import { requireSigningSecret } from './core/kek.js';
 import { logDestination } from './core/log-destination.js';
 import { bootstrapDemoIssuer } from './modules/issuers/bootstrap.js';
-import { requireSigningSecret } from './modules/vc/kek.js';
 import { configOrExit, openDatabase, openRedis } from './runtime.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;

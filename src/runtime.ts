@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { createDatabase, type Database, migrateToLatest } from './db/database.js';
+import { createWebhookSecrets, sealStoredSecrets } from './modules/webhooks/webhook-secrets.js';
 
 /** Loads configuration or exits 1 with the reasons: shared by the server and the CLI. */
 export function configOrExit(): Readonly<Config> {
@@ -15,10 +16,15 @@ export function configOrExit(): Readonly<Config> {
   }
 }
 
-/** Opens the configured database and brings its schema up to date. */
+/**
+ * Opens the configured database and brings its schema up to date, then seals any webhook secret
+ * still stored in the clear (written before secrets were sealed; the migrations cannot, having no
+ * key-encryption key).
+ */
 export async function openDatabase(config: Readonly<Config>, log?: { error(o: unknown, m?: string): void }) {
   const database: Database = createDatabase(config.database, log);
   await migrateToLatest(database);
+  await sealStoredSecrets(database.db, createWebhookSecrets(config));
   return database;
 }
 

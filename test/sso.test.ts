@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keyEncryptionKey, open, seal } from '../src/core/kek.js';
 import { FLOW_COOKIE, FLOW_SEAL_CONTEXT, type SsoFlow } from '../src/modules/accounts/sso.service.js';
-import { keyEncryptionKey, open, seal } from '../src/modules/vc/kek.js';
 import { type ConsoleUser, consoleUser, PASSWORD, sessionCookie } from './console.support.js';
 import { auth, createTestApp, dialects, expectErrorBody, type TestApp, type TestIssuer } from './helpers.js';
 import {

@@ -22,6 +22,8 @@ describe.each(dialects)('webhooks console and worker on %s', (dialect) => {
       LOG_LEVEL: 'warn',
       BOOTSTRAP_ISSUER: 'false',
       WEBHOOK_ALLOW_PRIVATE: 'true',
+      // The worker opens the sealed signing secrets with the same key-encryption key as the app.
+      ...(t.config.signingKeySecret ? { SIGNING_KEY_SECRET: t.config.signingKeySecret } : {}),
     };
   });
   afterAll(async () => t.close());

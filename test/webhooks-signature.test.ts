@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWebhookSecrets, sealStoredSecrets } from '../src/modules/webhooks/webhook-secrets.js';
 import { auth, createTestApp, dialects, manualClock, type TestApp, type TestIssuer } from './helpers.js';
 import { type Receiver, signatureValid, startReceiver } from './webhooks.support.js';
 
@@ -79,6 +81,72 @@ describe.each(dialects)('timestamped webhook signatures on %s', (dialect) => {
       expect(verify(secret, delivery.raw, {}, sentAt)).toBe(false);
     } finally {
       cleanup();
+    }
+  });
+
+  it('stores the signing secret sealed, and seals one stored in the clear at start-up with the same signatures (issue 48 §7)', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: auth(issuer.key),
+      payload: { url: `${receiver.url}/sealed`, events: ['credential.revoked'] },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const { id, secret } = res.json() as { id: string; secret: string };
+    const stored = await t.database.db
+      .selectFrom('webhook_subscriptions')
+      .select('secret')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(stored.secret).not.toContain(secret.slice('whsec_'.length));
+    expect(stored.secret).toMatch(/^v1\./);
+    const secrets = createWebhookSecrets(t.config);
+    expect(secrets.open(id, stored.secret)).toBe(secret);
+    // Bound to its subscription: the same sealed text on another row does not open.
+    expect(() => secrets.open(randomUUID(), stored.secret)).toThrow();
+
+    // A subscription from before sealing: its secret in the clear until start-up seals it.
+    const legacy = { id: randomUUID(), secret: `whsec_${'L'.repeat(32)}` };
+    await t.database.db
+      .insertInto('webhook_subscriptions')
+      .values({
+        id: legacy.id,
+        issuer_id: issuer.id,
+        url: `${receiver.url}/legacy`,
+        events: JSON.stringify(['credential.revoked']),
+        secret: legacy.secret,
+        created_at: clock.now().toISOString(),
+        deleted_at: null,
+      })
+      .execute();
+    expect(await sealStoredSecrets(t.database.db, secrets)).toBe(1);
+    expect(await sealStoredSecrets(t.database.db, secrets)).toBe(0);
+    const sealed = await t.database.db
+      .selectFrom('webhook_subscriptions')
+      .select('secret')
+      .where('id', '=', legacy.id)
+      .executeTakeFirstOrThrow();
+    expect(sealed.secret).not.toContain(legacy.secret);
+
+    const before = receiver.requests.length;
+    await t.database.db
+      .transaction()
+      .execute((trx) => t.app.services.outbox.enqueue(trx, issuer.id, 'credential.revoked', { credentialId: 'r' }));
+    await t.app.services.webhooks.dispatcher.drain();
+    const arrived = receiver.requests.slice(before);
+    const byPath = (path: string) => arrived.find((r) => r.url.endsWith(path));
+    const toSealed = byPath('/sealed');
+    const toLegacy = byPath('/legacy');
+    if (!toSealed || !toLegacy) throw new Error(`deliveries missing: ${arrived.map((r) => r.url).join(', ')}`);
+    expect(signatureValid(secret, toSealed.raw, toSealed.headers['x-service-signature'])).toBe(true);
+    expect(signatureValid(legacy.secret, toLegacy.raw, toLegacy.headers['x-service-signature'])).toBe(true);
+    for (const subscription of [id, legacy.id]) {
+      const removed = await t.app.inject({
+        method: 'DELETE',
+        url: `/api/v1/webhooks/${subscription}`,
+        headers: auth(issuer.key),
+      });
+      expect(removed.statusCode, removed.body).toBe(204);
     }
   });
 

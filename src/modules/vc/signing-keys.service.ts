@@ -2,8 +2,8 @@ import { createPrivateKey, generateKeyPairSync, type JsonWebKey, type KeyObject 
 import type { KeyPair } from '@digitalbazaar/ed25519-multikey';
 import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
+import { keyEncryptionKey, open, seal } from '../../core/kek.js';
 import type { AuditService } from '../audit/audit.service.js';
-import { keyEncryptionKey, open, seal } from './kek.js';
 import { vcLibraries } from './libraries.js';
 import { createSigningKeyRepository, type SigningKeyRow } from './signing-keys.repository.js';
 

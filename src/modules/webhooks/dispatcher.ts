@@ -3,6 +3,7 @@ import { sendDelivery } from './delivery.http.js';
 import { createEndpointBreaker } from './endpoint-breaker.js';
 import { createPollingJob, type PollingJob } from './polling-job.js';
 import { type LookupFn, systemLookup } from './ssrf.js';
+import { createWebhookSecrets } from './webhook-secrets.js';
 import { backoffAfter, DELIVERY_LEASE_MS, DELIVERY_TIMEOUT_MS } from './webhooks.constants.js';
 import { type ClaimedDelivery, createDeliveryQueue, type DeliveryOutcome } from './webhooks.repository.js';
 
@@ -53,16 +54,20 @@ export function createWebhookDispatcher(
   // The lease must outlast an attempt, or a slow receiver's row would be claimed twice.
   const leaseMs = Math.max(DELIVERY_LEASE_MS, 2 * timeoutMs);
   const breaker = createEndpointBreaker();
+  const secrets = createWebhookSecrets(core.config);
   const lanes = new Map<string, number>();
   const inFlight = new Set<Promise<void>>();
 
   async function attempt(delivery: ClaimedDelivery, leaseUntil: string): Promise<void> {
-    const result = await sendDelivery(delivery, {
-      allowPrivate: core.config.webhookAllowPrivate,
-      lookup,
-      timeoutMs,
-      now: core.clock.now(),
-    });
+    const result = await sendDelivery(
+      { ...delivery, secret: secrets.open(delivery.subscriptionId, delivery.secret) },
+      {
+        allowPrivate: core.config.webhookAllowPrivate,
+        lookup,
+        timeoutMs,
+        now: core.clock.now(),
+      },
+    );
     const now = core.clock.now();
     if (result.ok) breaker.success(delivery.subscriptionId);
     else breaker.failure(delivery.subscriptionId, now.getTime());

@@ -4,6 +4,7 @@ import { errors } from '../../core/errors.js';
 import type { AuditService } from '../audit/audit.service.js';
 import { WEBHOOK_EVENTS, type WebhookEvent } from './outbox.service.js';
 import { type LookupFn, parseTargetUrl, resolveTarget, UnsafeTargetError } from './ssrf.js';
+import { createWebhookSecrets } from './webhook-secrets.js';
 import { SECRET_PREFIX, SECRET_RANDOM_LENGTH, TEST_EVENT } from './webhooks.constants.js';
 import {
   createWebhookRepository,
@@ -71,8 +72,8 @@ function checkedEvents(events: string[]): WebhookEvent[] {
 }
 
 /**
- * Webhook subscriptions of an issuer. The signing secret is returned by `create` only; afterwards it
- * is used by the dispatcher and never shown again. Adding and removing one is audited with its actor
+ * Webhook subscriptions of an issuer. The signing secret is returned by `create` only and stored
+ * sealed (webhook-secrets.ts); afterwards the dispatcher opens it to sign and it is never shown again. Adding and removing one is audited with its actor
  * (an API key, or `cli` for the console) in the same transaction.
  */
 export function createWebhookService(
@@ -80,6 +81,7 @@ export function createWebhookService(
   deps: { lookup: LookupFn; audit: Pick<AuditService, 'append'> },
 ) {
   const repo = createWebhookRepository(core.db);
+  const secrets = createWebhookSecrets(core.config);
 
   async function checkedUrl(raw: string): Promise<string> {
     const allowPrivate = core.config.webhookAllowPrivate;
@@ -130,12 +132,14 @@ export function createWebhookService(
     ): Promise<SubscriptionView & { secret: string }> {
       const events = checkedEvents(input.events);
       const url = await checkedUrl(input.url);
+      const id = core.ids.uuid();
+      const secret = SECRET_PREFIX + core.ids.token(SECRET_RANDOM_LENGTH);
       const row: SubscriptionRow = {
-        id: core.ids.uuid(),
+        id,
         issuer_id: issuerId,
         url,
         events: JSON.stringify(events),
-        secret: SECRET_PREFIX + core.ids.token(SECRET_RANDOM_LENGTH),
+        secret: secrets.seal(id, secret),
         created_at: isoNow(core.clock),
         deleted_at: null,
       };
@@ -151,7 +155,7 @@ export function createWebhookService(
           details: { host: new URL(url).host, events },
         });
       });
-      return { ...subscriptionView(row), secret: row.secret };
+      return { ...subscriptionView(row), secret };
     },
 
     async list(issuerId: string): Promise<SubscriptionView[]> {

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import type { Config } from '../../config.js';
+import type { Config } from '../config.js';
 
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
@@ -24,8 +24,14 @@ export class SigningSecretMissing extends Error {
  * on first use with 32 random bytes, readable by the owner only. An in-memory database lives no
  * longer than the process, so its secret is random per process.
  */
+let memorySecret: string | undefined;
+
 function embeddedSecret(path: string): string {
-  if (path === ':memory:') return randomBytes(KEY_BYTES).toString('base64url');
+  // One per process, so everything that seals (signing keys, SSO and webhook secrets) opens alike.
+  if (path === ':memory:') {
+    memorySecret ??= randomBytes(KEY_BYTES).toString('base64url');
+    return memorySecret;
+  }
   const file = secretFileFor(path);
   try {
     writeFileSync(file, `${randomBytes(KEY_BYTES).toString('base64url')}\n`, { flag: 'wx', mode: 0o600 });
