@@ -108,7 +108,7 @@ export interface Config {
    * issuer (the sender name in its settings, else its name).
    */
   mail: { smtpUrl: string; from: string; ratePerMinute: number; maxQueued: number } | null;
-  /** Key-encryption secret for the issuers' signing keys (Open Badges 3.0); null: see src/modules/vc/kek.ts. */
+  /** Key-encryption secret for the issuers' signing keys (Open Badges 3.0); null: see src/core/kek.ts. */
   signingKeySecret: string | null;
   /** Wallet-pass services by share action; a wallet without one is not offered and its action is 404. */
   walletPassUrls: { wallet_apple: string | null; wallet_google: string | null };

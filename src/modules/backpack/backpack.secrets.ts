@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import type { Config } from '../../config.js';
 import { normaliseEmail } from '../../core/hashing.js';
-import { keyEncryptionKey } from '../vc/kek.js';
+import { keyEncryptionKey } from '../../core/kek.js';
 
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
