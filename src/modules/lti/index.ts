@@ -1,9 +1,9 @@
 import type { Core } from '../../core/context.js';
+import { keyEncryptionKey } from '../../core/kek.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { CredentialService } from '../credentials/credentials.service.js';
 import type { IssuanceService } from '../credentials/issuance.service.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
-import { keyEncryptionKey } from '../vc/kek.js';
 import type { WalletService } from '../wallet/wallet.service.js';
 import { createPollingJob } from '../webhooks/polling-job.js';
 import { systemLookup } from '../webhooks/ssrf.js';

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
-import { keyEncryptionKey, open, seal } from '../vc/kek.js';
+import { keyEncryptionKey, open, seal } from '../../core/kek.js';
 import type { LtiRepository } from './lti.repository.js';
 
 const generateKeyPair = promisify(generateKeyPairCallback);
@@ -32,7 +32,7 @@ export interface ToolSigningKey {
 /**
  * The tool's RS256 keys (Security Framework 1.0 §6 "Key Management"): one signs deep linking
  * responses and client assertions, every key not retired for more than a week is published at
- * /lti/jwks. The private half is sealed with the signing keys' key-encryption key (vc/kek.ts), as
+ * /lti/jwks. The private half is sealed with the signing keys' key-encryption key (core/kek.ts), as
  * the issuers' Ed25519 keys are; the clear key lives only in this process's memory.
  */
 export function createToolKeys(

@@ -1,5 +1,5 @@
 import type { Clock } from '../../core/clock.js';
-import { open, seal } from '../vc/kek.js';
+import { open, seal } from '../../core/kek.js';
 
 /**
  * Short-lived values the browser carries between the tool's own steps (the login's state and nonce,
