@@ -2,9 +2,22 @@ import { createServer } from 'node:http';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyEncryptionKey, open, seal } from '../src/core/kek.js';
-import { FLOW_COOKIE, FLOW_SEAL_CONTEXT, type SsoFlow } from '../src/modules/accounts/sso.service.js';
+import {
+  FLOW_COOKIE,
+  FLOW_SEAL_CONTEXT,
+  SSO_TOKEN_REQUESTS_PER_MINUTE,
+  type SsoFlow,
+} from '../src/modules/accounts/sso.service.js';
 import { type ConsoleUser, consoleUser, PASSWORD, sessionCookie } from './console.support.js';
-import { auth, createTestApp, dialects, expectErrorBody, type TestApp, type TestIssuer } from './helpers.js';
+import {
+  auth,
+  createTestApp,
+  dialects,
+  expectErrorBody,
+  manualClock,
+  type TestApp,
+  type TestIssuer,
+} from './helpers.js';
 import {
   CLIENT_ID,
   CLIENT_SECRET,
@@ -410,6 +423,69 @@ describe.each(dialects)('console sign-in through an OpenID Connect provider on %
     expect(record.actor).toBe(`user:${owner.userId}`);
   });
 });
+
+describe.each(dialects)(
+  'the callbacks of one issuer make a bounded number of token requests on %s (issue 48 §7)',
+  (dialect) => {
+    const clock = manualClock('2026-12-01T09:00:00.000Z');
+    let t: TestApp;
+    let provider: TestProvider;
+
+    beforeAll(async () => {
+      provider = await startProvider(REDIRECT_URI);
+      t = await createTestApp(dialect, { clock });
+    });
+    afterAll(async () => {
+      await t?.close();
+      await provider?.close();
+    });
+
+    async function configured(): Promise<TestIssuer> {
+      const issuer = await t.issuer();
+      const owner = await consoleUser(t.app, issuer.id, 'owner');
+      const res = await t.app.inject({
+        method: 'PUT',
+        url: '/api/v1/sso/settings',
+        headers: owner.headers,
+        payload: {
+          providerName: 'Staff Login',
+          issuerUrl: provider.issuer,
+          clientId: CLIENT_ID,
+          clientSecret: CLIENT_SECRET,
+          allowedDomain: null,
+          passwordSignIn: true,
+        },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return issuer;
+    }
+
+    /** An anonymous start and a callback with a made-up code: the reason it is refused for. */
+    async function anonymousPair(issuer: TestIssuer): Promise<string | null> {
+      const { location, cookie } = await startSignIn(t.app, issuer.slug);
+      const state = new URL(location).searchParams.get('state') ?? '';
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/sso/callback?code=made-up&state=${state}`,
+        headers: { cookie },
+      });
+      expect(res.statusCode).toBe(302);
+      return new URL(String(res.headers.location), 'https://badges.test').searchParams.get('sso');
+    }
+
+    it(`answers "unavailable" without asking the provider past ${SSO_TOKEN_REQUESTS_PER_MINUTE} a minute, per issuer`, async () => {
+      const busy = await configured();
+      const other = await configured();
+      const reasons: (string | null)[] = [];
+      for (let i = 0; i < SSO_TOKEN_REQUESTS_PER_MINUTE; i++) reasons.push(await anonymousPair(busy));
+      expect(new Set(reasons)).toEqual(new Set(['failed']));
+      expect(await anonymousPair(busy)).toBe('unavailable');
+      expect(await anonymousPair(other)).toBe('failed');
+      clock.advance(60_000);
+      expect(await anonymousPair(busy)).toBe('failed');
+    }, 120_000);
+  },
+);
 
 describe('the provider must be https and public outside development', () => {
   let t: TestApp;

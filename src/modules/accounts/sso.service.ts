@@ -26,6 +26,13 @@ const DISCOVERY_TTL_MS = 10 * 60_000;
 const FAILED_DISCOVERY_TTL_MS = 60_000;
 /** Used flows remembered per process; beyond this many in 10 minutes the oldest are forgotten first. */
 const USED_FLOWS_MAX = 50_000;
+/**
+ * Token requests one issuer's callbacks may make to its provider per minute, per process (issue 48
+ * §7): each anonymous start + callback pair costs one outbound request, so without a bound anyone
+ * could make the service hammer an issuer's provider. 120 a minute lets a whole staff sign in at
+ * the start of a day; past it the callback answers "not available right now" without asking.
+ */
+export const SSO_TOKEN_REQUESTS_PER_MINUTE = 120;
 const PROVIDER_TIMEOUT_SECONDS = 10;
 const secretContext = (issuerId: string) => `console_sso:${issuerId}`;
 
@@ -107,6 +114,19 @@ export function createSsoService(
   const configurations = new LRUCache<string, Promise<Configuration>>({ max: 200, ttl: DISCOVERY_TTL_MS });
   /** The states of flows whose callback has come (a replayed callback is refused before any request). */
   const usedStates = new LRUCache<string, true>({ max: USED_FLOWS_MAX });
+  /** Each issuer's token requests in the current minute (a fixed window per issuer). */
+  const tokenRequests = new LRUCache<string, { minute: number; used: number }>({ max: 10_000 });
+  function takeTokenRequest(issuerId: string): boolean {
+    const minute = Math.floor(core.clock.now().getTime() / 60_000);
+    const window = tokenRequests.get(issuerId);
+    if (!window || window.minute !== minute) {
+      tokenRequests.set(issuerId, { minute, used: 1 });
+      return true;
+    }
+    if (window.used >= SSO_TOKEN_REQUESTS_PER_MINUTE) return false;
+    window.used++;
+    return true;
+  }
 
   function checkedIssuerUrl(raw: string): URL {
     try {
@@ -310,6 +330,10 @@ export function createSsoService(
       usedStates.set(flow.state, true, { ttl: flow.expiresAt - core.clock.now().getTime() });
       const row = await repo.get(flow.issuerId);
       if (!row) return { refused: 'unavailable', slug: flow.slug };
+      if (!takeTokenRequest(flow.issuerId)) {
+        core.log.warn({ action: 'console_sso.budget_spent', issuerId: flow.issuerId }, 'sign-in token budget spent');
+        return { refused: 'unavailable', slug: flow.slug };
+      }
       const oidc = await import('openid-client');
       let email: unknown;
       let verified: unknown;
