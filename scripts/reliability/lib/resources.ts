@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 
 /**
  * Real values a request can name, by the collection a path parameter or body field refers to:
- * `credentials`, `definitions`, `pathways`, `webhooks`, `deliveries`, `profiles`, `endorsements` (ids),
+ * `credentials`, `definitions`, `pathways`, `webhooks`, `deliveries`, `profiles`, `endorsements`,
+ * `received` (endorsements other issuers gave; ids),
  * `issuers` and `badges` (issuer and definition slugs), `assertionUrls`, `urls` (receivers).
  */
 export type ResourcePool = Map<string, string[]>;
@@ -167,6 +168,24 @@ export async function seedIssuer(
       claim: 'Earned.',
     });
   }
+  // An endorsement another issuer gives the seeded definition (issue 48 §4), for the endorsed
+  // issuer's decisions (accept, reject, remove) to name: only the seeded issuer may decide it.
+  const endorser = await app.services.issuers.createIssuer({
+    name: `Seed ${options.label} endorser`,
+    slug: `${issuer.slug}-endorser`,
+    email: `contact@${issuer.slug}-endorser.example`,
+    url: `https://${issuer.slug}-endorser.example`,
+    plan: 'enterprise',
+  });
+  const received = await setupCall(app, endorser.key.key, {
+    method: 'POST',
+    url: '/api/v1/endorsements/given',
+    payload: {
+      badgeClass: `${app.core.config.publicBaseUrl}/v1/issuers/${issuer.slug}/badges/${definition.slug}`,
+      claim: 'Seeded endorsement from another issuer.',
+    },
+  });
+  addToPool(pool, 'received', received.id);
   await call('POST', `/api/v1/definitions/${definition.id}/alignments`, {
     targetName: 'Seed framework item',
     targetUrl: 'https://framework.example/item',
