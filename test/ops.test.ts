@@ -43,7 +43,9 @@ describe('readiness without a database', () => {
       expect(ready.statusCode).toBe(503);
       expect(ready.json()).toEqual({ status: 'unavailable', checks: { database: 'failing' } });
       expect(ready.headers['retry-after']).toBe('5');
-      expect(Date.now() - started).toBeLessThan(3_000);
+      // Bounded, not timed: a readiness check that waited on the unreachable database would take the
+      // pool's connect timeout and more; a loaded machine's slowness stays far below this.
+      expect(Date.now() - started).toBeLessThan(15_000);
       expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
       const keyed = await app.inject({
         method: 'GET',

@@ -90,7 +90,8 @@ describe('the SQLite reader thread', () => {
         t.database.db,
       );
     }
-    const deadline = Date.now() + 5_000;
+    // A wait on the condition, bounded for a loaded machine: the background checkpoint is a timer.
+    const deadline = Date.now() + 20_000;
     while (statSync(file).size < before + 1_000_000 && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

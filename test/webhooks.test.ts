@@ -532,9 +532,9 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
       const sub = await subscribe(receiver.url, ['credential.issued']);
       const dispatcher = createWebhookDispatcher(t.app.core, { timeoutMs: 200 });
       await emit('credential.issued', { credentialId: 'slow' });
-      const started = Date.now();
+      // The receiver never answers: without the timeout runOnce would not return at all. The test's
+      // own bound (vitest's) catches that; no wall-clock figure, which a loaded machine would move.
       expect(await dispatcher.runOnce()).toBe(1);
-      expect(Date.now() - started).toBeLessThan(3000);
       const [row] = await deliveryRows(sub.id);
       expect(row).toMatchObject({
         status: 'pending',
@@ -553,11 +553,11 @@ describe.each(dialects)('webhooks on %s', (dialect) => {
         res.on('close', () => clearInterval(timer));
       });
       const sub = await subscribe(receiver.url, ['credential.issued']);
-      const dispatcher = createWebhookDispatcher(t.app.core, { timeoutMs: 5000 });
+      // A timeout far beyond the test's bound: reading the endless answer to its end (or until the
+      // timeout) would fail the test, however fast or slow the machine is.
+      const dispatcher = createWebhookDispatcher(t.app.core, { timeoutMs: 600_000 });
       await emit('credential.issued', { credentialId: 'chatty' });
-      const started = Date.now();
       await dispatcher.runOnce();
-      expect(Date.now() - started).toBeLessThan(2000);
       expect((await deliveryRows(sub.id))[0]).toMatchObject({ status: 'delivered', last_status_code: 200 });
     });
 

@@ -119,6 +119,28 @@ export interface CrashLegResult {
   };
 }
 
+/**
+ * A kill mid-delivery leaves rows leased for 30 s; after that the restarted dispatcher sends them.
+ * How long all of them take depends on the machine (a loaded 2-core machine delivered 3,651 of
+ * 5,000 in 145 s, alone 3,914; issue 46), so the wait ends when nothing is missing, or when nothing
+ * more arrived for STALL_MS (longer than a lease and the first retry: stuck, not slow), or at
+ * MAX_WAIT_MS whatever happens. The check after it is on the count, never on the time.
+ */
+const STALL_MS = 150_000;
+const MAX_WAIT_MS = 30 * 60_000;
+
+async function untilAllArrive(missing: () => number): Promise<void> {
+  const stop = Date.now() + MAX_WAIT_MS;
+  let left = missing();
+  let progressAt = Date.now();
+  while (left > 0 && Date.now() - progressAt < STALL_MS && Date.now() < stop) {
+    await sleep(250);
+    const now = missing();
+    if (now < left) progressAt = Date.now();
+    left = now;
+  }
+}
+
 async function crashLeg(engine: Engine, options: RunOptions, rows: number, kills: number): Promise<CrashLegResult> {
   return withDatabase(engine, options.postgresUrl, async (databaseUrl) => {
     const seeded = await seedIssuer(databaseUrl);
@@ -174,10 +196,9 @@ async function crashLeg(engine: Engine, options: RunOptions, rows: number, kills
         await db.selectFrom('credentials').select('id').where('issuer_id', '=', seeded.issuerId).execute()
       ).map((r) => r.id);
       const waitStarted = performance.now();
-      // A kill mid-delivery leaves rows leased for 30 s; after that the restarted dispatcher sends them.
-      const webhookDeadline = Date.now() + 120_000 + rows * 5;
       const missing = () => ids.filter((id) => !receiver.byCredential.has(id)).length;
-      while (missing() > 0 && Date.now() < webhookDeadline) await sleep(250);
+      await untilAllArrive(missing);
+      // A figure for the report, never a pass mark: how fast a machine delivers is the benchmark's business.
       const secondsToDeliverAll = round((performance.now() - waitStarted) / 1000);
 
       const outboxRows = await db

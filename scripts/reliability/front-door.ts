@@ -183,9 +183,12 @@ async function attackFromElsewhere(url: string, seconds: number): Promise<{ stat
  * at info, as in production, so every request's URL passes through the redaction. The full tier
  * holds the issue's bar, /health p99 under 100 ms during the attack; the quick tier, which runs
  * inside `npm test` on a shared machine whose own load moves the p99 by hundreds of ms, holds the
- * attack's median within 50 ms of the control's (before the fix the attack stalled /health for
- * seconds).
+ * attack's median within QUICK_MEDIAN_SLACK_MS of the control's: the control and the attack run one
+ * after the other and the machine's own load moves between them (50 ms failed under load; issue 46),
+ * while before the fix the attack stalled /health for seconds.
  */
+export const QUICK_MEDIAN_SLACK_MS = 500;
+
 export async function runUrlStall(options: RunOptions): Promise<ReliabilityReport> {
   const report = createReport('url-stall', options);
   const seconds = options.full ? 30 : 5;
@@ -222,8 +225,8 @@ export async function runUrlStall(options: RunOptions): Promise<ReliabilityRepor
     report.check('/health p99 under 100 ms during the attack', health.p99Ms < 100 && health.failures === 0, detail);
   } else {
     report.check(
-      '/health median within 50 ms of the control during the attack',
-      health.p50Ms <= control.p50Ms + 50 && health.failures === 0,
+      `/health median within ${QUICK_MEDIAN_SLACK_MS} ms of the control during the attack`,
+      health.p50Ms <= control.p50Ms + QUICK_MEDIAN_SLACK_MS && health.failures === 0,
       detail,
     );
   }

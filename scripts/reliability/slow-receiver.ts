@@ -14,8 +14,13 @@ import {
 
 /** How long the hostile tenant's receiver takes to answer (just under the 10 s delivery timeout). */
 export const SLOW_ANSWER_MS = 9_000;
-/** What another tenant's delivery must arrive within during the attack (issue 21.4). */
-export const OTHER_TENANT_WITHIN_MS = 5_000;
+/**
+ * What another tenant's delivery must arrive within during the attack: issue 21.4's 5 s in the full
+ * tier (a measurement, run on its own); 30 s in the quick tier, which runs inside `npm test` on a
+ * shared, loaded machine (issue 46: no test may depend on the machine's speed). Both are far from
+ * the 90 s the shared batch gave before the fix.
+ */
+export const otherTenantWithinMs = (full: boolean) => (full ? 5_000 : 30_000);
 
 export interface SlowReceiverResult {
   engine: Engine;
@@ -62,7 +67,12 @@ async function startReceivers() {
   };
 }
 
-async function leg(engine: Engine, slowBacklog: number, otherEvents: number): Promise<SlowReceiverResult> {
+async function leg(
+  engine: Engine,
+  slowBacklog: number,
+  otherEvents: number,
+  withinMs: number,
+): Promise<SlowReceiverResult> {
   const harness = await startHarnessApp(engine, { env: { WEBHOOK_DISPATCH: 'inline' } });
   const receivers = await startReceivers();
   try {
@@ -92,7 +102,7 @@ async function leg(engine: Engine, slowBacklog: number, otherEvents: number): Pr
       await emit(other.id, 1);
       await sleep(1_000);
     }
-    const deadline = Date.now() + OTHER_TENANT_WITHIN_MS;
+    const deadline = Date.now() + withinMs;
     while (receivers.arrivals.length < otherEvents && Date.now() < deadline) await sleep(100);
     const latencies = receivers.arrivals.map((a) => a.arrivedAt - a.occurredAt);
     return {
@@ -112,16 +122,18 @@ async function leg(engine: Engine, slowBacklog: number, otherEvents: number): Pr
 /**
  * Issue 21.4: a tenant whose receiver answers after 9 s used to hold the dispatcher's global batch,
  * pushing another issuer's delivery from 1.1 s to 90 s. With per-endpoint lanes the other tenant's
- * deliveries arrive within 5 s (in practice within the 1 s poll) while the slow one has a backlog.
+ * deliveries arrive within 5 s (in practice within the 1 s poll) while the slow one has a backlog
+ * (the quick tier allows 30 s: `otherTenantWithinMs`).
  */
 export async function runSlowReceiver(options: RunOptions): Promise<ReliabilityReport> {
   const report = createReport('slow-receiver', options);
   const slowBacklog = options.full ? 500 : 100;
   const otherEvents = options.full ? 20 : 5;
+  const withinMs = otherTenantWithinMs(options.full);
   const results: SlowReceiverResult[] = [];
   for (const engine of enginesFor(options)) {
     report.log(`${engine}: ${slowBacklog} deliveries to a receiver answering after ${SLOW_ANSWER_MS} ms`);
-    const result = await leg(engine, slowBacklog, otherEvents);
+    const result = await leg(engine, slowBacklog, otherEvents, withinMs);
     results.push(result);
     report.figures[engine] = result;
     report.check(
@@ -130,8 +142,8 @@ export async function runSlowReceiver(options: RunOptions): Promise<ReliabilityR
       `${result.otherArrived}/${otherEvents} arrived`,
     );
     report.check(
-      `${engine} other tenant within ${OTHER_TENANT_WITHIN_MS / 1000} s`,
-      result.otherArrived > 0 && result.otherLatencyMs.max < OTHER_TENANT_WITHIN_MS,
+      `${engine} other tenant within ${withinMs / 1000} s`,
+      result.otherArrived > 0 && result.otherLatencyMs.max < withinMs,
       `p50 ${result.otherLatencyMs.p50} ms, max ${result.otherLatencyMs.max} ms`,
     );
   }
