@@ -135,3 +135,71 @@ describe.each(dialects)('recipient names for staff, name search and the credenti
     );
   });
 });
+
+/**
+ * Issue 46: name search missed capitals outside ASCII on SQLite ("Ó Súill") and should ignore
+ * accents ("sean", "zoe"). Both engines fold the same way (src/db/search-fold.ts): the page, the
+ * search and the export, on SQLite through the reader's connection as well as the main one.
+ */
+describe.each(dialects)('name search ignores case and accents on %s', (dialect) => {
+  let t: TestApp;
+  let a: TestIssuer;
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect);
+    a = await t.issuer();
+    const course = await createDefinition(t, a.key, { name: 'Welding', slug: 'welding' });
+    for (const [key, name] of [
+      ['orla', 'Órla Ó Súilleabháin'],
+      ['sean', 'Seán Murphy'],
+      ['zoe', 'Zoë Brontë'],
+      ['plain', 'Sean Plain'],
+      ['strasse', 'Jürgen Straße'],
+    ] as const) {
+      const res = await postJson(t, a.key, '/api/v1/credentials', {
+        definitionId: course.id,
+        recipientEmail: `${key}@fold.example`,
+        completionKey: `fold:${key}`,
+        recipientName: name,
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      ids[key] = res.json().credentialId;
+    }
+  });
+  afterAll(async () => t.close());
+
+  const found = async (recipientName: string) => {
+    const res = await postJson(t, a.key, '/api/v1/credentials/search', { recipientName });
+    expect(res.statusCode, res.body).toBe(200);
+    return (res.json().items as { id: string }[]).map((i) => i.id).sort();
+  };
+
+  it.each([
+    ['Ó Súill', ['orla']],
+    ['ó súill', ['orla']],
+    ['O SUILL', ['orla']],
+    ['órla', ['orla']],
+    ['ORLA', ['orla']],
+    ['sean', ['plain', 'sean']],
+    ['SEÁN', ['plain', 'sean']],
+    ['zoe', ['zoe']],
+    ['ZOË BRONTË', ['zoe']],
+    ['jurgen', ['strasse']],
+    ['straße', ['strasse']],
+    ['nobody', []],
+  ])('%j finds %j', async (query, keys) => {
+    expect(await found(query)).toEqual(keys.map((k) => ids[k]).sort());
+  });
+
+  it('the export folds the same way', async () => {
+    const csv = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/credentials/export.csv?recipientName=${encodeURIComponent('o suill')}`,
+      headers: auth(a.key),
+    });
+    expect(csv.statusCode).toBe(200);
+    expect(csv.body).toContain('Órla Ó Súilleabháin');
+    expect(csv.body).not.toContain('Seán');
+  });
+});

@@ -8,6 +8,7 @@ import { type ChangeFeed, type ChangeFeedLogger, createChangeFeed } from './chan
 import { poolRetiringTimedOutClients, SqliteDialectKeepingErrors } from './dialect.js';
 import { migrationsFor } from './migrations/index.js';
 import type { DB } from './schema.js';
+import { registerSearchFold } from './search-fold.js';
 import { createSqliteChangeFeed } from './sqlite-change-feed.js';
 import { SqliteReaderDialect } from './sqlite-reader.js';
 import type { Db, Dialect, Executor, Tx } from './types.js';
@@ -62,6 +63,7 @@ export function createDatabase(config: DatabaseConfig, log?: Logger): Database {
     handle.pragma('journal_size_limit = 67108864');
     // A negative cache_size is in KiB (SQLite's default is 2 MiB).
     handle.pragma(`cache_size = -${config.cacheMb * 1024}`);
+    registerSearchFold(handle);
     const db = new Kysely<DB>({ dialect: new SqliteDialectKeepingErrors(handle) });
     // A private in-memory database has no file another connection could open.
     const readerDialect =

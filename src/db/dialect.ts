@@ -4,10 +4,12 @@ import {
   type Compilable,
   CompiledQuery,
   type DatabaseConnection,
+  type Expression,
   type PostgresPool,
   type PostgresPoolClient,
   type RawBuilder,
   type SelectQueryBuilder,
+  type SqlBool,
   type SqliteDatabase,
   SqliteDialect,
   SqliteDriver,
@@ -15,6 +17,7 @@ import {
 } from 'kysely';
 import type pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
+import { foldSearchText, SQLITE_FOLD_FUNCTION } from './search-fold.js';
 import type { Db, Dialect, Executor } from './types.js';
 
 /*
@@ -27,6 +30,18 @@ import type { Db, Dialect, Executor } from './types.js';
  * `fields` (JSON key → column of `rows`, named `r.<column>`); `[]` when there are none. For reads that
  * bring a row's few children along in the same statement.
  */
+/**
+ * `column` contains `text`, ignoring case and accents (search-fold.ts) on both engines; `%`, `_`
+ * and `\` in `text` are taken literally.
+ */
+export function foldedContains(dialect: Dialect, column: Expression<string | null>, text: string): RawBuilder<SqlBool> {
+  const pattern = `%${foldSearchText(text).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  if (dialect === 'postgres') {
+    return sql<SqlBool>`lower(regexp_replace(normalize(${column}, NFD), '[\\u0300-\\u036f]', '', 'g')) like ${pattern} escape '\\'`;
+  }
+  return sql<SqlBool>`${sql.raw(SQLITE_FOLD_FUNCTION)}(${column}) like ${pattern} escape '\\'`;
+}
+
 export function jsonRows(
   dialect: Dialect,
   rows: RawBuilder<unknown>,

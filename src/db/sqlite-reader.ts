@@ -14,6 +14,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
+import { foldSearchText, SQLITE_FOLD_FUNCTION } from './search-fold.js';
 
 /*
  * Long read-only queries on SQLite (a count over an issuer's credentials, a report) run in a worker
@@ -34,6 +35,8 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.path, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 5000');
 db.pragma('cache_size = -' + workerData.cacheMb * 1024);
+const fold = ${foldSearchText.toString()};
+db.function('${SQLITE_FOLD_FUNCTION}', { deterministic: true }, (value) => (typeof value === 'string' ? fold(value) : value));
 const checkpointer = new Database(workerData.path, { fileMustExist: true });
 checkpointer.pragma('synchronous = ' + workerData.synchronous);
 const checkpoints = setInterval(() => {

@@ -1,6 +1,6 @@
 import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import type { Dialect, Executor } from '../../db/database.js';
-import { forUpdate } from '../../db/dialect.js';
+import { foldedContains, forUpdate } from '../../db/dialect.js';
 import type { CredentialsTable, DB } from '../../db/schema.js';
 import type { CredentialStatus } from './credentials.schemas.js';
 
@@ -41,15 +41,12 @@ export type ListFilter = {
   /** Issued at or after / before these ISO times. */
   issuedFrom?: string;
   issuedTo?: string;
-  /** Part of the stored name, any case (staff data within the issuer). */
+  /** Part of the stored name, ignoring case and accents (staff data within the issuer; db/search-fold.ts). */
   recipientName?: string;
 };
 
-/** A `like` pattern matching `text` anywhere, its own `%`, `_` and `\` taken literally. */
-const containing = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 /** The list's rows: the issuer's credentials, narrowed by every filter given. */
-function listed(eb: Eb, issuerId: string, filter: ListFilter) {
+function listed(eb: Eb, dialect: Dialect, issuerId: string, filter: ListFilter) {
   const conditions: Expression<SqlBool>[] = [eb('credentials.issuer_id', '=', issuerId)];
   if (filter.definitionId !== undefined) conditions.push(eb('credentials.definition_id', '=', filter.definitionId));
   if (filter.status !== undefined) conditions.push(statusCondition(eb, filter.status, filter.now));
@@ -58,9 +55,7 @@ function listed(eb: Eb, issuerId: string, filter: ListFilter) {
   if (filter.issuedFrom !== undefined) conditions.push(eb('credentials.issued_on', '>=', filter.issuedFrom));
   if (filter.issuedTo !== undefined) conditions.push(eb('credentials.issued_on', '<', filter.issuedTo));
   if (filter.recipientName !== undefined) {
-    conditions.push(
-      sql<SqlBool>`lower(${eb.ref('credentials.display_name')}) like ${containing(filter.recipientName)} escape '\\'`,
-    );
+    conditions.push(foldedContains(dialect, eb.ref('credentials.display_name'), filter.recipientName));
   }
   return eb.and(conditions);
 }
@@ -131,7 +126,7 @@ export function createCredentialRepository(db: Executor, dialect: Dialect, reade
     const count = await reader
       .selectFrom('credentials')
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where((eb) => listed(eb, issuerId, filter))
+      .where((eb) => listed(eb, dialect, issuerId, filter))
       .executeTakeFirstOrThrow();
     return Number(count.n);
   };
@@ -225,7 +220,7 @@ export function createCredentialRepository(db: Executor, dialect: Dialect, reade
           ? countedTotal(issuerId, filter.definitionId)
           : countTotal(issuerId, filter).then((total) => ({ total, deltaRows: 0 })),
         withSlugs(reader)
-          .where((eb) => listed(eb as unknown as Eb, issuerId, filter))
+          .where((eb) => listed(eb as unknown as Eb, dialect, issuerId, filter))
           .orderBy('credentials.created_at', 'desc')
           .orderBy('credentials.id', 'desc')
           .limit(limit)
@@ -236,7 +231,7 @@ export function createCredentialRepository(db: Executor, dialect: Dialect, reade
     },
     /** The export's rows, newest first: at most `limit`, with the definition's name and the URLs' slugs. */
     exportRows: (issuerId: string, filter: ListFilter, limit: number) =>
-      csvRows((eb) => listed(eb, issuerId, filter), 'newest', limit),
+      csvRows((eb) => listed(eb, dialect, issuerId, filter), 'newest', limit),
     /** The "Expiring soon" page: soonest expiry first, with the total in the window. */
     async expiringPage(issuerId: string, window: ExpiringWindow, limit: number, offset: number) {
       const [count, rows] = await Promise.all([

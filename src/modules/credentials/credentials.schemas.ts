@@ -164,7 +164,8 @@ export const SearchCredentialsBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 200,
-        description: "Part of the recipient's stored name, any case (the email search stays a hash lookup)",
+        description:
+          'Part of the recipient\'s stored name, ignoring case and accents ("sean" finds Seán; the email search stays a hash lookup)',
       }),
     ),
     definitionId: Type.Optional(Type.String({ maxLength: 200 })),
@@ -183,7 +184,11 @@ export const ExportCredentialsQuery = Type.Object(
     status: Type.Optional(CredentialStatus),
     definitionId: Type.Optional(Type.String({ maxLength: 200 })),
     recipientName: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, description: "Part of the recipient's stored name, any case" }),
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: "Part of the recipient's stored name, ignoring case and accents",
+      }),
     ),
   },
   { additionalProperties: false },
