@@ -96,7 +96,9 @@ describe.each(dialects)('recipient names for staff, name search and the credenti
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(res.headers['content-disposition']).toBe('attachment; filename="credentials-2026-11-21.csv"');
     expect(res.body).not.toContain('@');
-    const [header, ...rows] = parse(res.body) as string[][];
+    // Excel opens a CSV as UTF-8 only after a byte order mark (issue 46).
+    expect(res.body.startsWith('\uFEFFname,definition,')).toBe(true);
+    const [header, ...rows] = parse(res.body, { bom: true }) as string[][];
     expect(header).toEqual(['name', 'definition', 'status', 'issued', 'expires', 'verificationUrl']);
     expect(rows).toHaveLength(5);
     const byName = new Map(rows.map((row) => [row[0], row]));
@@ -104,7 +106,8 @@ describe.each(dialects)('recipient names for staff, name search and the credenti
       'Ada Lovelace',
       'Forklift Safety',
       'valid',
-      '2026-11-21T10:00:00.000Z',
+      // As Excel reads a date and time (UTC); an ISO string with T and Z stays text there.
+      '2026-11-21 10:00:00',
       '',
       expect.stringMatching(new RegExp(`/${ids.ada}$`)),
     ]);
@@ -119,15 +122,19 @@ describe.each(dialects)('recipient names for staff, name search and the credenti
       url: '/api/v1/credentials/export.csv?status=revoked',
       headers: auth(a.key),
     });
-    expect((parse(onlyRevoked.body) as string[][]).slice(1).map((row) => row[0])).toEqual(['Grace Hopper']);
+    expect((parse(onlyRevoked.body, { bom: true }) as string[][]).slice(1).map((row) => row[0])).toEqual([
+      'Grace Hopper',
+    ]);
     const named = await t.app.inject({
       method: 'GET',
       url: '/api/v1/credentials/export.csv?recipientName=ada',
       headers: auth(a.key),
     });
-    expect((parse(named.body) as string[][]).slice(1).map((row) => row[0])).toEqual(['Ada Lovelace']);
+    expect((parse(named.body, { bom: true }) as string[][]).slice(1).map((row) => row[0])).toEqual(['Ada Lovelace']);
     const other = await t.app.inject({ method: 'GET', url: '/api/v1/credentials/export.csv', headers: auth(b.key) });
-    expect(parse(other.body)).toEqual([['name', 'definition', 'status', 'issued', 'expires', 'verificationUrl']]);
+    expect(parse(other.body, { bom: true })).toEqual([
+      ['name', 'definition', 'status', 'issued', 'expires', 'verificationUrl'],
+    ]);
     expectErrorBody(
       await t.app.inject({ method: 'GET', url: '/api/v1/credentials/export.csv?status=lost', headers: auth(a.key) }),
       400,
@@ -200,6 +207,7 @@ describe.each(dialects)('name search ignores case and accents on %s', (dialect) 
     });
     expect(csv.statusCode).toBe(200);
     expect(csv.body).toContain('Órla Ó Súilleabháin');
+    expect(Buffer.from(csv.rawPayload).subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
     expect(csv.body).not.toContain('Seán');
   });
 });

@@ -159,10 +159,10 @@ describe.each(dialects)('validity in months, expiring soon and renewal on %s', (
     expect(exported.headers['content-type']).toContain('text/csv');
     expect(exported.headers['content-disposition']).toContain('expiring-credentials-2026-04-01.csv');
     expect(exported.body).not.toContain('@example.test');
-    const lines = parse(exported.body, { columns: true }) as Record<string, string>[];
+    const lines = parse(exported.body, { bom: true, columns: true }) as Record<string, string>[];
     expect(lines.map((l) => l.completionKey)).toEqual(['soon', 'later']);
     expect(lines[0]).toMatchObject({ name: `'=HYPERLINK("http://x")`, definition: "'=Forklift" });
-    expect(lines[1]?.expires).toBe('2026-05-05T09:00:00.000Z');
+    expect(lines[1]?.expires).toBe('2026-05-05 09:00:00');
 
     // The export goes back as it is: both renewed, 45 days from today; an unknown and a revoked key are errors.
     const withErrors = `${exported.body}"Nobody",x,unknown-key,,,\n"Revoked",x,revoked-one,,,\n`;
@@ -278,7 +278,7 @@ describe.each(dialects)('validity in months, expiring soon and renewal on %s', (
       ids.push(res.json().credentialId);
     }
     const exported = await inject('GET', '/api/v1/credentials/expiring.csv?withinDays=30');
-    const lines = parse(exported.body, { columns: true }) as Record<string, string>[];
+    const lines = parse(exported.body, { bom: true, columns: true }) as Record<string, string>[];
     expect(lines.map((l) => l.completionKey)).toEqual(keys.map((key) => `'${key}`));
     const report = (await inject('POST', '/api/v1/credentials/renewals', { csv: exported.body })).json();
     expect(report).toMatchObject({ renewed: 4, errors: 0 });

@@ -66,7 +66,7 @@ function zeroSeries(from: string, days: number, counts: Record<string, number>) 
 }
 
 function csvRows(res: LightMyRequestResponse): Record<string, string>[] {
-  return parse(res.body, { columns: true, skip_empty_lines: true }) as Record<string, string>[];
+  return parse(res.body, { bom: true, columns: true, skip_empty_lines: true }) as Record<string, string>[];
 }
 
 describe.each(dialects)('reports and analytics on %s', (dialect) => {
@@ -262,7 +262,7 @@ describe.each(dialects)('reports and analytics on %s', (dialect) => {
       expect(res.statusCode, res.body).toBe(200);
       expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');
       expect(res.headers['content-disposition']).toBe('attachment; filename="issuance-report-2026-11-21.csv"');
-      expect(res.body.split('\r\n')[0]).toBe('definitionId,name,slug,issued,valid,expired,revoked,verifies');
+      expect(res.body.split('\r\n')[0]).toBe('\uFEFFdefinitionId,name,slug,issued,valid,expired,revoked,verifies');
       const json = (await get(`/api/v1/reports/issuance${query(W)}`)).json();
       const rows = csvRows(res);
       expect(rows).toEqual(

@@ -95,7 +95,7 @@ export const credentialRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'exportCredentialsCsv',
         tags,
         summary: 'The credentials as a CSV attachment, one line per credential (newest first)',
-        description: `Columns: name, definition, status, issued, expires, verificationUrl. No email (none is stored). Cells that a spreadsheet would run as a formula are prefixed with '. At most ${EXPORT_MAX_ROWS} lines: narrow a larger export by status, definitionId or recipientName.`,
+        description: `UTF-8 with a byte order mark (Excel reads accents right); times as YYYY-MM-DD HH:MM:SS in UTC, which Excel reads as dates. Columns: name, definition, status, issued, expires, verificationUrl. No email (none is stored). Cells that a spreadsheet would run as a formula are prefixed with '. At most ${EXPORT_MAX_ROWS} lines: narrow a larger export by status, definitionId or recipientName.`,
         querystring: ExportCredentialsQuery,
         response: {
           200: { description: 'CSV, one line per credential', content: { 'text/csv': { schema: Type.String() } } },
@@ -132,7 +132,7 @@ export const credentialRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'exportExpiringCredentialsCsv',
         tags,
         summary: 'The credentials expiring within withinDays days as a CSV attachment, soonest first',
-        description: `Columns: name, definition, completionKey, issued, expires, verificationUrl. No email (none is stored). Cells that a spreadsheet would run as a formula are prefixed with '. At most ${EXPORT_MAX_ROWS} lines. The file can be sent back as it is to POST /api/v1/credentials/renewals.`,
+        description: `UTF-8 with a byte order mark; times as YYYY-MM-DD HH:MM:SS in UTC. Columns: name, definition, completionKey, issued, expires, verificationUrl. No email (none is stored). Cells that a spreadsheet would run as a formula are prefixed with '. At most ${EXPORT_MAX_ROWS} lines. The file can be sent back as it is to POST /api/v1/credentials/renewals.`,
         querystring: ExportExpiringQuery,
         response: {
           200: { description: 'CSV, one line per credential', content: { 'text/csv': { schema: Type.String() } } },

@@ -4,7 +4,7 @@ import { errors } from '../../core/errors.js';
 import { refuseEmailIn } from '../../core/personal-data.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { NotificationService } from '../notifications/notifications.service.js';
-import { attachment, toCsv } from '../reports/csv.js';
+import { attachment, spreadsheetTime, toCsv } from '../reports/csv.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
 import { credentialEventData } from '../webhooks/webhooks.events.js';
 import { COMPACT_AFTER_DELTA_ROWS, type CountCompaction } from './counts.compaction.js';
@@ -81,8 +81,8 @@ export function createCredentialService(
     definition: row.definition_name,
     status: effectiveStatus(row, now),
     completionKey: row.completion_key,
-    issued: row.issued_on,
-    expires: row.expires_on ?? '',
+    issued: spreadsheetTime(row.issued_on),
+    expires: spreadsheetTime(row.expires_on),
     verificationUrl: urls.verifyPage(row.issuer_slug, row.id),
   });
 
