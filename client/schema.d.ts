@@ -554,7 +554,7 @@ export interface paths {
         };
         /**
          * The credentials as a CSV attachment, one line per credential (newest first)
-         * @description Columns: name, definition, status, issued, expires, verificationUrl. No email (none is stored). Cells that a spreadsheet would run as a formula are prefixed with '. At most 50000 lines: narrow a larger export by status, definitionId or recipientName.
+         * @description UTF-8 with a byte order mark (Excel reads accents right); times as YYYY-MM-DD HH:MM:SS in UTC, which Excel reads as dates. Columns: name, definition, status, issued, expires, verificationUrl. No email (none is stored). Cells that a spreadsheet would run as a formula are prefixed with '. At most 50000 lines: narrow a larger export by status, definitionId or recipientName.
          */
         get: operations["exportCredentialsCsv"];
         put?: never;
@@ -594,7 +594,7 @@ export interface paths {
         };
         /**
          * The credentials expiring within withinDays days as a CSV attachment, soonest first
-         * @description Columns: name, definition, completionKey, issued, expires, verificationUrl. No email (none is stored). Cells that a spreadsheet would run as a formula are prefixed with '. At most 50000 lines. The file can be sent back as it is to POST /api/v1/credentials/renewals.
+         * @description UTF-8 with a byte order mark; times as YYYY-MM-DD HH:MM:SS in UTC. Columns: name, definition, completionKey, issued, expires, verificationUrl. No email (none is stored). Cells that a spreadsheet would run as a formula are prefixed with '. At most 50000 lines. The file can be sent back as it is to POST /api/v1/credentials/renewals.
          */
         get: operations["exportExpiringCredentialsCsv"];
         put?: never;
@@ -7025,7 +7025,7 @@ export interface operations {
                     /** @description The earner's address: hashed with the issuer's salt for the lookup, never stored. */
                     recipientEmail?: string;
                     completionKey?: string;
-                    /** @description Part of the recipient's stored name, any case (the email search stays a hash lookup) */
+                    /** @description Part of the recipient's stored name, ignoring case and accents ("sean" finds Seán; the email search stays a hash lookup) */
                     recipientName?: string;
                     definitionId?: string;
                     /** @enum {string} */
@@ -7140,7 +7140,7 @@ export interface operations {
             query?: {
                 status?: "valid" | "expired" | "revoked";
                 definitionId?: string;
-                /** @description Part of the recipient's stored name, any case */
+                /** @description Part of the recipient's stored name, ignoring case and accents */
                 recipientName?: string;
             };
             header?: never;
