@@ -17,12 +17,13 @@ export interface Seeded {
  * Opens a database in this process, migrates it and creates an enterprise issuer whose rate limit
  * never interferes, with one definition. The app is built (not listening) for in-process rates.
  */
-export async function seed(databaseUrl: string): Promise<Seeded> {
+export async function seed(databaseUrl: string, env: Record<string, string> = {}): Promise<Seeded> {
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
     LOG_LEVEL: 'silent',
     BOOTSTRAP_ISSUER: 'false',
     WEBHOOK_DISPATCH: 'off',
+    ...env,
   });
   const database = createDatabase(config.database);
   await migrateToLatest(database);

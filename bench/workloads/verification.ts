@@ -33,11 +33,11 @@ async function issueMany(seeded: Seeded, count: number): Promise<string[]> {
  * a `setupRequest` on every send, which cost its one process 2-3 times the CPU per request of the
  * bare route's fixed request, CPU the server then lacked on this 2-core machine.
  */
-function posts(path: string, bodies: readonly string[]) {
+export function posts(path: string, bodies: readonly string[]) {
   return bodies.map((body) => ({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body }));
 }
 
-function gets(paths: readonly string[]) {
+export function gets(paths: readonly string[]) {
   return paths.map((path) => ({ method: 'GET', path }));
 }
 
@@ -49,7 +49,7 @@ type Requests = Parameters<typeof loadSpread>[0]['requests'];
  * was taken the same way): a first view pays for caches a running service has long filled, such as
  * the page's QR code, and V8 compiles the route's code in that time.
  */
-async function drive(url: string, seconds: number, requests: Requests, connections = CONNECTIONS) {
+export async function drive(url: string, seconds: number, requests: Requests, connections = CONNECTIONS) {
   await loadSpread({ url, connections, duration: WARM_UP_SECONDS, requests });
   return loadSpread({ url, connections, duration: seconds, requests });
 }
