@@ -1,4 +1,5 @@
 import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool, sql } from 'kysely';
+import { compiledOnce } from '../../db/compiled-once.js';
 import type { Dialect, Executor } from '../../db/database.js';
 import { foldedContains, forUpdate } from '../../db/dialect.js';
 import type { CredentialsTable, DB } from '../../db/schema.js';
@@ -9,6 +10,42 @@ export type CredentialRow = Selectable<CredentialsTable>;
 export type CredentialWithSlugs = CredentialRow & { issuer_slug: string; definition_slug: string };
 
 type Eb = ExpressionBuilder<DB, 'credentials'>;
+
+/** A credential with its slugs, by one unique column within the issuer (the issuance path's reads). */
+const withSlugsBy = (column: 'credentials.completion_key' | 'credentials.id') =>
+  compiledOnce((db) =>
+    db
+      .selectFrom('credentials')
+      .innerJoin('definitions', 'definitions.id', 'credentials.definition_id')
+      .innerJoin('issuers', 'issuers.id', 'credentials.issuer_id')
+      .selectAll('credentials')
+      .select(['issuers.slug as issuer_slug', 'definitions.slug as definition_slug'])
+      .where('credentials.issuer_id', '=', '')
+      .where(column, '=', ''),
+  );
+const byCompletionKey = withSlugsBy('credentials.completion_key');
+const byId = withSlugsBy('credentials.id');
+
+/**
+ * The insert of a new credential unless its completion key exists, compiled once per set of columns
+ * (the row's keys with a value, in their order, as Kysely lists them): its parameters are then those
+ * values in that order.
+ */
+const insertsByColumns = new Map<string, ReturnType<typeof compiledOnce<{ id: string }>>>();
+function insertIfNewFor(row: CredentialRow, columns: string) {
+  let insert = insertsByColumns.get(columns);
+  if (!insert) {
+    insert = compiledOnce((db) =>
+      db
+        .insertInto('credentials')
+        .values(row)
+        .onConflict((oc) => oc.columns(['issuer_id', 'completion_key']).doNothing())
+        .returning('id'),
+    );
+    insertsByColumns.set(columns, insert);
+  }
+  return insert;
+}
 
 /**
  * Credentials per issuer and definition, kept by triggers: in place on SQLite (migration 0010); on
@@ -163,25 +200,20 @@ export function createCredentialRepository(db: Executor, dialect: Dialect, reade
   return {
     /** Inserts unless the completion key exists; true when this call created the row. */
     async insertIfNew(row: CredentialRow): Promise<boolean> {
-      const inserted = await db
-        .insertInto('credentials')
-        .values(row)
-        .onConflict((oc) => oc.columns(['issuer_id', 'completion_key']).doNothing())
-        .returning('id')
-        .executeTakeFirst();
-      return inserted !== undefined;
+      const given = Object.entries(row).filter(([, value]) => value !== undefined);
+      const columns = given.map(([column]) => column).join(',');
+      const inserted = await insertIfNewFor(row, columns)(
+        db,
+        dialect,
+        given.map(([, value]) => value),
+      );
+      return inserted.length > 0;
     },
     async getByCompletionKey(issuerId: string, completionKey: string): Promise<CredentialWithSlugs | undefined> {
-      return withSlugs()
-        .where('credentials.issuer_id', '=', issuerId)
-        .where('credentials.completion_key', '=', completionKey)
-        .executeTakeFirst();
+      return (await byCompletionKey(db, dialect, [issuerId, completionKey]))[0] as CredentialWithSlugs | undefined;
     },
     async getById(issuerId: string, id: string): Promise<CredentialWithSlugs | undefined> {
-      return withSlugs()
-        .where('credentials.issuer_id', '=', issuerId)
-        .where('credentials.id', '=', id)
-        .executeTakeFirst();
+      return (await byId(db, dialect, [issuerId, id]))[0] as CredentialWithSlugs | undefined;
     },
     /** Locks the row (PostgreSQL) for a lifecycle change in the surrounding transaction. */
     async lockById(issuerId: string, id: string): Promise<CredentialRow | undefined> {
