@@ -2308,7 +2308,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tool's URLs and JWKS address, for an LMS configured by hand */
+        /**
+         * The tool's URLs and JWKS address, for an LMS configured by hand
+         * @description The domain, login, launch, deep linking and JWKS URLs, scopes and claims of this service’s LTI 1.3 tool, for an LMS registered by hand.
+         */
         get: operations["getLtiTool"];
         put?: never;
         post?: never;
@@ -2325,7 +2328,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The issuer's registered LMS platforms */
+        /**
+         * The issuer's registered LMS platforms
+         * @description Every LMS platform registered for this issuer, by Dynamic Registration or by hand, with its endpoints and deployment ids.
+         */
         get: operations["listLtiPlatforms"];
         put?: never;
         /**
@@ -2349,11 +2355,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a platform: its launches are refused from now on (issued credentials stay) */
+        /**
+         * Remove a platform: its launches are refused from now on (issued credentials stay)
+         * @description Launches from the platform are refused from now on; credentials already issued through it stay as they are. Answers 204. Owners only.
+         */
         delete: operations["removeLtiPlatform"];
         options?: never;
         head?: never;
-        /** Rename a platform or add a deployment id to it */
+        /**
+         * Rename a platform or add a deployment id to it
+         * @description Changes the name, or adds another deployment id of the same registration; at least one of the two. Another issuer’s platform answers 404. Owners only.
+         */
         patch: operations["updateLtiPlatform"];
         trace?: never;
     };
@@ -2364,7 +2376,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The tool's public keys (RS256), at a URL that stays the same across rotations */
+        /**
+         * The tool's public keys (RS256), at a URL that stays the same across rotations
+         * @description The public keys (JWK Set) the tool signs deep linking responses and service token requests with; platforms fetch it to check them. No key.
+         */
         get: operations["getLtiJwks"];
         put?: never;
         post?: never;
@@ -2381,7 +2396,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Dynamic Registration: the LMS opens the registration URL here (a browser page) */
+        /**
+         * Dynamic Registration: the LMS opens the registration URL here (a browser page)
+         * @description LTI Dynamic Registration: the LMS opens the one-time registration URL with its openid_configuration and registration_token; the page registers the tool with the platform. An unknown, used or expired URL answers 400.
+         */
         get: operations["startLtiRegistration"];
         put?: never;
         post?: never;
@@ -2444,7 +2462,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The picker's choice: the award rule form, then the signed deep linking response posted to the LMS */
+        /**
+         * The picker's choice: the award rule form, then the signed deep linking response posted to the LMS
+         * @description Posted by the picker page inside the LMS with the launch’s token: without an award rule, answers the rule form; with one, the page that posts the signed deep linking response back to the LMS. An expired token answers 400.
+         */
         post: operations["ltiDeepLink"];
         delete?: never;
         options?: never;
@@ -2461,7 +2482,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** "Award to selected": the instructor awards learners who met the criteria outside the LMS */
+        /**
+         * "Award to selected": the instructor awards learners who met the criteria outside the LMS
+         * @description Posted by the instructor page with the launch’s token and the learners chosen: each is issued the badge, idempotently. An expired token or an unreadable roster answers 400.
+         */
         post: operations["ltiAwardSelected"];
         delete?: never;
         options?: never;
@@ -2478,7 +2502,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** "Check scores now": reads the course results and awards at once */
+        /**
+         * "Check scores now": reads the course results and awards at once
+         * @description Posted by the instructor page with the launch’s token: reads the course’s results now and issues the badge to every learner at or above the rule’s score, idempotently. An expired token answers 400.
+         */
         post: operations["ltiCheckScores"];
         delete?: never;
         options?: never;

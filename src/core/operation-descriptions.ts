@@ -48,6 +48,10 @@ export const OPERATION_TAGS = [
     name: 'Backpack',
     description: 'The earner’s backpack: sign-in by emailed link, every badge from every issuer, wallet offers.',
   },
+  {
+    name: 'LTI',
+    description: 'The LTI 1.3 tool: platform registrations, launches, deep linking and awards from an LMS.',
+  },
   { name: 'Console', description: 'The web console’s sessions, staff users, invites and single sign-on.' },
   { name: 'Operations', description: 'Liveness, readiness, metrics and the landing page.' },
 ] as const;
@@ -58,6 +62,24 @@ export const OPERATION_TAGS = [
  * the cases a client meets, and what it leaves alone.
  */
 export const OPERATION_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  getLtiTool:
+    'The domain, login, launch, deep linking and JWKS URLs, scopes and claims of this service’s LTI 1.3 tool, for an LMS registered by hand.',
+  listLtiPlatforms:
+    'Every LMS platform registered for this issuer, by Dynamic Registration or by hand, with its endpoints and deployment ids.',
+  updateLtiPlatform:
+    'Changes the name, or adds another deployment id of the same registration; at least one of the two. Another issuer’s platform answers 404. Owners only.',
+  removeLtiPlatform:
+    'Launches from the platform are refused from now on; credentials already issued through it stay as they are. Answers 204. Owners only.',
+  getLtiJwks:
+    'The public keys (JWK Set) the tool signs deep linking responses and service token requests with; platforms fetch it to check them. No key.',
+  startLtiRegistration:
+    'LTI Dynamic Registration: the LMS opens the one-time registration URL with its openid_configuration and registration_token; the page registers the tool with the platform. An unknown, used or expired URL answers 400.',
+  ltiDeepLink:
+    'Posted by the picker page inside the LMS with the launch’s token: without an award rule, answers the rule form; with one, the page that posts the signed deep linking response back to the LMS. An expired token answers 400.',
+  ltiAwardSelected:
+    'Posted by the instructor page with the launch’s token and the learners chosen: each is issued the badge, idempotently. An expired token or an unreadable roster answers 400.',
+  ltiCheckScores:
+    'Posted by the instructor page with the launch’s token: reads the course’s results now and issues the badge to every learner at or above the rule’s score, idempotently. An expired token answers 400.',
   getLandingPage:
     'An HTML page for a person who opens the service’s address: what it is and where the API reference, the OpenAPI document and the embed guide are. No key.',
   getHealth:
