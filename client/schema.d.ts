@@ -285,6 +285,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/setup/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether a first-start set-up link is open
+         * @description The link printed on the first start of an empty embedded database. 404 once any issuer exists, for an unknown token, and on PostgreSQL.
+         */
+        get: operations["getSetup"];
+        put?: never;
+        /**
+         * Set up the first organisation and its owner, and sign the owner in
+         * @description Creates the organisation (its slug is in every credential URL; it can change until the first credential exists), invites its first owner and signs them in (session cookie). sampleData also creates the demo issuer beside it and answers its API key once. The link is spent by the first success; 409 slug_taken and 400 keep it open.
+         */
+        post: operations["completeSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/issuer/me": {
         parameters: {
             query?: never;
@@ -304,7 +328,7 @@ export interface paths {
         head?: never;
         /**
          * Change the issuer's profile: shown on its Open Badges documents and verification pages
-         * @description Changes the profile fields given (name, url, email, description, image, brand colour and logo); the slug is permanent. Hosted documents and verification pages show the change at once.
+         * @description The slug changes only while the issuer has no credential: 409 slug_locked after (credential URLs and the did:web carry it), 409 slug_taken when another issuer has it.
          */
         patch: operations["updateIssuerMe"];
         trace?: never;
@@ -5432,6 +5456,212 @@ export interface operations {
             };
         };
     };
+    getSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The origin of every public URL: a slug's documents live under it. */
+                        publicBaseUrl: string;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    completeSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    organisation: {
+                        name: string;
+                        /** @description Lower-case kebab case; in every credential URL. Derived from the name when absent. */
+                        slug?: string;
+                        /** @description The organisation's contact email, on its Open Badges issuer profile. */
+                        email: string;
+                        /**
+                         * Format: uri
+                         * @description The organisation's website.
+                         */
+                        url: string;
+                        brandColor?: string | null;
+                    };
+                    owner: {
+                        /** @description The first owner's sign-in email (hashed, never shown publicly). */
+                        email: string;
+                        password: string;
+                    };
+                    /** @description Also create the demo issuer (slug demo) with its own API key, to try the API on. */
+                    sampleData?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        user: components["schemas"]["SessionUser"];
+                        csrfToken: string;
+                        issuerSlug: string;
+                        sample: {
+                            slug: string;
+                            /** @description The demo issuer's API key, shown this once. */
+                            apiKey: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getIssuerMe: {
         parameters: {
             query?: never;
@@ -5530,6 +5760,8 @@ export interface operations {
                     imageUrl?: string | null;
                     /** @description A hex colour such as #1f5fbf. */
                     brandColor?: string | null;
+                    /** @description Only while the issuer has no credential (409 slug_locked after): every credential URL and the did:web carry it. */
+                    slug?: string;
                 };
             };
         };
@@ -5563,6 +5795,15 @@ export interface operations {
             };
             /** @description Refused: the console role may not do this, or the CSRF token is missing */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

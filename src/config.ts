@@ -83,7 +83,12 @@ export interface Config {
   database: DatabaseConfig;
   redisUrl: string | null;
   logLevel: string;
-  bootstrapIssuer: boolean;
+  /**
+   * First start on an empty embedded database: `setup` (unset) prints a one-time link to set up
+   * the operator's own organisation in the browser; `demo` (BOOTSTRAP_ISSUER=true, for scripts)
+   * creates the demo issuer and prints its key; `off` (false) does neither.
+   */
+  bootstrapIssuer: 'setup' | 'demo' | 'off';
   openRateLimitPerMinute: number;
   webhookAllowPrivate: boolean;
   webhookBackoffUnitMs: number;
@@ -180,7 +185,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     database,
     redisUrl: e.REDIS_URL ?? null,
     logLevel: e.LOG_LEVEL ?? 'info',
-    bootstrapIssuer: (e.BOOTSTRAP_ISSUER ?? 'true') === 'true',
+    bootstrapIssuer: e.BOOTSTRAP_ISSUER === undefined ? 'setup' : e.BOOTSTRAP_ISSUER === 'true' ? 'demo' : 'off',
     openRateLimitPerMinute: Number(e.OPEN_RATE_LIMIT_PER_MINUTE ?? '300'),
     webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'true',
     webhookBackoffUnitMs: Number(e.WEBHOOK_BACKOFF_UNIT_MS ?? '60000'),

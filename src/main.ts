@@ -31,7 +31,9 @@ async function main(): Promise<void> {
   logRedisError = (err) => app.log.warn({ err }, 'redis error');
 
   const address = await app.listen({ port: config.port, host: config.host });
-  const banner = await bootstrapDemoIssuer(config, app.services.issuers, app.services.accounts, address);
+  const banner =
+    (await bootstrapDemoIssuer(config, app.services.issuers, app.services.accounts, address)) ??
+    (await app.services.setup.open());
   if (banner) process.stdout.write(`${banner}\n`);
 
   let closing = false;

@@ -2,6 +2,7 @@ import type { Core } from './core/context.js';
 import type { Job } from './core/job.js';
 import { createReadCaches } from './db/read-cache.js';
 import { createAccountService } from './modules/accounts/accounts.service.js';
+import { createSetupService } from './modules/accounts/setup.service.js';
 import { createAlignmentService } from './modules/alignments/alignments.service.js';
 import { createAuditService } from './modules/audit/audit.service.js';
 import { createBackpackModule } from './modules/backpack/index.js';
@@ -41,6 +42,7 @@ export function createServices(core: Core) {
   const audit = createAuditService(core);
   const issuers = createIssuerService(core, { audit, readCaches });
   const accounts = createAccountService(core, { audit, issuers });
+  const setup = createSetupService(core, { issuers, accounts });
   const images = createImageService(core, { audit });
   const outbox = createOutboxService(core);
   const usage = createUsageService(core, { issuers });
@@ -101,6 +103,7 @@ export function createServices(core: Core) {
   return {
     issuers,
     accounts,
+    setup,
     images,
     audit,
     outbox,

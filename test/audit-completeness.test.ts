@@ -41,6 +41,7 @@ const EXEMPT = new Set([
   'getCredentialNonce',
   'requestBackpackSignInLink',
   'ltiLoginPost',
+  'completeSetup',
 ]);
 
 /** One call to make, with the actor its record must name and the issuer whose log holds it. */

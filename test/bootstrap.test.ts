@@ -43,7 +43,36 @@ async function issuerCount(db: TestDatabase): Promise<number> {
   }
 }
 
-describe('demo issuer at first start on sqlite', () => {
+describe('first start on sqlite without BOOTSTRAP_ISSUER', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await freshDatabase('sqlite');
+  });
+  afterAll(async () => db.drop());
+
+  it('prints a one-time set-up link for their own organisation and creates no demo issuer', {
+    timeout: 180_000,
+  }, async () => {
+    const server = start({ DATABASE_URL: db.url, PORT: '0', HOST: '127.0.0.1', PUBLIC_BASE_URL: PUBLIC });
+    try {
+      let link: string | undefined;
+      for (let i = 0; i < 600 && !link; i++) {
+        link = server.output().match(/^ {4}(https:\/\/\S+\/console\/setup\/\S+)$/m)?.[1];
+        if (!link && server.child.exitCode !== null) break;
+        if (!link) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(link, server.output()).toMatch(new RegExp(`^${PUBLIC}/console/setup/[A-Za-z0-9_-]{43}$`));
+      expect(server.output()).not.toContain('acc_');
+      expect(server.output()).toContain('BOOTSTRAP_ISSUER=true creates the demo issuer instead');
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+    expect(await issuerCount(db)).toBe(0);
+  });
+});
+
+describe('demo issuer at first start on sqlite (BOOTSTRAP_ISSUER=true, as scripts set it)', () => {
   let db: TestDatabase;
   let taken: Server;
   let takenPort: number;
@@ -62,13 +91,24 @@ describe('demo issuer at first start on sqlite', () => {
   it('creates nothing when the port is in use, then shows a working key with the real port on the next start', {
     timeout: 180_000,
   }, async () => {
-    const failed = start({ DATABASE_URL: db.url, PORT: String(takenPort), HOST: '127.0.0.1' });
+    const failed = start({
+      DATABASE_URL: db.url,
+      PORT: String(takenPort),
+      HOST: '127.0.0.1',
+      BOOTSTRAP_ISSUER: 'true',
+    });
     expect(await failed.exited, failed.output()).toBe(1);
     expect(failed.output()).toMatch(/EADDRINUSE/);
     expect(await issuerCount(db)).toBe(0);
 
     // PORT=0: the operating system picks the port, so only the listening address can name it.
-    const server = start({ DATABASE_URL: db.url, PORT: '0', HOST: '127.0.0.1', PUBLIC_BASE_URL: PUBLIC });
+    const server = start({
+      DATABASE_URL: db.url,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: PUBLIC,
+      BOOTSTRAP_ISSUER: 'true',
+    });
     try {
       let curl: RegExpMatchArray | null = null;
       for (let i = 0; i < 600 && !curl; i++) {

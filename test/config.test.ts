@@ -17,7 +17,7 @@ describe('configuration', () => {
         cacheMb: SQLITE_CACHE_MB_DEFAULT,
       },
       redisUrl: null,
-      bootstrapIssuer: true,
+      bootstrapIssuer: 'setup',
       openRateLimitPerMinute: 300,
       webhookAllowPrivate: false,
       webhookBackoffUnitMs: 60_000,

@@ -20,11 +20,12 @@ import { PathwaysPage } from './pages/pathways';
 import { PrivacyPage } from './pages/privacy';
 import { SettingsPage } from './pages/settings';
 import { SignInSettingsPage } from './pages/settings-sso';
+import { SetupPage } from './pages/setup';
 import { TeamPage } from './pages/team';
 import { WebhooksPage } from './pages/webhooks';
 import { useSession } from './session';
 
-const OPEN_PATHS = ['/console/login', '/console/invite/'];
+const OPEN_PATHS = ['/console/login', '/console/invite/', '/console/setup/'];
 const DASHBOARD_PATHS = ['/console', '/console/dashboard'];
 
 // The session check and, on the dashboard, its analytics start as the script runs, side by side.
@@ -49,6 +50,7 @@ function Signed() {
       <Router>
         <Route path="/console/login" component={LoginPage} />
         <Route path="/console/invite/:token" component={InvitePage} />
+        <Route path="/console/setup/:token" component={SetupPage} />
       </Router>
     );
   }

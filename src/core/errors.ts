@@ -13,6 +13,7 @@ export const ErrorCodes = {
   request_timeout: 408,
   headers_too_large: 431,
   slug_taken: 409,
+  slug_locked: 409,
   stage_exists: 409,
   already_endorsed: 409,
   endorsement_limit: 409,
@@ -66,6 +67,11 @@ export const errors = {
   validation: (message: string, issues: ValidationIssue[] = []) =>
     new AppError('validation_failed', message, { issues }),
   slugTaken: (slug: string) => new AppError('slug_taken', `The slug "${slug}" is already taken.`),
+  slugLocked: () =>
+    new AppError(
+      'slug_locked',
+      'The slug cannot change once a credential exists: every credential URL, its signed documents and the did:web carry it, and links already shared would break.',
+    ),
   alreadyHeld: (credentialId: string) =>
     new AppError(
       'already_held',

@@ -3,6 +3,7 @@ import type { components } from '../../../client/index';
 import { api, problem } from '../api';
 import { can, useSession } from '../session';
 import { Alert, Field, formatDate, inputValue, ReadOnlyNotice, readTextFile } from '../ui';
+import { SlugSettings } from './settings-slug';
 
 type Usage = components['schemas']['UsageSummary'];
 type NotificationSettings = components['schemas']['NotificationSettings'];
@@ -302,6 +303,7 @@ export function SettingsPage() {
   return (
     <>
       <h1>Settings</h1>
+      <SlugSettings owner={owner} />
       <form class="panel" onSubmit={save} aria-labelledby="profile-title">
         <h2 id="profile-title">Issuer profile</h2>
         <p>Shown on the Open Badges issuer documents and the verification page.</p>

@@ -20,6 +20,7 @@ import {
 } from './accounts.schemas.js';
 import { USE_PROVIDER } from './accounts.service.js';
 import type { SignedIn } from './session.types.js';
+import { setupRoutes } from './setup.routes.js';
 import { createSignInLimits } from './sign-in-limits.js';
 import { ssoRoutes } from './sso.routes.js';
 
@@ -245,4 +246,5 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{ count: Counter }> = asyn
   );
 
   await app.register(ssoRoutes, { startSession: signedIn });
+  await app.register(setupRoutes, { startSession: signedIn });
 };

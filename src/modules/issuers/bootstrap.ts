@@ -20,7 +20,7 @@ export function curlExample(baseUrl: string, key: string): string {
 }
 
 /**
- * On a first start against an empty embedded database, creates a demo issuer so a newcomer can call
+ * With BOOTSTRAP_ISSUER=true (scripts), on a first start against an empty embedded database, creates a demo issuer so a newcomer can call
  * the API at once, and invites its first console owner (the one-time link signs them in). Called once the server listens (`listeningAt` is the address it listens on), so
  * a start that fails earlier (a port in use) creates nothing and the next start still shows a key.
  * Returns the text to show the operator (the key is shown this once), or null.
@@ -31,7 +31,7 @@ export async function bootstrapDemoIssuer(
   accounts: OwnerInvites,
   listeningAt: string,
 ): Promise<string | null> {
-  if (!config.bootstrapIssuer || config.database.dialect !== 'sqlite') return null;
+  if (config.bootstrapIssuer !== 'demo' || config.database.dialect !== 'sqlite') return null;
   if ((await issuers.countIssuers()) > 0) return null;
   const { issuer, key } = await issuers.createIssuer({
     name: 'Demo Academy',

@@ -74,6 +74,18 @@ export function createIssuerRepository(db: Executor) {
       const result = await db.updateTable('issuers').set(changes).where('id', '=', issuerId).executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
+    async hasCredentials(issuerId: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('credentials')
+        .select('id')
+        .where('issuer_id', '=', issuerId)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+    async setSlug(issuerId: string, slug: string): Promise<void> {
+      await db.updateTable('issuers').set({ slug }).where('id', '=', issuerId).execute();
+    },
     async setPlan(issuerId: string, planCode: string, at: string): Promise<void> {
       await db.updateTable('issuers').set({ plan_code: planCode, updated_at: at }).where('id', '=', issuerId).execute();
     },

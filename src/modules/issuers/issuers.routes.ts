@@ -75,8 +75,10 @@ export const issuerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'updateIssuerMe',
         tags: ['Issuer'],
         summary: "Change the issuer's profile: shown on its Open Badges documents and verification pages",
+        description:
+          'The slug changes only while the issuer has no credential: 409 slug_locked after (credential URLs and the did:web carry it), 409 slug_taken when another issuer has it.',
         body: UpdateIssuerBody,
-        response: { 200: Type.Ref(IssuerSchema), ...errorResponses(400, ...keyedErrors) },
+        response: { 200: Type.Ref(IssuerSchema), ...errorResponses(400, 409, ...keyedErrors) },
       },
     },
     async (request) => view(await issuers.updateProfile(request.issuerId(), request.body, request.actor())),

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, Email, Name, Nullable, Text, WebUrl } from '../../core/schemas.js';
+import { SLUG_PATTERN } from '../../core/slug.js';
 
 const HexColor = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: 'A hex colour such as #1f5fbf.' });
 
@@ -26,6 +27,14 @@ export const UpdateIssuerBody = Type.Object(
     description: Type.Optional(Nullable(Text(5000))),
     imageUrl: Type.Optional(Nullable(WebUrl)),
     brandColor: Type.Optional(Nullable(HexColor)),
+    slug: Type.Optional(
+      Type.String({
+        pattern: SLUG_PATTERN,
+        maxLength: 64,
+        description:
+          'Only while the issuer has no credential (409 slug_locked after): every credential URL and the did:web carry it.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

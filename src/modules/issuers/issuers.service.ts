@@ -43,6 +43,8 @@ export interface ProfileChanges {
   description?: string | null;
   imageUrl?: string | null;
   brandColor?: string | null;
+  /** Only while the issuer has no credential: every credential URL and did:web carries it. */
+  slug?: string;
 }
 
 /** A key that worked until a rotation and when it stops (now, or at the end of its grace period). */
@@ -183,6 +185,22 @@ export function createIssuerService(
     }
   }
 
+  /**
+   * A slug change (issue 46 §1): allowed while no credential of the issuer exists, since every
+   * credential's URL, its signed documents and the issuer's did:web carry the slug and links
+   * already shared would break; afterwards 409 slug_locked. A taken slug is 409 slug_taken.
+   */
+  async function changeSlug(txRepo: ReturnType<typeof createIssuerRepository>, issuerId: string, slug: string) {
+    const current = await txRepo.getById(issuerId);
+    if (!current) throw errors.notFound('Issuer');
+    if (current.slug === slug) return;
+    if (await txRepo.hasCredentials(issuerId)) throw errors.slugLocked();
+    const holder = await txRepo.getBySlug(slug);
+    if (holder) throw errors.slugTaken(slug);
+    await txRepo.setSlug(issuerId, slug);
+    identities.delete(issuerId);
+  }
+
   async function requirePlan(code: string): Promise<PlanRow> {
     const plan = await repo.getPlan(code);
     if (!plan) throw errors.validation(`Unknown plan "${code}".`);
@@ -298,7 +316,9 @@ export function createIssuerService(
       const fields = Object.keys(changes).filter((k) => changes[k as keyof ProfileChanges] !== undefined);
       const now = isoNow(core.clock);
       await core.db.transaction().execute(async (trx) => {
-        const updated = await createIssuerRepository(trx).updateProfile(issuerId, {
+        const txRepo = createIssuerRepository(trx);
+        if (changes.slug !== undefined) await changeSlug(txRepo, issuerId, changes.slug);
+        const updated = await txRepo.updateProfile(issuerId, {
           ...(changes.name !== undefined ? { name: changes.name } : {}),
           ...(changes.url !== undefined ? { url: changes.url } : {}),
           ...(changes.email !== undefined ? { email: changes.email } : {}),
