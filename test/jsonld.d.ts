@@ -1,4 +1,4 @@
-/* The one call of the untyped JSON-LD processor (Digital Bazaar's jsonld) the tests make. */
+/* The calls of the untyped JSON-LD processor (Digital Bazaar's jsonld) the tests and bench/jsonld-budget.ts make. */
 declare module 'jsonld' {
   const jsonld: {
     expand(
@@ -6,6 +6,12 @@ declare module 'jsonld' {
       options: {
         documentLoader: (url: string) => Promise<{ document: unknown; documentUrl: string; contextUrl: null }>;
         safe: boolean;
+      },
+    ): Promise<unknown[]>;
+    toRDF(
+      input: object,
+      options: {
+        documentLoader: (url: string) => Promise<{ document: unknown; documentUrl: string; contextUrl: null }>;
       },
     ): Promise<unknown[]>;
   };

@@ -196,6 +196,24 @@ describe.each(dialects)('wallet attempts, bounds and answers across two app inst
     expect(res.json().credentialSubject.id).toBe(holder.did);
   });
 
+  it('the ldp_vc configuration names its proof algorithms as JOSE names and as the Linked Data suites Credo reads', async () => {
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/.well-known/openid-credential-issuer/v1/issuers/${a.slug}`,
+    });
+    const configurations = res.json().credential_configurations_supported;
+    const ldp = configurations.OpenBadgeCredential_ldp_vc;
+    expect(ldp.proof_types_supported.jwt.proof_signing_alg_values_supported).toEqual([
+      'EdDSA',
+      'ES256',
+      'Ed25519Signature2018',
+      'Ed25519Signature2020',
+    ]);
+    expect(ldp.credential_signing_alg_values_supported).toEqual(['eddsa-rdfc-2022']);
+    const jwt = configurations.OpenBadgeCredential_jwt_vc_json;
+    expect(jwt.proof_types_supported.jwt.proof_signing_alg_values_supported).toEqual(['EdDSA', 'ES256']);
+  });
+
   describe('the credential request', () => {
     async function accessToken() {
       const made = await offer();

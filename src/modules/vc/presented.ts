@@ -1,6 +1,7 @@
 import { compactVerify, decodeProtectedHeader, importJWK } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { Core } from '../../core/context.js';
+import { requireJsonLdBudget } from '../../core/jsonld-budget.js';
 import { publicUrls } from '../../core/urls.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
 import { documentLoader, MULTIKEY_V1_CONTEXT } from './contexts.js';
@@ -144,6 +145,8 @@ export function createPresentedCredentialReader(
 
     /** A credential as JSON with its Data Integrity proof, checked by @digitalbazaar/vc. */
     async json(credential: Record<string, unknown>): Promise<PresentedRef | null> {
+      // Whoever calls, nothing past the JSON-LD budget reaches expansion (400, core/jsonld-budget.ts).
+      requireJsonLdBudget(credential);
       const issuerId = issuerIdOf(credential);
       try {
         const issuer = typeof issuerId === 'string' ? await localIssuer(issuerId) : null;

@@ -94,6 +94,16 @@ export function endpointsOf(issuerUrl: string): IssuerEndpoints {
 
 const bindingMethods = ['did:key', 'did:jwk', 'jwk'];
 const proofTypes = { jwt: { proof_signing_alg_values_supported: PROOF_ALGORITHMS } };
+/**
+ * The ldp_vc configuration's jwt proof algorithms, in the form Credo (0.6) reads as well: it takes
+ * this list of an ldp_vc configuration as Linked Data signature suite names and keeps a holder key
+ * only when its suite (Ed25519Signature2018/2020 for Ed25519) is named. OpenID4VCI 1.0 Appendix
+ * F.1 says the values SHOULD be JOSE algorithm names and that the proof's `alg` MUST match one of
+ * them: the JOSE names stay, so every other wallet reads the list as before.
+ */
+const ldpProofTypes = {
+  jwt: { proof_signing_alg_values_supported: [...PROOF_ALGORITHMS, 'Ed25519Signature2018', 'Ed25519Signature2020'] },
+};
 const credentialTypes = ['VerifiableCredential', 'OpenBadgeCredential'];
 
 /** The Credential Issuer Metadata (OpenID4VCI 1.0 §12.2), checked by the library. */
@@ -113,7 +123,7 @@ export function credentialIssuerMetadata(
         format: 'ldp_vc',
         cryptographic_binding_methods_supported: bindingMethods,
         credential_signing_alg_values_supported: ['eddsa-rdfc-2022'],
-        proof_types_supported: proofTypes,
+        proof_types_supported: ldpProofTypes,
         credential_definition: { '@context': contexts.length > 0 ? contexts : [VC_V2_CONTEXT], type: credentialTypes },
         credential_metadata: { display: badge },
       },
