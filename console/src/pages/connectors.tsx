@@ -3,6 +3,7 @@ import type { components } from '../../../client/index';
 import { api, problem } from '../api';
 import { can, useSession } from '../session';
 import { Alert, Field, inputValue } from '../ui';
+import { LtiPage } from './lti';
 
 type Definition = components['schemas']['Definition'];
 type RunReport = components['schemas']['ConnectorRunReport'];
@@ -392,6 +393,7 @@ function ConnectorDetail({ connector }: { connector: Connector }) {
 }
 
 export function ConnectorsPage({ provider }: { provider?: string }) {
+  if (provider === 'lti') return <LtiPage />;
   const connector = CONNECTORS.find((item) => item.provider === provider);
   if (connector) return <ConnectorDetail connector={connector} />;
   return (
@@ -407,6 +409,9 @@ export function ConnectorsPage({ provider }: { provider?: string }) {
             <a href={`/console/connectors/${item.provider}`}>{item.name}</a>
           </li>
         ))}
+        <li>
+          <a href="/console/connectors/lti">LMS (LTI 1.3)</a>
+        </li>
       </ul>
     </>
   );
