@@ -5,6 +5,7 @@ import type { Engine } from './lib/harness.js';
 import { percent, printTable, type WorkloadResult } from './lib/results.js';
 import { analyticsWorkloads } from './workloads/analytics.js';
 import { beyondCacheWorkloads } from './workloads/beyond-cache.js';
+import { backpackWorkloads } from './workloads/backpack.js';
 import { flatLatencyWorkload } from './workloads/flat.js';
 import { ingestWorkloads } from './workloads/ingest.js';
 import { issuanceWorkloads } from './workloads/issuance.js';
@@ -35,6 +36,7 @@ const WORKLOADS = [
   'flat',
   'startup',
   'wallet',
+  'backpack',
 ] as const;
 
 interface RunFile {
@@ -80,6 +82,7 @@ async function main(): Promise<void> {
     if (only.has('flat')) rows.push(...(await flatLatencyWorkload(engine, postgresUrl, flatTotal)));
     if (only.has('startup')) rows.push(...(await startupWorkloads(engine, postgresUrl)));
     if (only.has('wallet')) rows.push(...(await walletWorkloads(engine, postgresUrl)));
+    if (only.has('backpack')) rows.push(...(await backpackWorkloads(engine, postgresUrl)));
     printTable(engine, rows);
     const date = new Date().toISOString();
     const file = `bench/results/${date.slice(0, 10)}-${engine}.json`;

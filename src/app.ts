@@ -51,6 +51,9 @@ import { ltiRoutes } from './modules/lti/lti.routes.js';
 import { ltiSchemas } from './modules/lti/lti.schemas.js';
 import { notificationRoutes } from './modules/notifications/notifications.routes.js';
 import { notificationSchemas } from './modules/notifications/notifications.schemas.js';
+import { oauthInteractionRoutes, oauthProviderRoutes } from './modules/obapi/oauth.routes.js';
+import { obApiRoutes } from './modules/obapi/obapi.routes.js';
+import { SCOPE_DESCRIPTIONS } from './modules/obapi/obapi.scopes.js';
 import { opsRoutes } from './modules/ops/ops.routes.js';
 import { pathwayRoutes } from './modules/pathways/pathways.routes.js';
 import { pathwaySchemas } from './modules/pathways/pathways.schemas.js';
@@ -323,6 +326,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API key>' },
           apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          OAuth2ACG: {
+            type: 'oauth2',
+            description:
+              'The Open Badges API (OB 3.0 §6): OAuth 2.0 authorization code grant with PKCE S256, for an earner; clients register at /ims/ob/v3p0/oauth/register (RFC 7591).',
+            flows: {
+              authorizationCode: {
+                authorizationUrl: `${config.publicBaseUrl}/ims/ob/v3p0/oauth/authorize`,
+                tokenUrl: `${config.publicBaseUrl}/ims/ob/v3p0/oauth/token`,
+                refreshUrl: `${config.publicBaseUrl}/ims/ob/v3p0/oauth/token`,
+                scopes: SCOPE_DESCRIPTIONS,
+              },
+            },
+          },
           consoleSession: {
             type: 'apiKey',
             in: 'cookie',
@@ -391,6 +407,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(walletRoutes);
   await app.register(backpackRoutes);
   await app.register(ltiRoutes);
+  await app.register(oauthProviderRoutes);
+  await app.register(oauthInteractionRoutes);
+  await app.register(obApiRoutes);
   await app.register(consoleUiRoutes, deps.consoleDir ? { dir: deps.consoleDir } : {});
   refuseShadowedMethods();
 

@@ -19,6 +19,7 @@ import { createIngestModule } from './modules/ingest/index.js';
 import { createIssuerService } from './modules/issuers/issuers.service.js';
 import { createLtiModule } from './modules/lti/index.js';
 import { createNotificationModule } from './modules/notifications/index.js';
+import { createObApiModule } from './modules/obapi/index.js';
 import { createPathwayService } from './modules/pathways/pathways.service.js';
 import { createReportsModule } from './modules/reports/index.js';
 import { createTrustService } from './modules/trust/trust.service.js';
@@ -85,6 +86,7 @@ export function createServices(core: Core) {
   const wallet = createWalletModule(core, { issuers, credentials, vc, audit });
   const backpack = createBackpackModule(core, { audit, wallet });
   const lti = createLtiModule(core, { issuance, definitions, credentials, wallet, audit });
+  const obapi = createObApiModule(core, { audit, vc: vc.credentials, backpack });
   const verification = createVerificationModule(core, {
     outbox,
     usage,
@@ -129,6 +131,7 @@ export function createServices(core: Core) {
     wallet,
     backpack,
     lti,
+    obapi,
     changeFeed,
     readCaches,
     jobs,

@@ -114,6 +114,35 @@ async function ssoSettings(w: Walk) {
   };
 }
 
+/**
+ * An earner account and an access token of the Open Badges API for it, made by the authorization
+ * server's own token model (test/obapi.test.ts runs the real authorization flow).
+ */
+async function obApiToken(w: Walk): Promise<{ accountId: string; token: string }> {
+  const { accountId } = await earnerSession(w.t.app, `${unique('api-earner')}@example.org`);
+  const { obapi } = w.t.app.services;
+  const provider = obapi.provider();
+  const scope = ['credential.upsert', 'profile.update']
+    .map((s) => `https://purl.imsglobal.org/spec/ob/v3p0/scope/${s}`)
+    .join(' ');
+  const registered = await w.t.app.inject({
+    method: 'POST',
+    url: '/ims/ob/v3p0/oauth/register',
+    payload: { client_name: 'Walk', redirect_uris: ['https://walk.example/callback'] },
+  });
+  const client = await provider.Client.find(registered.json().client_id);
+  if (!client) throw new Error('the walk client was not registered');
+  const token = new provider.AccessToken({
+    accountId,
+    client,
+    gty: 'authorization_code',
+    grantId: unique('walk-grant'),
+    scope,
+    aud: obapi.resource,
+  });
+  return { accountId, token: await token.save() };
+}
+
 /** The request builders, by operationId: each sets up what its call needs and names the actor. */
 /** A simulated LMS registered for the walking issuer, with a badge placed on launch (made once per walk). */
 const ltiWorlds = new WeakMap<Walk, Promise<{ sim: Platform; actor: string; linkId: string }>>();
@@ -232,6 +261,38 @@ const builders: Record<string, (w: Walk) => Promise<Call>> = {
         payload: earner.form(),
       },
       actor: `earner:${earner.accountId}`,
+      issuerId: 'earners',
+    };
+  },
+  upsertObCredential: async (w) => {
+    const { accountId, token } = await obApiToken(w);
+    return {
+      request: {
+        method: 'POST',
+        url: '/ims/ob/v3p0/credentials',
+        headers: { authorization: `Bearer ${token}` },
+        payload: {
+          '@context': ['https://www.w3.org/ns/credentials/v2'],
+          id: `urn:uuid:${unique('walk-upsert')}`,
+          type: ['VerifiableCredential', 'OpenBadgeCredential'],
+          issuer: 'https://elsewhere.example',
+          credentialSubject: {},
+        },
+      },
+      actor: `earner:${accountId}`,
+      issuerId: 'earners',
+    };
+  },
+  putObProfile: async (w) => {
+    const { accountId, token } = await obApiToken(w);
+    return {
+      request: {
+        method: 'PUT',
+        url: '/ims/ob/v3p0/profile',
+        headers: { authorization: `Bearer ${token}` },
+        payload: { type: ['Profile'], id: 'urn:uuid:walk-profile', name: 'Walk' },
+      },
+      actor: `earner:${accountId}`,
       issuerId: 'earners',
     };
   },

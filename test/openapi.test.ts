@@ -44,6 +44,7 @@ describe('OpenAPI document on sqlite', () => {
     expect(doc.openapi).toBe('3.0.3');
     expect(doc.info.version).toBe('1.1.0');
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual([
+      'OAuth2ACG',
       'apiKeyHeader',
       'bearerAuth',
       'consoleSession',
@@ -257,9 +258,12 @@ describe.each(dialects)('OpenAPI document says what the service does on %s', (di
       expect(res.statusCode, name).toBe(400);
       expect(res.json().issues, name).toContainEqual(expect.objectContaining({ code: 'additionalProperties' }));
     }
+    // So is a credential or a Profile given to the Open Badges API: any JSON-LD the earner's apps hold.
     expect(open).toEqual([
       'POST /api/v1/connectors/axcelerate/completions',
       'POST /api/v1/connectors/{provider}/completions',
+      'POST /ims/ob/v3p0/credentials',
+      'PUT /ims/ob/v3p0/profile',
     ]);
   });
 

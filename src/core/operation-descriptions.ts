@@ -52,6 +52,10 @@ export const OPERATION_TAGS = [
     name: 'LTI',
     description: 'The LTI 1.3 tool: platform registrations, launches, deep linking and awards from an LMS.',
   },
+  {
+    name: 'Open Badges API',
+    description: 'The 1EdTech Open Badges 3.0 API for an earner’s access token: discovery, credentials, profile.',
+  },
   { name: 'Console', description: 'The web console’s sessions, staff users, invites and single sign-on.' },
   { name: 'Operations', description: 'Liveness, readiness, metrics and the landing page.' },
 ] as const;

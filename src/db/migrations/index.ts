@@ -40,6 +40,7 @@ import { endorsementConsentMigration } from './0070_endorsement_consent.js';
 import { consoleSessionHardeningMigration } from './0071_console_session_hardening.js';
 import { ltiMigration } from './0080_lti.js';
 import { earnerAccountsMigration } from './0090_earner_accounts.js';
+import { obApiMigration } from './0091_ob_api.js';
 
 /** Every forward-only migration, by name, in the order they run. A new migration is added here. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -84,5 +85,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0071_console_session_hardening': consoleSessionHardeningMigration(),
     '0080_lti': ltiMigration(),
     '0090_earner_accounts': earnerAccountsMigration(),
+    '0091_ob_api': obApiMigration(),
   };
 }

@@ -3,6 +3,7 @@ import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
 import { hashRecipientEmail, normaliseEmail, sha256Hex } from '../../core/hashing.js';
 import { publicUrls } from '../../core/urls.js';
+import type { Executor } from '../../db/database.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { Mailer } from '../notifications/notifications.mailer.js';
 import type { WalletService } from '../wallet/wallet.service.js';
@@ -82,6 +83,8 @@ export function createBackpackService(
   const repo = createBackpackRepository(core.db);
   const urls = publicUrls(core.config.publicBaseUrl);
   const secure = core.config.publicBaseUrl.startsWith('https://');
+  /** What other modules keep of an account (the OB 3.0 API's grants, upserts and profile), erased with it. */
+  const erasers: ((executor: Executor, accountId: string) => Promise<void>)[] = [];
 
   /** Every credential on the service whose issuer's salted hash of `address` it carries, issuers a page at a time. */
   async function credentialsOfAddress(address: string) {
@@ -116,6 +119,11 @@ export function createBackpackService(
 
   return {
     secureCookies: secure,
+
+    /** Adds what erasing an account also erases, in the same transaction. */
+    onAccountDeleted(eraser: (executor: Executor, accountId: string) => Promise<void>) {
+      erasers.push(eraser);
+    },
 
     /** Whether sign-in links can be sent at all (SMTP_URL set). */
     canSendLinks: deps.mailer !== null,
@@ -253,6 +261,7 @@ export function createBackpackService(
       const linked = (await repo.badges(accountId)).length;
       await core.db.transaction().execute(async (trx) => {
         await createBackpackRepository(trx).deleteAccount(accountId, account.email_hash);
+        for (const erase of erasers) await erase(trx, accountId);
         await audit(trx, accountId, `earner:${accountId}`, 'earner.account_deleted', { unlinked: linked });
       });
     },

@@ -1,0 +1,40 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type Provider from 'oidc-provider';
+import type { Core } from '../../core/context.js';
+import type { AuditService } from '../audit/audit.service.js';
+import type { BackpackModule } from '../backpack/index.js';
+import type { VcService } from '../vc/vc.service.js';
+import { createOauthProvider } from './oauth.provider.js';
+import { createObApiService } from './obapi.service.js';
+
+/**
+ * The Open Badges 3.0 API: its authorization server (oidc-provider) and its resource endpoints.
+ * The provider is built at first use: its keys come from the sealed key store's secret, which a
+ * process that serves no OAuth request (the CLI, a worker) need not have.
+ */
+export function createObApiModule(
+  core: Core,
+  deps: {
+    audit: Pick<AuditService, 'append'>;
+    vc: Pick<VcService, 'credential'>;
+    backpack: Pick<BackpackModule, 'secrets' | 'onAccountDeleted'>;
+  },
+) {
+  let built: { provider: Provider; callback: ReturnType<Provider['callback']> } | null = null;
+  const service = createObApiService(core, { audit: deps.audit, vc: deps.vc, provider: () => current().provider });
+  function current() {
+    if (!built) {
+      const provider = createOauthProvider(core.config, core.db, core.clock, deps.backpack.secrets, service.writes);
+      built = { provider, callback: provider.callback() };
+    }
+    return built;
+  }
+  deps.backpack.onAccountDeleted((executor, accountId) => service.deleteAccountData(executor, accountId));
+  return {
+    ...service,
+    provider: () => current().provider,
+    callback: (request: IncomingMessage, response: ServerResponse) => current().callback(request, response),
+  };
+}
+
+export type ObApiModule = ReturnType<typeof createObApiModule>;

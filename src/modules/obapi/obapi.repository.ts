@@ -1,0 +1,103 @@
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import { withObApi } from './obapi.tables.js';
+
+/** One entry of an earner's list: an issuer's credential linked to the account, or one a client upserted. */
+export interface ListedCredential {
+  source: 'issued' | 'upserted';
+  key: string;
+  issuerSlug: string | null;
+  issuedAt: string;
+}
+
+/** The OB 3.0 API's SQL: the account's linked credentials (read across issuers) and its upserted ones. */
+export function createObApiRepository(root: Kysely<DB>) {
+  const db = withObApi(root);
+  return {
+    /** Every credential of the account issued after `since`, oldest first (issued time, then key). */
+    async list(accountId: string, since: string | null): Promise<ListedCredential[]> {
+      let issued = db
+        .selectFrom('earner_credentials as e')
+        .innerJoin('credentials as c', 'c.id', 'e.credential_id')
+        .innerJoin('issuers as i', 'i.id', 'c.issuer_id')
+        .select(['c.id', 'i.slug', 'c.issued_on'])
+        .where('e.account_id', '=', accountId);
+      let upserted = db
+        .selectFrom('earner_api_credentials')
+        .select(['credential_key', 'issued_at'])
+        .where('account_id', '=', accountId);
+      if (since !== null) {
+        issued = issued.where('c.issued_on', '>', since);
+        upserted = upserted.where('issued_at', '>', since);
+      }
+      const [a, b] = await Promise.all([issued.execute(), upserted.execute()]);
+      const all: ListedCredential[] = [
+        ...a.map((r) => ({ source: 'issued' as const, key: r.id, issuerSlug: r.slug, issuedAt: r.issued_on })),
+        ...b.map((r) => ({
+          source: 'upserted' as const,
+          key: r.credential_key,
+          issuerSlug: null,
+          issuedAt: r.issued_at,
+        })),
+      ];
+      return all.sort((x, y) =>
+        x.issuedAt === y.issuedAt ? (x.key < y.key ? -1 : 1) : x.issuedAt < y.issuedAt ? -1 : 1,
+      );
+    },
+
+    upsertedBodies: (accountId: string, keys: string[]) =>
+      keys.length === 0
+        ? Promise.resolve([])
+        : db
+            .selectFrom('earner_api_credentials')
+            .select(['credential_key', 'format', 'body'])
+            .where('account_id', '=', accountId)
+            .where('credential_key', 'in', keys)
+            .execute(),
+
+    findUpserted: (accountId: string, key: string) =>
+      db
+        .selectFrom('earner_api_credentials')
+        .select(['credential_key'])
+        .where('account_id', '=', accountId)
+        .where('credential_key', '=', key)
+        .executeTakeFirst(),
+
+    async saveUpserted(row: {
+      account_id: string;
+      credential_key: string;
+      format: 'json' | 'jws';
+      body: string;
+      issued_at: string;
+      created_at: string;
+      updated_at: string;
+    }) {
+      await db
+        .insertInto('earner_api_credentials')
+        .values(row)
+        .onConflict((oc) =>
+          oc
+            .columns(['account_id', 'credential_key'])
+            .doUpdateSet({ format: row.format, body: row.body, issued_at: row.issued_at, updated_at: row.updated_at }),
+        )
+        .execute();
+    },
+
+    profile: (accountId: string) =>
+      db.selectFrom('earner_profiles').select('profile').where('account_id', '=', accountId).executeTakeFirst(),
+
+    async saveProfile(accountId: string, profile: string, at: string) {
+      await db
+        .insertInto('earner_profiles')
+        .values({ account_id: accountId, profile, updated_at: at })
+        .onConflict((oc) => oc.column('account_id').doUpdateSet({ profile, updated_at: at }))
+        .execute();
+    },
+
+    async deleteAccountData(accountId: string) {
+      await db.deleteFrom('earner_api_credentials').where('account_id', '=', accountId).execute();
+      await db.deleteFrom('earner_profiles').where('account_id', '=', accountId).execute();
+      await db.deleteFrom('oauth_payloads').where('account_id', '=', accountId).execute();
+    },
+  };
+}
