@@ -55,6 +55,12 @@ const NEEDS_SINGLE_USE_SECRET = new Set([
   'signOutOfBackpack',
   'offerBackpackBadgeToWallet',
   'deleteBackpackAccount',
+  // The Open Badges API: an earner's access token, which only the authorization flow gives
+  // (test/obapi.test.ts drives them to success).
+  'getObCredentials',
+  'upsertObCredential',
+  'getObProfile',
+  'putObProfile',
 ]);
 /**
  * The issuer's OpenID Connect sign-in settings succeed only once a provider has answered its

@@ -255,7 +255,7 @@ export const obApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'The whole Profile (its type includes Profile), kept as sent and answered as sent. Priced by the JSON-LD budget; audited.',
         body: Profile,
         security: [{ OAuth2ACG: [SCOPES.profileUpdate] }],
-        response: { 200: Profile, ...imsxErrors(400, 401, 403, 429) },
+        response: { 200: Profile, ...imsxErrors(400, 401, 403, 413, 415, 429) },
       },
     },
     async (request, reply) => {
