@@ -2537,6 +2537,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ims/ob/v3p0/discovery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Service Description Document of the Open Badges API (OB 3.0 §6.3)
+         * @description Open. The OAuth 2.0 authorization code grant: registration, authorization, token and refresh URLs and the four scopes.
+         */
+        get: operations["getObServiceDescription"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ims/ob/v3p0/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The earner's credentials (OB 3.0 §6.2 getCredentials; scope credential.readonly)
+         * @description Paged by limit and offset, filtered by since; X-Total-Count and Link (first, last, next, prev) say where the page is.
+         */
+        get: operations["getObCredentials"];
+        put?: never;
+        /**
+         * Adds or replaces a credential in the earner’s backpack (OB 3.0 §6.2 upsertCredential; scope credential.upsert)
+         * @description JSON (application/json or application/vc+ld+json) or a compact JWS (text/plain). 201 added, 200 replaced (same credential id); the body is what was sent.
+         */
+        post: operations["upsertObCredential"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ims/ob/v3p0/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The earner's Profile (OB 3.0 §6.2 getProfile; scope profile.readonly)
+         * @description The Profile as last PUT, else `{type: Profile, id: urn:uuid:<account>}`. 401 without a live access token, 403 without the scope.
+         */
+        get: operations["getObProfile"];
+        /**
+         * Replaces the earner's Profile (OB 3.0 §6.2 putProfile; scope profile.update)
+         * @description The whole Profile (its type includes Profile), kept as sent and answered as sent. Priced by the JSON-LD budget; audited.
+         */
+        put: operations["putObProfile"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -17944,6 +18012,737 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getObServiceDescription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Service Description Document (OpenAPI 3.0) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not modified */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Imsx_StatusInfo (429) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        imsx_codeMajor: "failure" | "processing" | "success" | "unsupported";
+                        /** @enum {string} */
+                        imsx_severity: "error" | "status" | "warning";
+                        imsx_description?: string;
+                        imsx_codeMinor?: {
+                            imsx_codeMinorField: {
+                                imsx_codeMinorFieldName: string;
+                                /** @enum {string} */
+                                imsx_codeMinorFieldValue: "forbidden" | "fullsuccess" | "internal_server_error" | "invalid_data" | "invalid_query_parameter" | "misdirected_request" | "not_acceptable" | "not_allowed" | "not_found" | "not_modified" | "server_busy" | "unauthorizedrequest" | "unknown";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getObCredentials: {
+        parameters: {
+            query?: {
+                /** @description The maximum number of credentials per page. */
+                limit?: number;
+                /** @description The index of the first credential (zero indexed). */
+                offset?: number;
+                /** @description Only credentials issued after this time. */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description GetOpenBadgeCredentialsResponse */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description AchievementCredentials not signed as VC-JWT (Data Integrity). */
+                        credential: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description AchievementCredentials signed as VC-JWT. */
+                        compactJwsString: string[];
+                    };
+                };
+            };
+            /** @description Imsx_StatusInfo (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        imsx_codeMajor: "failure" | "processing" | "success" | "unsupported";
+                        /** @enum {string} */
+                        imsx_severity: "error" | "status" | "warning";
+                        imsx_description?: string;
+                        imsx_codeMinor?: {
+                            imsx_codeMinorField: {
+                                imsx_codeMinorFieldName: string;
+                                /** @enum {string} */
+                                imsx_codeMinorFieldValue: "forbidden" | "fullsuccess" | "internal_server_error" | "invalid_data" | "invalid_query_parameter" | "misdirected_request" | "not_acceptable" | "not_allowed" | "not_found" | "not_modified" | "server_busy" | "unauthorizedrequest" | "unknown";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Imsx_StatusInfo (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        imsx_codeMajor: "failure" | "processing" | "success" | "unsupported";
+                        /** @enum {string} */
+                        imsx_severity: "error" | "status" | "warning";
+                        imsx_description?: string;
+                        imsx_codeMinor?: {
+                            imsx_codeMinorField: {
+                                imsx_codeMinorFieldName: string;
+                                /** @enum {string} */
+                                imsx_codeMinorFieldValue: "forbidden" | "fullsuccess" | "internal_server_error" | "invalid_data" | "invalid_query_parameter" | "misdirected_request" | "not_acceptable" | "not_allowed" | "not_found" | "not_modified" | "server_busy" | "unauthorizedrequest" | "unknown";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Imsx_StatusInfo (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        imsx_codeMajor: "failure" | "processing" | "success" | "unsupported";
+                        /** @enum {string} */
+                        imsx_severity: "error" | "status" | "warning";
+                        imsx_description?: string;
+                        imsx_codeMinor?: {
+                            imsx_codeMinorField: {
+                                imsx_codeMinorFieldName: string;
+                                /** @enum {string} */
+                                imsx_codeMinorFieldValue: "forbidden" | "fullsuccess" | "internal_server_error" | "invalid_data" | "invalid_query_parameter" | "misdirected_request" | "not_acceptable" | "not_allowed" | "not_found" | "not_modified" | "server_busy" | "unauthorizedrequest" | "unknown";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Imsx_StatusInfo (429) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        imsx_codeMajor: "failure" | "processing" | "success" | "unsupported";
+                        /** @enum {string} */
+                        imsx_severity: "error" | "status" | "warning";
+                        imsx_description?: string;
+                        imsx_codeMinor?: {
+                            imsx_codeMinorField: {
+                                imsx_codeMinorFieldName: string;
+                                /** @enum {string} */
+                                imsx_codeMinorFieldValue: "forbidden" | "fullsuccess" | "internal_server_error" | "invalid_data" | "invalid_query_parameter" | "misdirected_request" | "not_acceptable" | "not_allowed" | "not_found" | "not_modified" | "server_busy" | "unauthorizedrequest" | "unknown";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    upsertObCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+                "application/vc+ld+json": {
+                    [key: string]: unknown;
+                };
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description Replaced: the credential as sent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                    "text/plain": string;
+                };
+            };
+            /** @description Added: the credential as sent */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                    "text/plain": string;
+                };
+            };
+            /** @description Imsx_StatusInfo (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        imsx_codeMajor: "failure" | "processing" | "success" | "unsupported";
+                        /** @enum {string} */
+                        imsx_severity: "error" | "status" | "warning";
+                        imsx_description?: string;
+                        imsx_codeMinor?: {
+                            imsx_codeMinorField: {
+                                imsx_codeMinorFieldName: string;
+                                /** @enum {string} */
+                                imsx_codeMinorFieldValue: "forbidden" | "fullsuccess" | "internal_server_error" | "invalid_data" | "invalid_query_parameter" | "misdirected_request" | "not_acceptable" | "not_allowed" | "not_found" | "not_modified" | "server_busy" | "unauthorizedrequest" | "unknown";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Imsx_StatusInfo (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        imsx_codeMajor: "failure" | "processing" | "success" | "unsupported";
+                        /** @enum {string} */
+                        imsx_severity: "error" | "status" | "warning";
+                        imsx_description?: string;
+                        imsx_codeMinor?: {
+                            imsx_codeMinorField: {
+                                imsx_codeMinorFieldName: string;
+                                /** @enum {string} */
+                                imsx_codeMinorFieldValue: "forbidden" | "fullsuccess" | "internal_server_error" | "invalid_data" | "invalid_query_parameter" | "misdirected_request" | "not_acceptable" | "not_allowed" | "not_found" | "not_modified" | "server_busy" | "unauthorizedrequest" | "unknown";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Imsx_StatusInfo (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        imsx_codeMajor: "failure" | "processing" | "success" | "unsupported";
+                        /** @enum {string} */
+                        imsx_severity: "error" | "status" | "warning";
+                        imsx_description?: string;
+                        imsx_codeMinor?: {
+                            imsx_codeMinorField: {
+                                imsx_codeMinorFieldName: string;
+                                /** @enum {string} */
+                                imsx_codeMinorFieldValue: "forbidden" | "fullsuccess" | "internal_server_error" | "invalid_data" | "invalid_query_parameter" | "misdirected_request" | "not_acceptable" | "not_allowed" | "not_found" | "not_modified" | "server_busy" | "unauthorizedrequest" | "unknown";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Imsx_StatusInfo (413) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        imsx_codeMajor: "failure" | "processing" | "success" | "unsupported";
+                        /** @enum {string} */
+                        imsx_severity: "error" | "status" | "warning";
+                        imsx_description?: string;
+                        imsx_codeMinor?: {
+                            imsx_codeMinorField: {
+                                imsx_codeMinorFieldName: string;
+                                /** @enum {string} */
+                                imsx_codeMinorFieldValue: "forbidden" | "fullsuccess" | "internal_server_error" | "invalid_data" | "invalid_query_parameter" | "misdirected_request" | "not_acceptable" | "not_allowed" | "not_found" | "not_modified" | "server_busy" | "unauthorizedrequest" | "unknown";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Imsx_StatusInfo (415) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        imsx_codeMajor: "failure" | "processing" | "success" | "unsupported";
+                        /** @enum {string} */
+                        imsx_severity: "error" | "status" | "warning";
+                        imsx_description?: string;
+                        imsx_codeMinor?: {
+                            imsx_codeMinorField: {
+                                imsx_codeMinorFieldName: string;
+                                /** @enum {string} */
+                                imsx_codeMinorFieldValue: "forbidden" | "fullsuccess" | "internal_server_error" | "invalid_data" | "invalid_query_parameter" | "misdirected_request" | "not_acceptable" | "not_allowed" | "not_found" | "not_modified" | "server_busy" | "unauthorizedrequest" | "unknown";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Imsx_StatusInfo (429) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        imsx_codeMajor: "failure" | "processing" | "success" | "unsupported";
+                        /** @enum {string} */
+                        imsx_severity: "error" | "status" | "warning";
+                        imsx_description?: string;
+                        imsx_codeMinor?: {
+                            imsx_codeMinorField: {
+                                imsx_codeMinorFieldName: string;
+                                /** @enum {string} */
+                                imsx_codeMinorFieldValue: "forbidden" | "fullsuccess" | "internal_server_error" | "invalid_data" | "invalid_query_parameter" | "misdirected_request" | "not_acceptable" | "not_allowed" | "not_found" | "not_modified" | "server_busy" | "unauthorizedrequest" | "unknown";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getObProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An OB 3.0 Profile */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Imsx_StatusInfo (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        imsx_codeMajor: "failure" | "processing" | "success" | "unsupported";
+                        /** @enum {string} */
+                        imsx_severity: "error" | "status" | "warning";
+                        imsx_description?: string;
+                        imsx_codeMinor?: {
+                            imsx_codeMinorField: {
+                                imsx_codeMinorFieldName: string;
+                                /** @enum {string} */
+                                imsx_codeMinorFieldValue: "forbidden" | "fullsuccess" | "internal_server_error" | "invalid_data" | "invalid_query_parameter" | "misdirected_request" | "not_acceptable" | "not_allowed" | "not_found" | "not_modified" | "server_busy" | "unauthorizedrequest" | "unknown";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Imsx_StatusInfo (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        imsx_codeMajor: "failure" | "processing" | "success" | "unsupported";
+                        /** @enum {string} */
+                        imsx_severity: "error" | "status" | "warning";
+                        imsx_description?: string;
+                        imsx_codeMinor?: {
+                            imsx_codeMinorField: {
+                                imsx_codeMinorFieldName: string;
+                                /** @enum {string} */
+                                imsx_codeMinorFieldValue: "forbidden" | "fullsuccess" | "internal_server_error" | "invalid_data" | "invalid_query_parameter" | "misdirected_request" | "not_acceptable" | "not_allowed" | "not_found" | "not_modified" | "server_busy" | "unauthorizedrequest" | "unknown";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Imsx_StatusInfo (404) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        imsx_codeMajor: "failure" | "processing" | "success" | "unsupported";
+                        /** @enum {string} */
+                        imsx_severity: "error" | "status" | "warning";
+                        imsx_description?: string;
+                        imsx_codeMinor?: {
+                            imsx_codeMinorField: {
+                                imsx_codeMinorFieldName: string;
+                                /** @enum {string} */
+                                imsx_codeMinorFieldValue: "forbidden" | "fullsuccess" | "internal_server_error" | "invalid_data" | "invalid_query_parameter" | "misdirected_request" | "not_acceptable" | "not_allowed" | "not_found" | "not_modified" | "server_busy" | "unauthorizedrequest" | "unknown";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Imsx_StatusInfo (429) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        imsx_codeMajor: "failure" | "processing" | "success" | "unsupported";
+                        /** @enum {string} */
+                        imsx_severity: "error" | "status" | "warning";
+                        imsx_description?: string;
+                        imsx_codeMinor?: {
+                            imsx_codeMinorField: {
+                                imsx_codeMinorFieldName: string;
+                                /** @enum {string} */
+                                imsx_codeMinorFieldValue: "forbidden" | "fullsuccess" | "internal_server_error" | "invalid_data" | "invalid_query_parameter" | "misdirected_request" | "not_acceptable" | "not_allowed" | "not_found" | "not_modified" | "server_busy" | "unauthorizedrequest" | "unknown";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putObProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description An OB 3.0 Profile */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description An OB 3.0 Profile */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Imsx_StatusInfo (400) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        imsx_codeMajor: "failure" | "processing" | "success" | "unsupported";
+                        /** @enum {string} */
+                        imsx_severity: "error" | "status" | "warning";
+                        imsx_description?: string;
+                        imsx_codeMinor?: {
+                            imsx_codeMinorField: {
+                                imsx_codeMinorFieldName: string;
+                                /** @enum {string} */
+                                imsx_codeMinorFieldValue: "forbidden" | "fullsuccess" | "internal_server_error" | "invalid_data" | "invalid_query_parameter" | "misdirected_request" | "not_acceptable" | "not_allowed" | "not_found" | "not_modified" | "server_busy" | "unauthorizedrequest" | "unknown";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Imsx_StatusInfo (401) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        imsx_codeMajor: "failure" | "processing" | "success" | "unsupported";
+                        /** @enum {string} */
+                        imsx_severity: "error" | "status" | "warning";
+                        imsx_description?: string;
+                        imsx_codeMinor?: {
+                            imsx_codeMinorField: {
+                                imsx_codeMinorFieldName: string;
+                                /** @enum {string} */
+                                imsx_codeMinorFieldValue: "forbidden" | "fullsuccess" | "internal_server_error" | "invalid_data" | "invalid_query_parameter" | "misdirected_request" | "not_acceptable" | "not_allowed" | "not_found" | "not_modified" | "server_busy" | "unauthorizedrequest" | "unknown";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Imsx_StatusInfo (403) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        imsx_codeMajor: "failure" | "processing" | "success" | "unsupported";
+                        /** @enum {string} */
+                        imsx_severity: "error" | "status" | "warning";
+                        imsx_description?: string;
+                        imsx_codeMinor?: {
+                            imsx_codeMinorField: {
+                                imsx_codeMinorFieldName: string;
+                                /** @enum {string} */
+                                imsx_codeMinorFieldValue: "forbidden" | "fullsuccess" | "internal_server_error" | "invalid_data" | "invalid_query_parameter" | "misdirected_request" | "not_acceptable" | "not_allowed" | "not_found" | "not_modified" | "server_busy" | "unauthorizedrequest" | "unknown";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Imsx_StatusInfo (413) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        imsx_codeMajor: "failure" | "processing" | "success" | "unsupported";
+                        /** @enum {string} */
+                        imsx_severity: "error" | "status" | "warning";
+                        imsx_description?: string;
+                        imsx_codeMinor?: {
+                            imsx_codeMinorField: {
+                                imsx_codeMinorFieldName: string;
+                                /** @enum {string} */
+                                imsx_codeMinorFieldValue: "forbidden" | "fullsuccess" | "internal_server_error" | "invalid_data" | "invalid_query_parameter" | "misdirected_request" | "not_acceptable" | "not_allowed" | "not_found" | "not_modified" | "server_busy" | "unauthorizedrequest" | "unknown";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Imsx_StatusInfo (415) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        imsx_codeMajor: "failure" | "processing" | "success" | "unsupported";
+                        /** @enum {string} */
+                        imsx_severity: "error" | "status" | "warning";
+                        imsx_description?: string;
+                        imsx_codeMinor?: {
+                            imsx_codeMinorField: {
+                                imsx_codeMinorFieldName: string;
+                                /** @enum {string} */
+                                imsx_codeMinorFieldValue: "forbidden" | "fullsuccess" | "internal_server_error" | "invalid_data" | "invalid_query_parameter" | "misdirected_request" | "not_acceptable" | "not_allowed" | "not_found" | "not_modified" | "server_busy" | "unauthorizedrequest" | "unknown";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Imsx_StatusInfo (429) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        imsx_codeMajor: "failure" | "processing" | "success" | "unsupported";
+                        /** @enum {string} */
+                        imsx_severity: "error" | "status" | "warning";
+                        imsx_description?: string;
+                        imsx_codeMinor?: {
+                            imsx_codeMinorField: {
+                                imsx_codeMinorFieldName: string;
+                                /** @enum {string} */
+                                imsx_codeMinorFieldValue: "forbidden" | "fullsuccess" | "internal_server_error" | "invalid_data" | "invalid_query_parameter" | "misdirected_request" | "not_acceptable" | "not_allowed" | "not_found" | "not_modified" | "server_busy" | "unauthorizedrequest" | "unknown";
+                            }[];
+                        };
+                    };
                 };
             };
             /** @description The request line and headers together are larger than 16 KiB */
