@@ -29,6 +29,11 @@ export interface ObservedResponse {
  * 4xx answers that are documented with a body other than the Error body, and why. Everything else
  * in 4xx must be `{error: string, message?: string}`.
  */
+/** The Open Badges API (OB 3.0 §6) answers its errors with 1EdTech's Imsx_StatusInfo, as the specification requires. */
+function imsxStatusInfo(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && 'imsx_codeMajor' in body && 'imsx_severity' in body;
+}
+
 export const NON_ERROR_4XX: Record<string, string> = {
   '410': 'a revoked assertion is the Open Badges 2.0 revocation document (design.md, public documents)',
 };
@@ -118,7 +123,13 @@ export function createContractChecker() {
           .join('; ');
         out.push({ rule: 'schema-mismatch', detail: `${status}: ${problems}: ${res.body.slice(0, 200)}` });
       }
-      if (res.statusCode >= 400 && res.statusCode < 500 && !(status in NON_ERROR_4XX) && !errorBody(body)) {
+      if (
+        res.statusCode >= 400 &&
+        res.statusCode < 500 &&
+        !(status in NON_ERROR_4XX) &&
+        !errorBody(body) &&
+        !imsxStatusInfo(body)
+      ) {
         out.push({ rule: 'not-an-error-body', detail: `${status}: ${res.body.slice(0, 200)}` });
       }
       return out;
