@@ -78,6 +78,10 @@ export const obApiRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.setErrorHandler(
     (error: Error & { statusCode?: number; validation?: unknown; code?: string }, _request, reply) => {
+      // Refused before any route ran (an over-long URL): the service's Error body, as everywhere.
+      if (error instanceof AppError && error.code === 'uri_too_long') {
+        return reply.status(414).send({ error: error.code, message: error.message });
+      }
       let status = 500;
       if (error.validation) status = 400;
       else if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500)
