@@ -33,6 +33,8 @@ import { alignmentRoutes } from './modules/alignments/alignments.routes.js';
 import { alignmentSchemas } from './modules/alignments/alignments.schemas.js';
 import { auditRoutes, auditSchemas } from './modules/audit/audit.routes.js';
 import { backpackRoutes } from './modules/backpack/backpack.routes.js';
+import { certificateRoutes } from './modules/certificates/certificates.routes.js';
+import { certificateSchemas } from './modules/certificates/certificates.schemas.js';
 import { consoleUiRoutes } from './modules/console-ui/console-ui.routes.js';
 import { credentialRoutes } from './modules/credentials/credentials.routes.js';
 import { credentialSchemas } from './modules/credentials/credentials.schemas.js';
@@ -269,6 +271,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...accountSchemas,
     ...walletSchemas,
     ...ltiSchemas,
+    ...certificateSchemas,
   ]) {
     app.addSchema(schema);
   }
@@ -410,6 +413,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(oauthProviderRoutes);
   await app.register(oauthInteractionRoutes);
   await app.register(obApiRoutes);
+  await app.register(certificateRoutes);
   await app.register(consoleUiRoutes, deps.consoleDir ? { dir: deps.consoleDir } : {});
   refuseShadowedMethods();
 

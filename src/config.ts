@@ -56,6 +56,7 @@ const EnvSchema = Type.Object({
   WALLET_APPLE_PASS_URL: Type.Optional(WalletPassUrl),
   WALLET_GOOGLE_PASS_URL: Type.Optional(WalletPassUrl),
   WALLET_OFFER_TTL_DAYS: Type.Optional(PositiveInt),
+  CERTIFICATE_FONTS: Type.Optional(Type.String({ minLength: 1 })),
   CONSOLE_SESSION_IDLE_MINUTES: Type.Optional(PositiveInt),
   CONSOLE_SESSION_MAX_HOURS: Type.Optional(PositiveInt),
   READ_CACHE: Type.Optional(Bool),
@@ -119,6 +120,11 @@ export interface Config {
   walletPassUrls: { wallet_apple: string | null; wallet_google: string | null };
   /** Days an OpenID4VCI wallet offer stays redeemable (WALLET_OFFER_TTL_DAYS). */
   walletOfferTtlDays: number;
+  /**
+   * Font files (TrueType or OpenType) the operator adds for certificates (CERTIFICATE_FONTS, paths
+   * separated by commas), tried in order after the bundled Noto fonts for text they cannot print.
+   */
+  certificateFonts: string[];
   /** Console sessions end after this long unused (idle) or since sign-in (max), whichever is first. */
   consoleSession: { idleMinutes: number; maxHours: number };
   /**
@@ -212,6 +218,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     signingKeySecret: e.SIGNING_KEY_SECRET ?? null,
     walletPassUrls: { wallet_apple: e.WALLET_APPLE_PASS_URL ?? null, wallet_google: e.WALLET_GOOGLE_PASS_URL ?? null },
     walletOfferTtlDays: Number(e.WALLET_OFFER_TTL_DAYS ?? '30'),
+    certificateFonts: (e.CERTIFICATE_FONTS ?? '')
+      .split(',')
+      .map((path) => path.trim())
+      .filter((path) => path !== ''),
     consoleSession: {
       idleMinutes: Number(e.CONSOLE_SESSION_IDLE_MINUTES ?? '30'),
       maxHours: Number(e.CONSOLE_SESSION_MAX_HOURS ?? '12'),

@@ -6,6 +6,7 @@ import { createSetupService } from './modules/accounts/setup.service.js';
 import { createAlignmentService } from './modules/alignments/alignments.service.js';
 import { createAuditService } from './modules/audit/audit.service.js';
 import { createBackpackModule } from './modules/backpack/index.js';
+import { createCertificatesModule } from './modules/certificates/index.js';
 import { createCountCompaction } from './modules/credentials/counts.compaction.js';
 import { createCredentialService } from './modules/credentials/credentials.service.js';
 import { createBatchIssuance } from './modules/credentials/issuance.batch.js';
@@ -86,7 +87,19 @@ export function createServices(core: Core) {
   const wallet = createWalletModule(core, { issuers, credentials, vc, audit });
   const backpack = createBackpackModule(core, { audit, wallet });
   const lti = createLtiModule(core, { issuance, definitions, credentials, wallet, audit });
+<<<<<<< HEAD
   const obapi = createObApiModule(core, { audit, vc: vc.credentials, backpack });
+=======
+  const certificates = createCertificatesModule(core, {
+    audit,
+    issuers,
+    definitions,
+    credentials,
+    images,
+    notifications,
+    vc: vc.credentials,
+  });
+>>>>>>> 6707200 (Certificates (issue 44): a designed PDF/A-3 certificate per credential, tagged, with the signed OB 3.0 credential embedded and a QR code of verifyUrl; designs per definition with an issuer default, audited; 410 once revoked or erased; names that no font can print are refused, never boxed)
   const verification = createVerificationModule(core, {
     outbox,
     usage,
@@ -131,7 +144,11 @@ export function createServices(core: Core) {
     wallet,
     backpack,
     lti,
+<<<<<<< HEAD
     obapi,
+=======
+    certificates,
+>>>>>>> 6707200 (Certificates (issue 44): a designed PDF/A-3 certificate per credential, tagged, with the signed OB 3.0 credential embedded and a QR code of verifyUrl; designs per definition with an issuer default, audited; 410 once revoked or erased; names that no font can print are refused, never boxed)
     changeFeed,
     readCaches,
     jobs,

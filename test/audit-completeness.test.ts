@@ -480,6 +480,18 @@ const builders: Record<string, (w: Walk) => Promise<Call>> = {
     }),
     actor: w.keyActor,
   }),
+  putDefinitionCertificate: async (w) => ({
+    request: w.keyed('PUT', `/api/v1/definitions/${w.definitionId}/certificate`, { enabled: true, title: 'Walked' }),
+    actor: w.keyActor,
+  }),
+  deleteDefinitionCertificate: async (w) => {
+    await created(w, w.keyed('PUT', `/api/v1/definitions/${w.definitionId}/certificate`, { enabled: true }));
+    return { request: w.keyed('DELETE', `/api/v1/definitions/${w.definitionId}/certificate`), actor: w.keyActor };
+  },
+  putCertificateSettings: async (w) => ({
+    request: w.session(w.owner, 'PUT', '/api/v1/certificates/settings', { enabled: true, country: 'AU' }),
+    actor: `user:${w.owner.userId}`,
+  }),
   uploadImage: async (w) => ({
     request: {
       method: 'POST',

@@ -31,6 +31,8 @@ export const ErrorCodes = {
   payload_too_large: 413,
   definition_archived: 400,
   invalid_image: 400,
+  gone: 410,
+  certificate_unprintable: 422,
   unsupported_media_type: 415,
   service_unavailable: 503,
   internal_error: 500,

@@ -113,6 +113,7 @@ const descriptions: Record<number, string> = {
   402: 'Payment required',
   404: 'Not found',
   409: 'Conflict',
+  410: 'Gone',
   413: 'Payload too large',
   415: 'Unsupported media type',
   422: 'Unprocessable',

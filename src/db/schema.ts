@@ -385,6 +385,16 @@ export interface ImagesTable {
   created_at: string;
 }
 
+export interface CertificateDesignsTable {
+  issuer_id: string;
+  /** 'issuer' for the issuer's default, else the definition's id. */
+  target: string;
+  design: string;
+  version: number;
+  updated_at: string;
+  updated_by: string;
+}
+
 export interface WalletOffersTable {
   id: string;
   issuer_id: string;
@@ -449,4 +459,5 @@ export interface DB {
   endorsement_credentials: EndorsementCredentialsTable;
   wallet_offers: WalletOffersTable;
   wallet_nonces: WalletNoncesTable;
+  certificate_designs: CertificateDesignsTable;
 }

@@ -14,6 +14,15 @@ export function createImageRepository(db: Executor) {
       const row = await db.selectFrom('images').select('content_type').where('id', '=', id).executeTakeFirst();
       return row?.content_type;
     },
+    /** An image of the issuer by id, with its bytes; another issuer's image is undefined. */
+    async getOwned(issuerId: string, id: string): Promise<Pick<ImageRow, 'content_type' | 'bytes'> | undefined> {
+      return db
+        .selectFrom('images')
+        .select(['content_type', 'bytes'])
+        .where('issuer_id', '=', issuerId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+    },
     /** Public read by id: an image is served to anyone who has its URL (like a badge image). */
     async getPublic(id: string): Promise<Pick<ImageRow, 'content_type' | 'bytes'> | undefined> {
       return db.selectFrom('images').select(['content_type', 'bytes']).where('id', '=', id).executeTakeFirst();

@@ -61,6 +61,15 @@ export function createImageService(
       return image?.content_type === 'image/png' ? Buffer.from(image.bytes) : null;
     },
 
+    /**
+     * The bytes of the issuer's own uploaded image `id`, with its type (certificate signatures and
+     * backgrounds); undefined for an unknown id or another issuer's image.
+     */
+    async owned(issuerId: string, id: string): Promise<{ contentType: string; bytes: Buffer } | undefined> {
+      const image = UUID.test(id) ? await repo.getOwned(issuerId, id) : undefined;
+      return image ? { contentType: image.content_type, bytes: Buffer.from(image.bytes) } : undefined;
+    },
+
     /** Whether `url` is a PNG this service hosts (images never change, so the answer is kept). */
     async isHostedPng(url: string | null | undefined): Promise<boolean> {
       const id = hostedId(url);

@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { AppError } from '../../core/errors.js';
+import { loadedOnce } from '../../core/loaded-once.js';
+
+/** What a piece of text is set in; each role has its bundled font and the operator's after it. */
+export type FontRole = 'title' | 'strong' | 'body';
+
+/**
+ * The bundled fonts: Noto Sans and Noto Serif (SIL Open Font License 1.1), from the npm packages
+ * @expo-google-fonts/noto-sans and noto-serif, whose static TrueType files cover Latin, Latin
+ * Extended with Vietnamese, Greek and Cyrillic in one file each (docs/decisions.md, certificates).
+ */
+const BUNDLED: Record<FontRole, string> = {
+  title: '@expo-google-fonts/noto-serif/700Bold/NotoSerif_700Bold.ttf',
+  strong: '@expo-google-fonts/noto-sans/700Bold/NotoSans_700Bold.ttf',
+  body: '@expo-google-fonts/noto-sans/400Regular/NotoSans_400Regular.ttf',
+};
+
+export interface FontFace {
+  /** The name pdfkit registers the face under. */
+  key: string;
+  path: string;
+  bytes: Buffer;
+  covers(codePoint: number): boolean;
+}
+
+export type FontChains = Record<FontRole, FontFace[]>;
+
+/** Line breaks and spaces are laid out, not drawn: no glyph needed. */
+const LAYOUT = new Set([0x0a, 0x20]);
+
+async function face(key: string, path: string): Promise<FontFace> {
+  const fontkit = await import('fontkit');
+  const bytes = readFileSync(path);
+  const font = fontkit.create(bytes);
+  if (!('hasGlyphForCodePoint' in font)) {
+    throw new Error(`certificate font ${path} is a collection; name one font file (TTF or OTF)`);
+  }
+  return { key, path, bytes, covers: (codePoint) => font.hasGlyphForCodePoint(codePoint) };
+}
+
+/**
+ * The fonts of every role: the bundled one, then the operator's (CERTIFICATE_FONTS) in order.
+ * Read once, at the first certificate; a file that is missing or not a font stops that render with
+ * the reason (the operator's configuration), never a certificate with missing characters.
+ */
+export function fontChains(operatorFonts: readonly string[]): () => Promise<FontChains> {
+  return loadedOnce(async () => {
+    const resolve = createRequire(import.meta.url).resolve;
+    const extra = await Promise.all(operatorFonts.map((path, i) => face(`operator-${i}`, path)));
+    const chain = async (role: FontRole) => [await face(`bundled-${role}`, resolve(BUNDLED[role])), ...extra];
+    return { title: await chain('title'), strong: await chain('strong'), body: await chain('body') };
+  });
+}
+
+const codePointLabel = (codePoint: number) =>
+  `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')} (${String.fromCodePoint(codePoint)})`;
+
+/**
+ * The first font of the chain that has a glyph for every character of `text` (as NFC). No font
+ * having them all is a 422 that names the characters and the field: a certificate never prints a
+ * blank box, a substitute or nothing in place of a letter of someone's name.
+ */
+export function fontFor(chain: FontFace[], text: string, field: string): FontFace {
+  const codePoints = [...new Set([...text].map((c) => c.codePointAt(0) ?? 0))].filter((c) => !LAYOUT.has(c));
+  const found = chain.find((f) => codePoints.every((c) => f.covers(c)));
+  if (found) return found;
+  const missing = codePoints.filter((c) => !chain.some((f) => f.covers(c)));
+  const named = (missing.length > 0 ? missing : codePoints.filter((c) => !chain[0]?.covers(c))).slice(0, 10);
+  throw new AppError(
+    'certificate_unprintable',
+    missing.length > 0
+      ? `The certificate cannot print ${named.map(codePointLabel).join(', ')} in the ${field}: no certificate font has ${missing.length === 1 ? 'it' : 'them'}. The operator can add a font that does (CERTIFICATE_FONTS).`
+      : `The certificate cannot print the ${field} in one font: no certificate font has all of ${named.map(codePointLabel).join(', ')} with the rest. The operator can add a font that has them all (CERTIFICATE_FONTS).`,
+  );
+}

@@ -1,0 +1,105 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { DateTime, NAME_PATTERN, Name, Nullable, StringEnum, Uuid } from '../../core/schemas.js';
+
+/** The placeholders a certificate's wording may hold, each replaced by the credential's value. */
+export const PLACEHOLDERS = ['earnerName', 'badgeName', 'issuerName', 'issuedOn', 'expiresOn', 'credentialId'] as const;
+export const BORDER_STYLES = ['classic', 'double', 'modern', 'none'] as const;
+export const ORIENTATIONS = ['landscape', 'portrait'] as const;
+/** `auto`: Letter where the issuer's country uses it, else A4. */
+export const SIZES = ['auto', 'A4', 'Letter'] as const;
+export const MAX_SIGNATORIES = 3;
+export const MAX_TITLE = 120;
+export const MAX_WORDING = 600;
+
+/** Text printed on the certificate: no control characters except a line break in the wording. */
+const WORDING_PATTERN = '^[^\\u0000-\\u0009\\u000b-\\u001f\\u007f-\\u009f]*$';
+
+const Signatory = Type.Object(
+  {
+    name: Name(120),
+    role: Type.String({ maxLength: 120, pattern: NAME_PATTERN, default: '' }),
+    signatureImageId: Type.Optional(
+      Nullable({ ...Uuid, description: 'An uploaded PNG of the issuer (POST /api/v1/images), drawn above the name.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const designProperties = {
+  enabled: Type.Boolean({ description: 'false: no certificate is made for these credentials (404).' }),
+  title: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_TITLE, pattern: NAME_PATTERN })),
+  wording: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: MAX_WORDING,
+      pattern: WORDING_PATTERN,
+      description: `Printed under the earner's name. Placeholders: ${PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}.`,
+    }),
+  ),
+  signatories: Type.Optional(Type.Array(Signatory, { maxItems: MAX_SIGNATORIES })),
+  backgroundImageId: Type.Optional(
+    Nullable({ ...Uuid, description: 'An uploaded PNG of the issuer, drawn over the whole page under the text.' }),
+  ),
+  borderStyle: Type.Optional(StringEnum(BORDER_STYLES, { description: 'The built-in border, in the issuer colour.' })),
+  orientation: Type.Optional(StringEnum(ORIENTATIONS)),
+  size: Type.Optional(StringEnum(SIZES, { description: 'auto: Letter for an issuer in a Letter country, else A4.' })),
+};
+
+export const CertificateDesignBody = Type.Object(designProperties, { additionalProperties: false });
+export type CertificateDesignInput = Static<typeof CertificateDesignBody>;
+
+/** A design with every field given (the defaults filled in). */
+export type CertificateDesign = Required<Omit<CertificateDesignInput, 'signatories'>> & {
+  signatories: { name: string; role: string; signatureImageId: string | null }[];
+  backgroundImageId: string | null;
+};
+
+const designResponse = {
+  enabled: Type.Boolean(),
+  title: Type.String(),
+  wording: Type.String(),
+  signatories: Type.Array(
+    Type.Object({ name: Type.String(), role: Type.String(), signatureImageId: Nullable(Type.String()) }),
+  ),
+  backgroundImageId: Nullable(Type.String()),
+  borderStyle: StringEnum(BORDER_STYLES),
+  orientation: StringEnum(ORIENTATIONS),
+  size: StringEnum(SIZES),
+  version: Type.Integer({ description: 'How many times this design was saved (0: never).' }),
+  updatedAt: Nullable(DateTime),
+};
+
+export const DefinitionCertificateSchema = Type.Object(
+  {
+    definitionId: Type.String(),
+    source: StringEnum(['definition', 'issuer', 'default'] as const, {
+      description:
+        "Where the design comes from: the definition's own, the issuer's default (Settings), or the built-in default.",
+    }),
+    ...designResponse,
+  },
+  { $id: 'DefinitionCertificate' },
+);
+
+export const CertificateSettingsBody = Type.Object(
+  {
+    ...designProperties,
+    country: Type.Optional(
+      Nullable(
+        Type.String({
+          pattern: '^[A-Z]{2}$',
+          description: "The issuer's country (ISO 3166-1 alpha-2): the paper size of `auto` and the date format.",
+        }),
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CertificateSettingsInput = Static<typeof CertificateSettingsBody>;
+
+export const CertificateSettingsSchema = Type.Object(
+  { ...designResponse, country: Nullable(Type.String()) },
+  { $id: 'CertificateSettings' },
+);
+
+export const certificateSchemas = [DefinitionCertificateSchema, CertificateSettingsSchema];

@@ -1,0 +1,305 @@
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { isoNow } from '../../core/clock.js';
+import type { Core } from '../../core/context.js';
+import { AppError, errors, type ValidationIssue } from '../../core/errors.js';
+import { sha256Hex } from '../../core/hashing.js';
+import { publicUrls } from '../../core/urls.js';
+import type { AuditService } from '../audit/audit.service.js';
+import type { CredentialService } from '../credentials/credentials.service.js';
+import type { DefinitionService } from '../definitions/definitions.service.js';
+import type { ImageService } from '../images/images.service.js';
+import type { IssuerService } from '../issuers/issuers.service.js';
+import type { NotificationService } from '../notifications/notifications.service.js';
+import type { VcService } from '../vc/vc.service.js';
+import {
+  checkWording,
+  completeDesign,
+  DEFAULT_DESIGN,
+  fillWording,
+  type IssuerCertificateSettings,
+  paperSize,
+  parseSettings,
+  refuse,
+} from './certificates.designs.js';
+import { fontChains } from './certificates.fonts.js';
+import { type CertificateContent, renderCertificate } from './certificates.render.js';
+import { type CertificateDesignRow, createCertificateRepository, ISSUER_TARGET } from './certificates.repository.js';
+import type { CertificateDesign, CertificateDesignInput, CertificateSettingsInput } from './certificates.schemas.js';
+
+/** Rendered PDFs kept per replica, by content; a certificate is about 60 KB plus its images. */
+const CACHE_BYTES = 64 * 1024 * 1024;
+const FALLBACK_COLOR = '#1f3a5f';
+const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
+
+type Source = 'definition' | 'issuer' | 'default';
+
+/**
+ * Certificates (issue 44): designs per definition with an issuer default, and the PDF of a
+ * credential made on request from its stored record, its design and its signed OB 3.0 credential.
+ * A PDF is cached by the hash of everything it prints (not by id), so a changed design, name or
+ * logo shows at the next download and an unchanged one is never rendered twice.
+ */
+export function createCertificateService(
+  core: Pick<Core, 'config' | 'db' | 'clock'>,
+  deps: {
+    audit: Pick<AuditService, 'append'>;
+    issuers: Pick<IssuerService, 'getIssuer'>;
+    definitions: Pick<DefinitionService, 'findRow'>;
+    credentials: Pick<CredentialService, 'findRow'>;
+    images: Pick<ImageService, 'owned' | 'hostedPng'>;
+    notifications: Pick<NotificationService, 'settings'>;
+    vc: Pick<VcService, 'credential'>;
+  },
+) {
+  const repo = createCertificateRepository(core.db);
+  const urls = publicUrls(core.config.publicBaseUrl);
+  const fonts = fontChains(core.config.certificateFonts);
+  const rendered = new LRUCache<string, Buffer>({ maxSize: CACHE_BYTES, sizeCalculation: (pdf) => pdf.length });
+
+  async function requireDefinition(issuerId: string, definitionId: string) {
+    const definition = await deps.definitions.findRow(issuerId, definitionId);
+    if (!definition) throw errors.notFound('Definition');
+    return definition;
+  }
+
+  /** The images a design names must be the issuer's own PNGs (the upload checked them). */
+  async function checkDesign(issuerId: string, design: CertificateDesign): Promise<void> {
+    const issues: ValidationIssue[] = checkWording(design.wording, '/wording');
+    const images: [string, string | null][] = [
+      ['/backgroundImageId', design.backgroundImageId],
+      ...design.signatories.map((s, i): [string, string | null] => [
+        `/signatories/${i}/signatureImageId`,
+        s.signatureImageId,
+      ]),
+    ];
+    for (const [path, id] of images) {
+      if (id === null) continue;
+      const image = await deps.images.owned(issuerId, id);
+      if (image?.contentType !== 'image/png') {
+        issues.push({
+          path,
+          message: image ? 'must be a PNG (an SVG cannot be printed)' : 'no such image of this issuer',
+          code: 'image',
+        });
+      }
+    }
+    refuse(issues);
+  }
+
+  async function stored(issuerId: string, definitionId: string) {
+    const rows = await repo.find(issuerId, [definitionId, ISSUER_TARGET]);
+    const own = rows.find((r) => r.target === definitionId);
+    const settings = parseSettings(rows.find((r) => r.target === ISSUER_TARGET));
+    return { own, settings };
+  }
+
+  function effective(own: CertificateDesignRow | undefined, settings: IssuerCertificateSettings) {
+    if (own) return { source: 'definition' as Source, design: completeDesign(JSON.parse(own.design)), row: own };
+    if (settings.design) return { source: 'issuer' as Source, design: settings.design, row: undefined };
+    return { source: 'default' as Source, design: DEFAULT_DESIGN, row: undefined };
+  }
+
+  const view = (design: CertificateDesign, row: CertificateDesignRow | undefined) => ({
+    ...design,
+    version: row?.version ?? 0,
+    updatedAt: row?.updated_at ?? null,
+  });
+
+  async function image(issuerId: string, id: string | null): Promise<Buffer | null> {
+    if (id === null) return null;
+    const found = await deps.images.owned(issuerId, id);
+    return found?.contentType === 'image/png' ? found.bytes : null;
+  }
+
+  function formatDate(iso: string, locale: string): string {
+    const date = new Date(iso);
+    try {
+      return new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' }).format(date);
+    } catch {
+      return new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'UTC' }).format(date);
+    }
+  }
+
+  return {
+    async definitionDesign(issuerId: string, definitionId: string) {
+      await requireDefinition(issuerId, definitionId);
+      const { own, settings } = await stored(issuerId, definitionId);
+      const { source, design, row } = effective(own, settings);
+      return { definitionId, source, ...view(design, row) };
+    },
+
+    async saveDefinitionDesign(issuerId: string, actor: string, definitionId: string, input: CertificateDesignInput) {
+      await requireDefinition(issuerId, definitionId);
+      const design = completeDesign(input);
+      await checkDesign(issuerId, design);
+      const row = await core.db.transaction().execute(async (trx) => {
+        const saved = await createCertificateRepository(trx).save(
+          issuerId,
+          definitionId,
+          JSON.stringify(design),
+          isoNow(core.clock),
+          actor,
+        );
+        await deps.audit.append(trx, {
+          issuerId,
+          actor,
+          action: 'certificate_design.updated',
+          targetType: 'definition',
+          targetId: definitionId,
+          details: { version: saved.version, enabled: design.enabled },
+        });
+        return saved;
+      });
+      return { definitionId, source: 'definition' as Source, ...view(design, row) };
+    },
+
+    /** The definition goes back to the issuer's default (or the built-in one). */
+    async removeDefinitionDesign(issuerId: string, actor: string, definitionId: string): Promise<void> {
+      await requireDefinition(issuerId, definitionId);
+      await core.db.transaction().execute(async (trx) => {
+        if (!(await createCertificateRepository(trx).remove(issuerId, definitionId))) return;
+        await deps.audit.append(trx, {
+          issuerId,
+          actor,
+          action: 'certificate_design.removed',
+          targetType: 'definition',
+          targetId: definitionId,
+          details: {},
+        });
+      });
+    },
+
+    async settings(issuerId: string) {
+      const [row] = await repo.find(issuerId, [ISSUER_TARGET]);
+      const { design, country } = parseSettings(row);
+      return { ...view(design ?? DEFAULT_DESIGN, row), country };
+    },
+
+    async saveSettings(issuerId: string, actor: string, input: CertificateSettingsInput) {
+      const { country = null, ...body } = input;
+      const design = completeDesign(body);
+      await checkDesign(issuerId, design);
+      const row = await core.db.transaction().execute(async (trx) => {
+        const saved = await createCertificateRepository(trx).save(
+          issuerId,
+          ISSUER_TARGET,
+          JSON.stringify({ ...design, country }),
+          isoNow(core.clock),
+          actor,
+        );
+        await deps.audit.append(trx, {
+          issuerId,
+          actor,
+          action: 'certificate_settings.updated',
+          targetType: 'issuer',
+          targetId: issuerId,
+          details: { version: saved.version, enabled: design.enabled, country },
+        });
+        return saved;
+      });
+      return { ...view(design, row), country };
+    },
+
+    /**
+     * The certificate PDF of the issuer's credential. 404 for another issuer's or an unknown id,
+     * or when certificates are off for its definition; 410 once it is revoked (an erasure revokes);
+     * 422 when it cannot be printed truly (no name stored, a character no font has).
+     */
+    async pdf(issuerId: string, credentialId: string): Promise<Buffer> {
+      const credential = await deps.credentials.findRow(issuerId, credentialId);
+      if (!credential) throw errors.notFound('Credential');
+      if (credential.revoked_at !== null) {
+        throw new AppError(
+          'gone',
+          credential.revoked_reason === 'gdpr_erasure'
+            ? "This credential was erased at the earner's request; it has no certificate."
+            : 'This credential was revoked; it has no certificate any more. A reissued or renewed credential has its own.',
+        );
+      }
+      const definition = await requireDefinition(issuerId, credential.definition_id);
+      const { own, settings } = await stored(issuerId, definition.id);
+      const { design } = effective(own, settings);
+      if (!design.enabled) throw new AppError('not_found', 'Certificates are turned off for this badge.');
+      if (!credential.display_name) {
+        throw new AppError(
+          'certificate_unprintable',
+          'This credential has no recipient name stored, so no certificate can name its earner. Reissue it with a recipientName.',
+        );
+      }
+      const [issuer, notification] = await Promise.all([
+        deps.issuers.getIssuer(issuerId),
+        deps.notifications.settings(issuerId),
+      ]);
+      const signed = await deps.vc.credential(issuer.slug, credential.id);
+      const language = notification.language;
+      const locale = settings.country ? `${language}-${settings.country}` : language;
+      const issuedOn = formatDate(credential.issued_on, locale);
+      const expiresOn = credential.expires_on ? formatDate(credential.expires_on, locale) : null;
+      const verifyUrl = urls.verifyPage(issuer.slug, credential.id);
+      const [background, logo, ...signatures] = await Promise.all([
+        image(issuerId, design.backgroundImageId),
+        deps.images.hostedPng(issuer.brand_logo_url),
+        ...design.signatories.map((s) => image(issuerId, s.signatureImageId)),
+      ]);
+      const content: CertificateContent = {
+        title: design.title,
+        earnerName: credential.display_name.normalize('NFC'),
+        badgeName: definition.name.normalize('NFC'),
+        issuerName: issuer.name.normalize('NFC'),
+        issuedOn,
+        expiresOn,
+        credentialId: credential.id,
+        verifyUrl,
+        wording: fillWording(design.wording, {
+          earnerName: credential.display_name,
+          badgeName: definition.name,
+          issuerName: issuer.name,
+          issuedOn,
+          expiresOn: expiresOn ?? 'no expiry',
+          credentialId: credential.id,
+        }).normalize('NFC'),
+        signatories: design.signatories.map((s, i) => ({
+          name: s.name.normalize('NFC'),
+          role: s.role.normalize('NFC'),
+          signature: signatures[i] ?? null,
+        })),
+        background,
+        logo,
+        color:
+          issuer.brand_primary_color && HEX_COLOR.test(issuer.brand_primary_color)
+            ? issuer.brand_primary_color
+            : FALLBACK_COLOR,
+        borderStyle: design.borderStyle,
+        orientation: design.orientation,
+        size: paperSize(design.size, settings.country),
+        lang: language,
+        credentialJson: signed.dataIntegrity,
+        credentialUrl: urls.openBadgeCredential(issuer.slug, credential.id),
+        createdAt: core.clock.now(),
+      };
+      const key = contentKey(content);
+      const cached = rendered.get(key);
+      if (cached) return cached;
+      const pdf = await renderCertificate(content, await fonts());
+      rendered.set(key, pdf);
+      return pdf;
+    },
+  };
+}
+
+/** The hash of everything the PDF prints (images by their hash), not of when it was made. */
+function contentKey(content: CertificateContent): string {
+  const { createdAt: _made, background, logo, signatories, ...text } = content;
+  const digest = (bytes: Buffer | null) => (bytes ? createHash('sha256').update(bytes).digest('hex') : null);
+  return sha256Hex(
+    JSON.stringify({
+      ...text,
+      background: digest(background),
+      logo: digest(logo),
+      signatories: signatories.map((s) => ({ ...s, signature: digest(s.signature) })),
+    }),
+  );
+}
+
+export type CertificateService = ReturnType<typeof createCertificateService>;
