@@ -33,6 +33,11 @@ export const OPERATION_TAGS = [
   },
   { name: 'Wallet offers', description: 'Credential offers for the earner’s wallet, made through the API.' },
   { name: 'Learner Credential Wallet', description: 'The Learner Credential Wallet’s VC-API exchange.' },
+  {
+    name: 'Certificates',
+    description:
+      'Designed PDF certificates of credentials (PDF/A-3, the signed credential embedded) and their designs.',
+  },
   { name: 'Images', description: 'Badge images and logos uploaded by an issuer, served from this origin.' },
   { name: 'Endorsements', description: 'Endorsements of definitions and credentials, given and received.' },
   { name: 'Alignments', description: 'Framework alignments of a definition (BadgeClass `alignment`).' },

@@ -38,8 +38,8 @@ import { reminderDueAnnouncementsMigration } from './0066_reminder_due_announcem
 import { walletLcwAttemptsMigration } from './0067_wallet_lcw_attempts.js';
 import { endorsementConsentMigration } from './0070_endorsement_consent.js';
 import { consoleSessionHardeningMigration } from './0071_console_session_hardening.js';
-import { certificatesMigration } from './0085_certificates.js';
 import { ltiMigration } from './0080_lti.js';
+import { certificatesMigration } from './0085_certificates.js';
 import { earnerAccountsMigration } from './0090_earner_accounts.js';
 import { obApiMigration } from './0091_ob_api.js';
 
@@ -84,8 +84,8 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0067_wallet_lcw_attempts': walletLcwAttemptsMigration(),
     '0070_endorsement_consent': endorsementConsentMigration(),
     '0071_console_session_hardening': consoleSessionHardeningMigration(),
-    '0085_certificates': certificatesMigration(),
     '0080_lti': ltiMigration(),
+    '0085_certificates': certificatesMigration(),
     '0090_earner_accounts': earnerAccountsMigration(),
     '0091_ob_api': obApiMigration(),
   };

@@ -23,6 +23,8 @@ export const certificateRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getDefinitionCertificate',
         tags,
         summary: "The certificate design of a definition: its own, else the issuer's default, else the built-in one",
+        description:
+          '`source` says which applies. Another issuer’s or an unknown definition is 404. Any console role may read it.',
         params: IdParams,
         response: { 200: DefinitionCertificate, ...errorResponses(400, 404, ...keyedErrors) },
       },
@@ -57,6 +59,8 @@ export const certificateRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'deleteDefinitionCertificate',
         tags,
         summary: "Remove the definition's own design: it takes the issuer's default again",
+        description:
+          'Answers 204 whether or not the definition had a design of its own; removing one is audited (`certificate_design.removed`). Existing credentials show the default at their next download.',
         params: IdParams,
         response: {
           204: Type.Null({ description: 'Removed (or there was none)' }),
@@ -78,6 +82,8 @@ export const certificateRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'getCertificateSettings',
         tags,
         summary: "The issuer's default certificate design and country",
+        description:
+          'The built-in design (version 0) until one is saved. It applies to every definition without a design of its own.',
         response: { 200: CertificateSettings, ...errorResponses(...keyedErrors) },
       },
     },
