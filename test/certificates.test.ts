@@ -18,7 +18,10 @@ const BASE = 'https://badges.test';
 const MISSING = '00000000-0000-4000-8000-000000000000';
 const NAMES = ['Nguyễn Thị Thảo', 'Siân O’Brien', 'Ζωή Παπαδοπούλου', 'Юлия Иванова'];
 
-describe.each(dialects)('Certificates on %s', (dialect) => {
+/** Rendering and reading PDFs takes a second or so each; a loaded machine is given room. */
+const TIMEOUT = 180_000;
+
+describe.each(dialects)('Certificates on %s', { timeout: TIMEOUT }, (dialect) => {
   const clock = manualClock('2026-03-02T09:00:00.000Z');
   let t: TestApp;
   let a: TestIssuer;
@@ -66,7 +69,7 @@ describe.each(dialects)('Certificates on %s', (dialect) => {
     });
     expect(upload.statusCode, upload.body).toBe(201);
     signatureId = upload.json().id;
-  });
+  }, TIMEOUT);
   afterAll(async () => {
     await t.close();
   });
