@@ -87,9 +87,7 @@ export function createServices(core: Core) {
   const wallet = createWalletModule(core, { issuers, credentials, vc, audit });
   const backpack = createBackpackModule(core, { audit, wallet });
   const lti = createLtiModule(core, { issuance, definitions, credentials, wallet, audit });
-<<<<<<< HEAD
   const obapi = createObApiModule(core, { audit, vc: vc.credentials, backpack });
-=======
   const certificates = createCertificatesModule(core, {
     audit,
     issuers,
@@ -99,7 +97,6 @@ export function createServices(core: Core) {
     notifications,
     vc: vc.credentials,
   });
->>>>>>> 6707200 (Certificates (issue 44): a designed PDF/A-3 certificate per credential, tagged, with the signed OB 3.0 credential embedded and a QR code of verifyUrl; designs per definition with an issuer default, audited; 410 once revoked or erased; names that no font can print are refused, never boxed)
   const verification = createVerificationModule(core, {
     outbox,
     usage,
@@ -144,11 +141,8 @@ export function createServices(core: Core) {
     wallet,
     backpack,
     lti,
-<<<<<<< HEAD
     obapi,
-=======
     certificates,
->>>>>>> 6707200 (Certificates (issue 44): a designed PDF/A-3 certificate per credential, tagged, with the signed OB 3.0 credential embedded and a QR code of verifyUrl; designs per definition with an issuer default, audited; 410 once revoked or erased; names that no font can print are refused, never boxed)
     changeFeed,
     readCaches,
     jobs,
