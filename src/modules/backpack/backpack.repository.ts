@@ -30,6 +30,10 @@ export function createBackpackRepository(root: Kysely<DB>) {
     findAccountByEmailHash: (emailHash: string) =>
       db.selectFrom('earner_accounts').selectAll().where('email_hash', '=', emailHash).executeTakeFirst(),
 
+    async anyAccount(): Promise<boolean> {
+      return (await db.selectFrom('earner_accounts').select('id').limit(1).executeTakeFirst()) !== undefined;
+    },
+
     findAccount: (id: string) => db.selectFrom('earner_accounts').selectAll().where('id', '=', id).executeTakeFirst(),
 
     async insertAccountIfNew(row: { id: string; email_hash: string; created_at: string; last_sign_in_at: string }) {

@@ -71,6 +71,9 @@ function checkedAddress(email: string): string {
  * an account. No raw address is stored: the account keeps a keyed hash, the link carries the
  * address sealed to itself, and the lookup's per-issuer hashes live only for the request.
  */
+/** How long issuance trusts "no earner has an account yet" before asking the database again. */
+const ACCOUNTS_RECHECK_MS = 60_000;
+
 export function createBackpackService(
   core: Pick<Core, 'db' | 'dialect' | 'clock' | 'ids' | 'config' | 'log'>,
   deps: {
@@ -81,6 +84,22 @@ export function createBackpackService(
   },
 ) {
   const repo = createBackpackRepository(core.db);
+  /**
+   * Whether any earner has an account on this service. Until one has, issuance looks nothing up
+   * (PostgreSQL issues in one statement). Once true it stays true; a "no" is asked again after
+   * ACCOUNTS_RECHECK_MS, so another replica's first account is seen within that time, and a credential
+   * issued meanwhile is linked at the earner's next sign-in.
+   */
+  let accountsExist = false;
+  let accountsCheckedAt = Number.NEGATIVE_INFINITY;
+  async function anyAccounts(): Promise<boolean> {
+    if (accountsExist) return true;
+    const now = core.clock.now().getTime();
+    if (now - accountsCheckedAt < ACCOUNTS_RECHECK_MS) return false;
+    accountsCheckedAt = now;
+    accountsExist = await repo.anyAccount();
+    return accountsExist;
+  }
   const urls = publicUrls(core.config.publicBaseUrl);
   const secure = core.config.publicBaseUrl.startsWith('https://');
   /** What other modules keep of an account (the OB 3.0 API's grants, upserts and profile), erased with it. */
@@ -184,6 +203,7 @@ export function createBackpackService(
           account = await tx.findAccountByEmailHash(emailHash);
           if (!account) throw new Error('earner account missing after insert');
           if (account.id === id) await audit(trx, id, `earner:${id}`, 'earner.account_created');
+          accountsExist = true;
         }
         await tx.touchSignIn(account.id, now);
         const count = await tx.linkCredentials(
@@ -273,6 +293,7 @@ export function createBackpackService(
      */
     async linkAtIssuance(issuerId: string, credentialId: string, email: string): Promise<void> {
       try {
+        if (!(await anyAccounts())) return;
         const account = await repo.findAccountByEmailHash(deps.secrets.emailHash(email));
         if (!account) return;
         await core.db.transaction().execute(async (trx) => {
