@@ -95,11 +95,14 @@ export function unstorableTextAt(data: unknown): { path: string; character: stri
  */
 function refusingUnstorableText(inner: Validator): Validator {
   const validate: Validator = (data) => {
-    if (!inner(data)) {
+    const valid = inner(data);
+    const at = unstorableTextAt(data);
+    // U+0000 is named as such even where a name's pattern also refuses it (it excludes every control
+    // character): "must not contain the NUL character" says more than the pattern.
+    if (!valid && at?.code !== 'nul') {
       validate.errors = inner.errors;
       return false;
     }
-    const at = unstorableTextAt(data);
     validate.errors =
       at === null
         ? null
