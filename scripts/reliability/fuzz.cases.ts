@@ -138,6 +138,11 @@ function withRealValues(body: unknown, pool: ResourcePool, pick: number): unknow
     } else if (field === 'ids' && Array.isArray(value)) {
       const urls = poolValues(pool, 'assertionUrls');
       out[field] = [...urls.slice(0, 5), ...poolValues(pool, 'credentials').slice(0, 3), ...value.slice(0, 2)];
+    } else if (field === 'expiresOn' && typeof value === 'string') {
+      // An expiry must come after the time of issue: a generated date would refuse the request.
+      out[field] = new Date(Date.now() + 365 * 86_400_000).toISOString();
+    } else if (Array.isArray(value)) {
+      out[field] = value.map((item) => (isObject(item) ? withRealValues(item, pool, pick) : item));
     } else if (isObject(value)) {
       out[field] = withRealValues(value, pool, pick);
     }

@@ -290,11 +290,11 @@ export async function runTenantMatrix(options: {
 
     // Controls: the same requests on A's own resources must get past the lookup (else a row proves nothing).
     // Reads first, then creations, then changes (an archived definition issues nothing), deletions last.
-    // A revocation or reissue is a change made with POST: it runs after the other POSTs (a wallet
+    // A revocation, reissue or name correction is a change made with POST: it runs after the other POSTs (a wallet
     // offer is made only for a credential that is still valid).
     const order = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
     const rank = (op: OperationSpec) =>
-      /\/(revoke|reissue)$/.test(op.path) ? order.indexOf('PATCH') : order.indexOf(op.method);
+      /\/(revoke|reissue|correct-name)$/.test(op.path) ? order.indexOf('PATCH') : order.indexOf(op.method);
     controls.sort((x, y) => rank(x.op) - rank(y.op));
     for (const { op, group } of controls) {
       const draw: CaseDraw = {

@@ -53,6 +53,7 @@ export function collectionOf(path: string, param: string): string {
 /** The collection a body or query field holding an id refers to ("definitionId" -> definitions). */
 export function collectionOfField(field: string): string | null {
   if (field === 'definitionRef') return 'badges';
+  if (field.endsWith('ImageId')) return 'images';
   const match = /^([a-z]+)Id$/.exec(field);
   return match ? `${match[1]}s` : null;
 }
