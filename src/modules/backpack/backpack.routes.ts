@@ -43,10 +43,21 @@ const LinkParams = Type.Object({ link: Type.String({ maxLength: 600 }) });
 const NextQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 2048 })) });
 const BadgeParams = Type.Object({ id: Type.String({ maxLength: 104 }) });
 
-/** A path of this service to go on to after sign-in; anything else (another origin, `//host`) is dropped. */
+const LOCAL_ORIGIN = 'http://local.invalid';
+
+/**
+ * A path of this service to go on to after sign-in; anything else (another origin, `//host`) is
+ * dropped. Browsers strip tabs and line breaks from a Location, so `/\t/evil.example` would become
+ * `//evil.example`: a control character or space refuses the path, and what is left must resolve
+ * to this origin.
+ */
 export function localPath(next: string | undefined): string | null {
   if (!next?.startsWith('/') || next.startsWith('//') || next.includes('\\')) return null;
-  return next;
+  for (let i = 0; i < next.length; i++) {
+    const unit = next.charCodeAt(i);
+    if (unit <= 0x20 || unit === 0x7f) return null;
+  }
+  return new URL(next, LOCAL_ORIGIN).origin === LOCAL_ORIGIN ? next : null;
 }
 
 /**
