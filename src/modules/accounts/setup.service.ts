@@ -84,9 +84,11 @@ export function createSetupService(
      * once, so two submissions cannot make two organisations; a refused organisation reopens it.
      */
     async complete(token: string, body: Static<typeof CompleteSetupBody>): Promise<SetupOutcome> {
-      await requireOpen(token);
+      // Spent before the first await, so two submissions racing cannot both pass the check.
+      if (tokenHash === null || sha256Hex(token) !== tokenHash) throw errors.notFound('Set-up link');
       const spent = tokenHash;
       tokenHash = null;
+      if ((await deps.issuers.countIssuers()) > 0) throw errors.notFound('Set-up link');
       const { organisation, owner } = body;
       const slug = organisation.slug ?? slugify(organisation.name);
       let created: Awaited<ReturnType<typeof deps.issuers.createIssuer>>;
