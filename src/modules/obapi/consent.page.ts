@@ -40,7 +40,7 @@ export function consentPage(
 <h1>Allow ${input.clientName} to use your badges?</h1>
 <p><strong>${input.clientName}</strong>${input.clientUri ? html` (${input.clientUri})` : ''} will be sent back to <strong>${input.redirectHost}</strong> and asks for:</p>
 <ul>${input.scopes.map((scope) => html`<li>${SCOPE_DESCRIPTIONS[scope] ?? scope}<br><code>${scope}</code></li>`)}</ul>
-<p>You can revoke this access at any time from your backpack.</p>
+<p>Deleting your backpack account ends this access.</p>
 <form method="post" action="${input.action}">
 <input type="hidden" name="csrf" value="${input.csrf}">
 <button type="submit" name="decision" value="allow">Allow</button>
