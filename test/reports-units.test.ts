@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../src/core/errors.js';
-import { attachment, guardCell, toCsv } from '../src/modules/reports/csv.js';
+import { attachment, guardCell, toCsv, UTF8_BOM } from '../src/modules/reports/csv.js';
 import { coverage } from '../src/modules/reports/rollup.service.js';
 import { analyticsWindow, reportWindow, utcDays } from '../src/modules/reports/window.js';
 
@@ -23,8 +23,9 @@ describe('report CSV safety', () => {
       { name: '=cmd|" /C calc"!A0', count: 0 },
     ];
     const text = toCsv(['name', 'count'], records);
-    expect(text.startsWith('name,count\r\n"Comma, quote "" and\nnewline",3\r\n')).toBe(true);
-    expect(parse(text, { columns: true })).toEqual([
+    // The byte order mark first, so Excel reads the file as UTF-8 (issue 46).
+    expect(text.startsWith(`${UTF8_BOM}name,count\r\n"Comma, quote "" and\nnewline",3\r\n`)).toBe(true);
+    expect(parse(text, { columns: true, bom: true })).toEqual([
       { name: 'Comma, quote " and\nnewline', count: '3' },
       { name: `'=cmd|" /C calc"!A0`, count: '0' },
     ]);
@@ -44,8 +45,8 @@ describe('report CSV safety', () => {
       { name: 'plain', count: 3 },
     ];
     const text = toCsv(['name', 'count'], records);
-    expect(text).toBe('name,count\r\n"\'\n=1+1",1\r\n"a\rb",2\r\nplain,3\r\n');
-    expect(parse(text, { columns: true, record_delimiter: '\r\n' })).toEqual([
+    expect(text).toBe(`${UTF8_BOM}name,count\r\n"'\n=1+1",1\r\n"a\rb",2\r\nplain,3\r\n`);
+    expect(parse(text, { columns: true, bom: true, record_delimiter: '\r\n' })).toEqual([
       { name: "'\n=1+1", count: '1' },
       { name: 'a\rb', count: '2' },
       { name: 'plain', count: '3' },
