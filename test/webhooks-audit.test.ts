@@ -91,6 +91,8 @@ describe.each(dialects)('audited webhook changes on %s', (dialect) => {
       LOG_LEVEL: 'silent',
       BOOTSTRAP_ISSUER: 'false',
       WEBHOOK_ALLOW_PRIVATE: 'true',
+      // The CLI seals the new subscription's secret with the app's key-encryption key.
+      ...(t.config.signingKeySecret ? { SIGNING_KEY_SECRET: t.config.signingKeySecret } : {}),
     })) {
       vi.stubEnv(name, value);
     }

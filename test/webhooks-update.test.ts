@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWebhookSecrets } from '../src/modules/webhooks/webhook-secrets.js';
 import { consoleUser } from './console.support.js';
 import { auth, createTestApp, dialects, expectErrorBody, type TestApp, type TestIssuer } from './helpers.js';
 import { answer, type Receiver, startReceiver } from './webhooks.support.js';
@@ -63,7 +64,9 @@ describe.each(dialects)('PATCH /api/v1/webhooks/{id} on %s', (dialect) => {
       .select('secret')
       .where('id', '=', id)
       .executeTakeFirstOrThrow();
-    expect(stored.secret).toBe(secret);
+    // Kept sealed at rest (issue 48 §7), and it still opens to the secret handed out.
+    expect(stored.secret).not.toBe(secret);
+    expect(createWebhookSecrets(t.config).open(id, stored.secret)).toBe(secret);
 
     const audit = await t.database.db
       .selectFrom('audit_log')
