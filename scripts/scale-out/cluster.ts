@@ -5,7 +5,7 @@ import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { freePort } from '../../bench/lib/harness.js';
-import { launchServer, type ServerProcess } from '../reliability/load.harness.js';
+import { HARNESS_SIGNING_KEY_SECRET, launchServer, type ServerProcess } from '../reliability/load.harness.js';
 
 /**
  * The scale-out topology on one machine: two API processes (dist/src/server.js), `accolade worker`
@@ -321,6 +321,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     EXPIRY_SWEEP_INTERVAL_MS: String(options.expirySweepIntervalMs),
     PUBLIC_BASE_URL: `http://127.0.0.1:${proxyPort}`,
     LOG_LEVEL: 'error',
+    // The workers open the webhook secrets the replicas sealed, so both need the same key.
+    SIGNING_KEY_SECRET: HARNESS_SIGNING_KEY_SECRET,
   };
   const replicas: ServerProcess[] = [];
   const workers: WorkerProcess[] = [];
