@@ -492,6 +492,10 @@ const builders: Record<string, (w: Walk) => Promise<Call>> = {
     request: w.session(w.owner, 'PUT', '/api/v1/certificates/settings', { enabled: true, country: 'AU' }),
     actor: `user:${w.owner.userId}`,
   }),
+  revokeCredentialCertificateLink: async (w) => ({
+    request: w.keyed('POST', `/api/v1/credentials/${await w.credential()}/certificate-link/revoke`),
+    actor: w.keyActor,
+  }),
   uploadImage: async (w) => ({
     request: {
       method: 'POST',

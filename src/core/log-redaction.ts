@@ -67,8 +67,11 @@ function redactPiece(piece: string): string {
   return sensitive(piece) ? REDACTED : piece;
 }
 
-/** Path segments whose next segment is a one-time token whatever it looks like (console invites). */
-const TOKEN_PARENTS = new Set(['invites', 'invite']);
+/**
+ * Path segments whose next segment is a token whatever it looks like: console invites, and the
+ * earner's certificate link (`/certificate/<token>`, src/modules/certificates/certificates.links.ts).
+ */
+const TOKEN_PARENTS = new Set(['invites', 'invite', 'certificate']);
 
 function redactParameter(pair: string): string {
   const equals = pair.indexOf('=');

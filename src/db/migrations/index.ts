@@ -42,6 +42,7 @@ import { ltiMigration } from './0080_lti.js';
 import { certificatesMigration } from './0085_certificates.js';
 import { earnerAccountsMigration } from './0090_earner_accounts.js';
 import { obApiMigration } from './0091_ob_api.js';
+import { certificateLinksMigration } from './0120_certificate_links.js';
 
 /** Every forward-only migration, by name, in the order they run. A new migration is added here. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -88,5 +89,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0085_certificates': certificatesMigration(),
     '0090_earner_accounts': earnerAccountsMigration(),
     '0091_ob_api': obApiMigration(),
+    '0120_certificate_links': certificateLinksMigration(),
   };
 }

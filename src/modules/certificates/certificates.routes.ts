@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { errorResponses, IdParams, keyedErrors } from '../../core/schemas.js';
+import { errorResponses, IdParams, keyedErrors, openErrors } from '../../core/schemas.js';
+import { EARNER_LINK_PATH, TOKEN_PATTERN } from './certificates.links.js';
 import {
   CertificateDesignBody,
+  CertificateLinkSchema,
   CertificateSettingsBody,
   CertificateSettingsSchema,
   DefinitionCertificateSchema,
@@ -11,6 +13,17 @@ import {
 const tags = ['Certificates'];
 const DefinitionCertificate = Type.Ref(DefinitionCertificateSchema);
 const CertificateSettings = Type.Ref(CertificateSettingsSchema);
+const CertificateLink = Type.Ref(CertificateLinkSchema);
+/**
+ * What one download through an earner's link costs, in open requests of its address, charged before
+ * the token is read: a render is worth about this many cheap requests, so an address gets a handful
+ * of certificates a minute under the open limit whatever it sends.
+ */
+const EARNER_DOWNLOAD_COST = 30;
+const pdfResponse = {
+  description: 'The certificate',
+  content: { 'application/pdf': { schema: Type.String({ format: 'binary' }) } },
+};
 
 export const certificateRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { certificates } = app.services;
@@ -119,10 +132,7 @@ export const certificateRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "Shows the earner's full stored name, so it is served only to the issuer's staff. The embedded file `open-badges-credential.json` is the hosted Data Integrity credential byte for byte; the QR code opens the verification page. 410 once the credential is revoked or erased; 422 when it cannot be printed truly (no stored name, or a character no certificate font has).",
         params: IdParams,
         response: {
-          200: {
-            description: 'The certificate',
-            content: { 'application/pdf': { schema: Type.String({ format: 'binary' }) } },
-          },
+          200: pdfResponse,
           ...errorResponses(404, 410, 422, ...keyedErrors),
         },
       },
@@ -133,6 +143,64 @@ export const certificateRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .header('content-type', 'application/pdf')
         .header('content-disposition', `attachment; filename="certificate-${request.params.id}.pdf"`)
         .header('cache-control', 'private, no-cache')
+        .send(pdf);
+    },
+  );
+
+  app.get(
+    '/api/v1/credentials/:id/certificate-link',
+    {
+      config: { auth: 'key' },
+      schema: {
+        operationId: 'getCredentialCertificateLink',
+        tags,
+        summary: "The earner's own certificate link of a credential (what the award email gives them)",
+        description:
+          'An unguessable link to the certificate, for the earner only: it shows their full name. The same link each time until it is revoked. `url` is null when certificates are off for the badge or no name is stored. 410 once the credential is revoked or erased (a reissued or renewed credential has a link of its own).',
+        params: IdParams,
+        response: { 200: CertificateLink, ...errorResponses(404, 410, ...keyedErrors) },
+      },
+    },
+    async (request) => certificates.staffLink(request.issuerId(), request.params.id),
+  );
+
+  app.post(
+    '/api/v1/credentials/:id/certificate-link/revoke',
+    {
+      config: { auth: 'key' },
+      schema: {
+        operationId: 'revokeCredentialCertificateLink',
+        tags,
+        summary: "Withdraw the earner's certificate link (it answers 410) and answer the new one",
+        description:
+          'For a link that reached the wrong person. Audited (`certificate_link.revoked`). The credential itself stays valid.',
+        params: IdParams,
+        response: { 200: CertificateLink, ...errorResponses(404, 410, ...keyedErrors) },
+      },
+    },
+    async (request) => certificates.revokeLink(request.issuerId(), request.actor(), request.params.id),
+  );
+
+  app.get(
+    `${EARNER_LINK_PATH}/:token`,
+    {
+      config: { rateLimitCost: () => EARNER_DOWNLOAD_COST },
+      schema: {
+        operationId: 'getEarnerCertificate',
+        tags,
+        summary: "The earner's certificate through their own link (PDF)",
+        description: `Open, but the token is a capability: only the link handed to the earner (award email, wallet offer page) opens it. One download costs ${EARNER_DOWNLOAD_COST} requests of the address's open limit, charged before anything is read. 404 for a token that is not a link of this service or when certificates are off for the badge; 410 for a withdrawn link and for a revoked or erased credential; 422 when it cannot be printed truly.`,
+        params: Type.Object({ token: Type.String({ pattern: TOKEN_PATTERN }) }),
+        response: { 200: pdfResponse, ...errorResponses(400, 404, 410, 422, ...openErrors) },
+      },
+    },
+    async (request, reply) => {
+      const pdf = await certificates.pdfByLink(request.params.token);
+      return reply
+        .header('content-type', 'application/pdf')
+        .header('content-disposition', 'inline; filename="certificate.pdf"')
+        .header('cache-control', 'private, no-store')
+        .header('x-robots-tag', 'noindex, nofollow')
         .send(pdf);
     },
   );

@@ -102,4 +102,16 @@ export const CertificateSettingsSchema = Type.Object(
   { $id: 'CertificateSettings' },
 );
 
-export const certificateSchemas = [DefinitionCertificateSchema, CertificateSettingsSchema];
+export const CertificateLinkSchema = Type.Object(
+  {
+    url: Nullable(
+      Type.String({
+        description:
+          "The earner's certificate link; null when certificates are off for the badge or no name is stored to print.",
+      }),
+    ),
+  },
+  { $id: 'CertificateLink' },
+);
+
+export const certificateSchemas = [DefinitionCertificateSchema, CertificateSettingsSchema, CertificateLinkSchema];

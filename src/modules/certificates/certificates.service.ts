@@ -170,6 +170,12 @@ export function createCertificateService(
       });
     },
 
+    /** Whether a definition's credentials have certificates (its design, else the issuer's, else the built-in one). */
+    async enabledFor(issuerId: string, definitionId: string): Promise<boolean> {
+      const { own, settings } = await stored(issuerId, definitionId);
+      return effective(own, settings).design.enabled;
+    },
+
     async settings(issuerId: string) {
       const [row] = await repo.find(issuerId, [ISSUER_TARGET]);
       const { design, country } = parseSettings(row);

@@ -1,12 +1,31 @@
 import type { Core } from '../../core/context.js';
+import { createEarnerLinks } from './certificates.earner.js';
 import { createCertificateService } from './certificates.service.js';
 
-/** Certificates: designs, the PDF of each credential, and its cache (issue 44). */
+/**
+ * Certificates: designs, the PDF of each credential and its cache, and the earner's links (issue 44).
+ *
+ * `earnerLink(issuerId, credentialId)` gives the earner's own certificate link for a credential, to
+ * put in the award email and on the wallet offer page: an unguessable capability URL (it shows the
+ * full name, which no public page does), the same each time until staff revoke it, or null when
+ * certificates are off for the badge, no name is stored to print, or the credential is revoked or
+ * erased. Another module receives it as a function from src/services.ts (importing this folder from
+ * one it depends on would close an import circle).
+ */
 export function createCertificatesModule(
   core: Pick<Core, 'config' | 'db' | 'clock'>,
   deps: Parameters<typeof createCertificateService>[1],
 ) {
-  return createCertificateService(core, deps);
+  const service = createCertificateService(core, deps);
+  const links = createEarnerLinks(core, {
+    audit: deps.audit,
+    credentials: deps.credentials,
+    enabledFor: service.enabledFor,
+    pdf: service.pdf,
+  });
+  return { ...service, ...links };
 }
 
 export type CertificatesModule = ReturnType<typeof createCertificatesModule>;
+/** The function the award email and the wallet offer page are given (src/services.ts). */
+export type EarnerCertificateLink = CertificatesModule['earnerLink'];
