@@ -35,6 +35,8 @@ import { auditRoutes, auditSchemas } from './modules/audit/audit.routes.js';
 import { backpackRoutes } from './modules/backpack/backpack.routes.js';
 import { certificateRoutes } from './modules/certificates/certificates.routes.js';
 import { certificateSchemas } from './modules/certificates/certificates.schemas.js';
+import { clrRoutes } from './modules/clr/clr.routes.js';
+import { clrSchemas } from './modules/clr/clr.schemas.js';
 import { consoleUiRoutes } from './modules/console-ui/console-ui.routes.js';
 import { credentialRoutes } from './modules/credentials/credentials.routes.js';
 import { credentialSchemas } from './modules/credentials/credentials.schemas.js';
@@ -264,6 +266,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...webhookSchemas,
     ...verificationSchemas,
     ...pathwaySchemas,
+    ...clrSchemas,
     ...gdprSchemas,
     ...trustSchemas,
     ...reportSchemas,
@@ -402,6 +405,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(verificationRoutes);
   await app.register(pageRoutes);
   await app.register(pathwayRoutes);
+  await app.register(clrRoutes);
   await app.register(gdprRoutes);
   await app.register(trustRoutes);
   await app.register(reportRoutes);

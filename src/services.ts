@@ -7,6 +7,7 @@ import { createAlignmentService } from './modules/alignments/alignments.service.
 import { createAuditService } from './modules/audit/audit.service.js';
 import { createBackpackModule } from './modules/backpack/index.js';
 import { createCertificatesModule } from './modules/certificates/index.js';
+import { createClrModule } from './modules/clr/index.js';
 import { createCountCompaction } from './modules/credentials/counts.compaction.js';
 import { createCredentialService } from './modules/credentials/credentials.service.js';
 import { createBatchIssuance } from './modules/credentials/issuance.batch.js';
@@ -105,6 +106,7 @@ export function createServices(core: Core) {
     readCaches,
   });
   const pathways = createPathwayService(core, { audit, definitions, issuance });
+  const clr = createClrModule(core, { audit, issuers, pathways, vc: vc.credentials });
   const gdpr = createGdprService(core, { issuance, audit, outbox, profiles, notifications, issuers });
   const trust = createTrustService(core);
   const reports = createReportsModule(core, { events: verification.events });
@@ -134,6 +136,7 @@ export function createServices(core: Core) {
     profiles,
     verification,
     pathways,
+    clr,
     gdpr,
     trust,
     reports,

@@ -570,6 +570,23 @@ const builders: Record<string, (w: Walk) => Promise<Call>> = {
       actor: w.keyActor,
     };
   },
+  issuePathwayClr: async (w) => {
+    const pathway = await created(w, w.keyed('POST', '/api/v1/pathways', { name: unique('Track'), description: 'x' }));
+    await created(
+      w,
+      w.keyed('POST', `/api/v1/pathways/${pathway.id}/stages`, { definitionId: w.definitionId, stepOrder: 1 }),
+    );
+    const recipientEmail = `${unique('clr')}@example.org`;
+    await created(
+      w,
+      w.keyed('POST', '/api/v1/credentials', {
+        definitionId: w.definitionId,
+        recipientEmail,
+        completionKey: unique('clr'),
+      }),
+    );
+    return { request: w.keyed('POST', `/api/v1/pathways/${pathway.id}/clr`, { recipientEmail }), actor: w.keyActor };
+  },
   exportRecipientData: async (w) => ({
     request: w.keyed('POST', '/api/v1/gdpr/export', { recipientEmail: 'export@example.org' }),
     actor: w.keyActor,

@@ -14,6 +14,15 @@ declare module 'jsonld' {
         documentLoader: (url: string) => Promise<{ document: unknown; documentUrl: string; contextUrl: null }>;
       },
     ): Promise<unknown[]>;
+    canonize(
+      input: object,
+      options: {
+        algorithm: 'URDNA2015';
+        format: 'application/n-quads';
+        documentLoader: (url: string) => Promise<{ document: unknown; documentUrl: string; contextUrl: null }>;
+        safe: boolean;
+      },
+    ): Promise<string>;
   };
   export default jsonld;
 }

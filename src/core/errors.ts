@@ -15,6 +15,8 @@ export const ErrorCodes = {
   slug_taken: 409,
   slug_locked: 409,
   stage_exists: 409,
+  pathway_incomplete: 409,
+  pathway_empty: 422,
   already_endorsed: 409,
   endorsement_limit: 409,
   endorsement_final: 409,
@@ -93,6 +95,13 @@ export const errors = {
       { credentialId },
     ),
   stageExists: () => new AppError('stage_exists', 'This definition is already a stage of the pathway.'),
+  pathwayIncomplete: (missing: { stageId: string; definitionId: string; stepOrder: number }[]) =>
+    new AppError(
+      'pathway_incomplete',
+      `The recipient has not completed the pathway: ${missing.length} required stage(s) have no currently valid credential.`,
+      { missingStages: missing },
+    ),
+  pathwayEmpty: () => new AppError('pathway_empty', 'The pathway has no stages yet, so no one can have completed it.'),
   alreadyEndorsed: () =>
     new AppError(
       'already_endorsed',

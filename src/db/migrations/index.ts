@@ -43,6 +43,7 @@ import { certificatesMigration } from './0085_certificates.js';
 import { earnerAccountsMigration } from './0090_earner_accounts.js';
 import { obApiMigration } from './0091_ob_api.js';
 import { certificateLinksMigration } from './0120_certificate_links.js';
+import { clrCredentialsMigration } from './0130_clr_credentials.js';
 
 /** Every forward-only migration, by name, in the order they run. A new migration is added here. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -90,5 +91,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0090_earner_accounts': earnerAccountsMigration(),
     '0091_ob_api': obApiMigration(),
     '0120_certificate_links': certificateLinksMigration(),
+    '0130_clr_credentials': clrCredentialsMigration(),
   };
 }

@@ -6,7 +6,8 @@ import { statusCondition } from '../credentials/credentials.repository.js';
 export type PathwayRow = Selectable<PathwaysTable>;
 export type PathwayStageRow = Selectable<PathwayStagesTable>;
 export type StageProgressRow = Pick<PathwayStageRow, 'id' | 'definition_id' | 'step_order' | 'required'> & {
-  earned: unknown;
+  /** The recipient's latest currently valid credential of the stage's definition; null when none. */
+  credential_id: string | null;
 };
 
 export function createPathwayRepository(db: Executor) {
@@ -59,8 +60,8 @@ export function createPathwayRepository(db: Executor) {
         .execute();
     },
     /**
-     * Every stage with whether the recipient holds a credential of its definition that is valid at
-     * `now` (not revoked, not expired), in one statement over the (issuer, recipient) index.
+     * Every stage with the recipient's latest credential of its definition that is valid at `now`
+     * (not revoked, not expired), if any, in one statement over the (issuer, recipient) index.
      */
     async stageProgress(
       issuerId: string,
@@ -78,16 +79,16 @@ export function createPathwayRepository(db: Executor) {
         ])
         .select((eb) =>
           eb
-            .exists(
-              eb
-                .selectFrom('credentials')
-                .select('credentials.id')
-                .where('credentials.issuer_id', '=', issuerId)
-                .where('credentials.recipient_hash', '=', recipientHash)
-                .whereRef('credentials.definition_id', '=', 'pathway_stages.definition_id')
-                .where((c) => statusCondition(c as unknown as ExpressionBuilder<DB, 'credentials'>, 'valid', now)),
-            )
-            .as('earned'),
+            .selectFrom('credentials')
+            .select('credentials.id')
+            .where('credentials.issuer_id', '=', issuerId)
+            .where('credentials.recipient_hash', '=', recipientHash)
+            .whereRef('credentials.definition_id', '=', 'pathway_stages.definition_id')
+            .where((c) => statusCondition(c as unknown as ExpressionBuilder<DB, 'credentials'>, 'valid', now))
+            .orderBy('credentials.issued_on', 'desc')
+            .orderBy('credentials.id')
+            .limit(1)
+            .as('credential_id'),
         )
         .where('pathway_stages.issuer_id', '=', issuerId)
         .where('pathway_stages.pathway_id', '=', pathwayId)

@@ -59,6 +59,31 @@ export function createPathwayService(
     return row;
   }
 
+  async function completion(issuerId: string, pathwayId: string, recipientEmail: string) {
+    const pathway = await requireRow(issuerId, pathwayId);
+    const recipientHash = await deps.issuance.recipientHash(issuerId, recipientEmail);
+    const rows = await repo.stageProgress(issuerId, pathwayId, recipientHash, isoNow(core.clock));
+    const stages = rows.map((r) => ({
+      stageId: r.id,
+      definitionId: r.definition_id,
+      stepOrder: r.step_order,
+      required: r.required === 1,
+      earned: r.credential_id !== null,
+    }));
+    const required = stages.filter((s) => s.required);
+    const progress: PathwayProgress = {
+      pathwayId: pathway.id,
+      name: pathway.name,
+      complete: stages.length > 0 && required.every((s) => s.earned),
+      earnedStages: stages.filter((s) => s.earned).length,
+      totalStages: stages.length,
+      requiredStages: required.length,
+      stages,
+    };
+    const earnedBy = rows.map((r) => ({ stageId: r.id, stepOrder: r.step_order, credentialId: r.credential_id }));
+    return { pathway: toPathway(pathway), recipientHash, progress, earnedBy };
+  }
+
   return {
     /**
      * A derived slug that a concurrent create took meanwhile is derived again; an explicit slug that
@@ -166,27 +191,15 @@ export function createPathwayService(
     },
 
     async progress(issuerId: string, pathwayId: string, recipientEmail: string): Promise<PathwayProgress> {
-      const pathway = await requireRow(issuerId, pathwayId);
-      const recipientHash = await deps.issuance.recipientHash(issuerId, recipientEmail);
-      const rows = await repo.stageProgress(issuerId, pathwayId, recipientHash, isoNow(core.clock));
-      const stages = rows.map((r) => ({
-        stageId: r.id,
-        definitionId: r.definition_id,
-        stepOrder: r.step_order,
-        required: r.required === 1,
-        earned: Boolean(Number(r.earned)),
-      }));
-      const required = stages.filter((s) => s.required);
-      return {
-        pathwayId: pathway.id,
-        name: pathway.name,
-        complete: stages.length > 0 && required.every((s) => s.earned),
-        earnedStages: stages.filter((s) => s.earned).length,
-        totalStages: stages.length,
-        requiredStages: required.length,
-        stages,
-      };
+      return (await completion(issuerId, pathwayId, recipientEmail)).progress;
     },
+
+    /**
+     * The recipient's progress with what CLR issuance needs besides: the pathway, the issuer's
+     * salted hash of the address (the address itself goes no further) and, per stage in step
+     * order, the latest currently valid credential that earned it.
+     */
+    completion,
   };
 }
 

