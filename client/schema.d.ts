@@ -1625,6 +1625,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/pathways/{id}/clr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issue a CLR 2.0 ClrCredential to a recipient who completed the pathway
+         * @description The ClrCredential holds the signed AchievementCredentials of the stages the recipient earned (a currently valid credential each), states the pathway order as `precedes` associations, and is signed with the issuer’s did:web key (Data Integrity eddsa-rdfc-2022). recipientEmail is hashed with the issuer salt at once and never stored. 201 with a new CLR; 200 with the CLR already issued when the same credentials earn it. A required stage not earned answers 409 pathway_incomplete (naming the missing stages); a pathway without stages 422 pathway_empty; another issuer’s pathway 404.
+         */
+        post: operations["issuePathwayClr"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/issuers/{slug}/clr/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A CLR 2.0 ClrCredential (Data Integrity eddsa-rdfc-2022), as signed
+         * @description Open, as the issuer’s OB 3.0 credentials are: the id is an unguessable UUID and the recipient appears only as the issuer’s salted email hash.
+         */
+        get: operations["getClrCredential"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/gdpr/export": {
         parameters: {
             query?: never;
@@ -3619,6 +3659,36 @@ export interface components {
                 required: boolean;
                 /** @description The recipient holds a currently valid credential of this definition */
                 earned: boolean;
+            }[];
+        };
+        /** @description A CLR 2.0 ClrCredential of a completed pathway */
+        IssuedClr: {
+            id: string;
+            pathwayId: string;
+            /** @description Where the signed ClrCredential is served (no key needed) */
+            credentialUrl: string;
+            /** Format: date-time */
+            validFrom: string;
+            /**
+             * Format: date-time
+             * @description When the first of its credentials expires; null when none does
+             */
+            validUntil: string | null;
+            /** @description The ClrCredential (CLR 2.0, VC Data Model 2.0) signed with the issuer’s did:web key: Data Integrity eddsa-rdfc-2022, `proof` as an array */
+            credential: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The recipient has not completed the pathway */
+        PathwayIncomplete: {
+            /** @enum {string} */
+            error: "pathway_incomplete";
+            message: string;
+            /** @description The required stages the recipient holds no currently valid credential of */
+            missingStages: {
+                stageId: string;
+                definitionId: string;
+                stepOrder: number;
             }[];
         };
         RecipientExport: {
@@ -13581,6 +13651,224 @@ export interface operations {
             };
             /** @description Unsupported media type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    issuePathwayClr: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An email address (a local part of at most 64 characters, a dotted domain); surrounding whitespace is trimmed. */
+                    recipientEmail: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A CLR 2.0 ClrCredential of a completed pathway */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedClr"];
+                };
+            };
+            /** @description A CLR 2.0 ClrCredential of a completed pathway */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IssuedClr"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: the console role may not do this, or the CSRF token is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The recipient has not completed the pathway */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PathwayIncomplete"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getClrCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed ClrCredential */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/ld+json": {
+                        [key: string]: unknown;
+                    };
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
