@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 /**
  * Real values a request can name, by the collection a path parameter or body field refers to:
  * `credentials`, `definitions`, `pathways`, `webhooks`, `deliveries`, `profiles`, `endorsements`,
- * `received` (endorsements other issuers gave; ids),
+ * `received` (endorsements other issuers gave; ids), `clr` (CLR 2.0 credentials; ids),
  * `issuers` and `badges` (issuer and definition slugs), `assertionUrls`, `urls` (receivers).
  */
 export type ResourcePool = Map<string, string[]>;
@@ -158,6 +158,10 @@ export async function seedIssuer(
   if (third) await call('POST', `/api/v1/credentials/${third}/reissue`, {});
   const pathway = await call('POST', '/api/v1/pathways', { name: `Seed ${options.label} path`, description: 'Path' });
   await call('POST', `/api/v1/pathways/${pathway.id}/stages`, { definitionId: definition.id, stepOrder: 1 });
+  // The first recipient holds the stage's credential: the pathway's CLR 2.0 (its id joins `clr`).
+  if (options.recipients[0]) {
+    await call('POST', `/api/v1/pathways/${pathway.id}/clr`, { recipientEmail: options.recipients[0] });
+  }
   await call('POST', `/api/v1/definitions/${definition.id}/endorsements`, {
     endorserName: 'Seed Endorser',
     claim: 'Rigorous.',
