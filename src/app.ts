@@ -413,7 +413,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(vcRoutes);
   await app.register(walletRoutes);
   await app.register(backpackRoutes);
-  await app.register(ltiRoutes);
+  await app.register(ltiRoutes, { count: limits.count });
   await app.register(oauthProviderRoutes);
   await app.register(oauthInteractionRoutes);
   await app.register(obApiRoutes);

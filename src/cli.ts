@@ -4,6 +4,7 @@ import { backupCommand } from './cli/backup.commands.js';
 import { benchSeedCommand } from './cli/bench-seed.commands.js';
 import { type CliCommand, type CliContext, UsageError } from './cli/context.js';
 import { auditCommand, issuersCommand, keysCommand, plansCommand } from './cli/issuers.commands.js';
+import { ltiCommand } from './cli/lti.commands.js';
 import { signingKeysCommand } from './cli/signing.commands.js';
 import { ssoCommand } from './cli/sso.commands.js';
 import { usersCommand } from './cli/users.commands.js';
@@ -19,6 +20,7 @@ import { createServices } from './services.js';
 const commands: Record<string, CliCommand> = {
   issuers: issuersCommand,
   keys: (args, ctx) => (args[0] === 'signing' ? signingKeysCommand(args.slice(1), ctx) : keysCommand(args, ctx)),
+  lti: ltiCommand,
   plans: plansCommand,
   audit: auditCommand,
   backup: backupCommand,
@@ -43,6 +45,10 @@ const HELP = `accolade: the Accolade operator console
                          the grace (default 0), every other key keeps working
                          --all: one new key now; every key of the issuer stops after the grace
   keys signing rotate|list --issuer <slug>   Open Badges 3.0 signing keys (rotation keeps old keys published)
+  lti keys rotate [--issuer <slug> [--force]]   the LTI tool key: without --issuer the service's (signs for
+                         issuers without their own), with it that issuer's (an hour between rotations
+                         unless --force); the new key signs at once, the old stays in /lti/jwks a week
+  lti keys list [--issuer <slug>]
   plans list
   plans set --issuer <slug> --plan <code>
   plans set --plan <code> [--quota N|unlimited] [--premium true|false] [--rpm N]

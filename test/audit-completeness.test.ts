@@ -723,6 +723,7 @@ const builders: Record<string, (w: Walk) => Promise<Call>> = {
     };
   },
   createLtiRegistration: async (w) => ({ request: w.keyed('POST', '/api/v1/lti/registrations'), actor: w.keyActor }),
+  rotateLtiToolKey: async (w) => ({ request: w.keyed('POST', '/api/v1/lti/tool/keys/rotate'), actor: w.keyActor }),
   createLtiPlatform: async (w) => ({
     request: w.keyed('POST', '/api/v1/lti/platforms', manualPlatform()),
     actor: w.keyActor,

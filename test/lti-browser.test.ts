@@ -106,6 +106,30 @@ describe.each(dialects)('the LTI tool in a browser on %s', (dialect) => {
     await page.getByText('Renamed.').waitFor();
   });
 
+  it('rotates the tool key from the console: the new key signs, the old one stays in the keyset', async () => {
+    const kids = async () =>
+      ((await t.app.inject({ url: '/lti/jwks' })).json().keys as { kid: string }[]).map((k) => k.kid);
+    const before = await kids();
+    await page.getByRole('heading', { name: 'Tool key' }).waitFor();
+    await expect
+      .poll(() => page.getByRole('table', { name: /Keys in the keyset/ }).textContent())
+      .toContain('Signs (the service key)');
+    await page.getByRole('button', { name: 'Rotate key' }).click();
+    await page
+      .getByRole('alertdialog', { name: 'Rotate the tool key?' })
+      .getByRole('button', { name: 'Rotate key' })
+      .click();
+    await page.getByText('Rotated: the new key signs from now on.').waitFor();
+    const signing = (await t.app.services.lti.keys.current(issuer.id)).kid;
+    expect(before).not.toContain(signing);
+    expect(await kids()).toEqual(expect.arrayContaining([...before, signing]));
+    await expect.poll(() => page.getByRole('table', { name: /Keys in the keyset/ }).textContent()).toContain(signing);
+    await expectAccessible(page, 'LTI connector page after a rotation (1280 px)');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expectAccessible(page, 'LTI connector page (390 px)');
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
   it('places a badge with the deep linking picker, and the platform receives the signed link', async () => {
     await open(teacher, { messageType: 'LtiDeepLinkingRequest' });
     await page.getByRole('heading', { name: 'Choose a badge' }).waitFor();

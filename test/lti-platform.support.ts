@@ -92,6 +92,8 @@ const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;
 export interface PlatformOptions {
   /** How the platform reads the tool's key set (default: over HTTP at the jwks_uri the tool registered). */
   toolJwks?: () => Promise<JSONWebKeySet>;
+  /** The issuer the openid configuration names (default: the platform's own URL); a liar names another. */
+  configIssuer?: (issuer: string) => string;
 }
 
 export async function startPlatform(options: PlatformOptions = {}): Promise<Platform> {
@@ -209,7 +211,7 @@ export async function startPlatform(options: PlatformOptions = {}): Promise<Plat
     try {
       if (url.pathname === '/.well-known/openid-configuration') {
         return json(response, 200, {
-          issuer,
+          issuer: options.configIssuer ? options.configIssuer(issuer) : issuer,
           authorization_endpoint: `${issuer}/auth`,
           token_endpoint: `${issuer}/token`,
           jwks_uri: `${issuer}/jwks`,

@@ -6,6 +6,7 @@ export const ErrorCodes = {
   last_owner: 409,
   email_taken: 409,
   lti_platform_exists: 409,
+  lti_key_rotated_recently: 409,
   validation_failed: 400,
   not_found: 404,
   method_not_allowed: 405,

@@ -7,6 +7,7 @@ import { Alert, ConfirmDialog, Field, inputValue } from '../ui';
 
 type Platform = components['schemas']['LtiPlatform'];
 type Registration = components['schemas']['LtiRegistration'];
+type ToolKey = components['schemas']['LtiToolKey'];
 
 const MANUAL_FIELDS = [
   ['name', 'Name shown here', 'e.g. Campus Moodle'],
@@ -184,6 +185,77 @@ function PlatformRow({ platform, onChange }: { platform: Platform; onChange: () 
   );
 }
 
+function keyState(key: ToolKey): string {
+  if (key.signs) return key.holder === 'service' ? 'Signs (the service key)' : 'Signs';
+  return key.publishedUntil ? `Retired; published until ${new Date(key.publishedUntil).toLocaleString()}` : 'Retired';
+}
+
+/** The tool key that signs for this issuer, and "Rotate key" for an owner (Security Framework 1.0 §6.3). */
+function ToolKeys({ owner }: { owner: boolean }) {
+  const keys = useApiRead(() => api.GET('/api/v1/lti/tool/keys'), []);
+  const [confirming, setConfirming] = useState(false);
+  const { busy, error, notice, submit } = useSubmission();
+  return (
+    <section class="panel" aria-labelledby="lti-keys">
+      <h2 id="lti-keys">Tool key</h2>
+      <p>
+        Accolade signs what it sends your LMS (placed badges, score requests) with this key. The LMS reads it from the
+        keyset URL. After a rotation the new key signs at once and the old one stays in the keyset for a week, so
+        nothing needs changing in the LMS.
+      </p>
+      {keys.error && <Alert>{keys.error}</Alert>}
+      {keys.data && (
+        <div class="table-wrap">
+          <table class="cards">
+            <caption>Keys in the keyset for this issuer</caption>
+            <thead>
+              <tr>
+                <th scope="col">Key id</th>
+                <th scope="col">State</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.data.items.map((key) => (
+                <tr key={key.kid}>
+                  <th scope="row" class="wrap">
+                    <code>{key.kid}</code>
+                  </th>
+                  <td data-label="State">{keyState(key)}</td>
+                  <td data-label="Created">{new Date(key.createdAt).toLocaleString()}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {owner && (
+        <button type="button" class="secondary" disabled={busy} onClick={() => setConfirming(true)}>
+          Rotate key
+        </button>
+      )}
+      {confirming && (
+        <ConfirmDialog
+          id="rotate-lti-key"
+          title="Rotate the tool key?"
+          confirmLabel="Rotate key"
+          onCancel={() => setConfirming(false)}
+          onConfirm={async () => {
+            setConfirming(false);
+            if (await submit(() => api.POST('/api/v1/lti/tool/keys/rotate'), 'Rotated: the new key signs from now on.'))
+              keys.reload();
+          }}
+        >
+          A new key signs from now on. The current one stays in the keyset for a week. You can rotate again after an
+          hour.
+        </ConfirmDialog>
+      )}
+      {error && <Alert>{error}</Alert>}
+      {notice && <Alert kind="success">{notice}</Alert>}
+    </section>
+  );
+}
+
 /** Console → Connectors → "LMS (LTI 1.3)": install the LTI tool and manage the registered platforms. */
 export function LtiPage() {
   const session = useSession();
@@ -233,6 +305,7 @@ export function LtiPage() {
           </div>
         )}
       </section>
+      <ToolKeys owner={owner} />
     </>
   );
 }

@@ -44,6 +44,7 @@ import { earnerAccountsMigration } from './0090_earner_accounts.js';
 import { obApiMigration } from './0091_ob_api.js';
 import { certificateLinksMigration } from './0120_certificate_links.js';
 import { clrCredentialsMigration } from './0130_clr_credentials.js';
+import { ltiIssuerToolKeysMigration } from './0135_lti_issuer_tool_keys.js';
 
 /** Every forward-only migration, by name, in the order they run. A new migration is added here. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -92,5 +93,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0091_ob_api': obApiMigration(),
     '0120_certificate_links': certificateLinksMigration(),
     '0130_clr_credentials': clrCredentialsMigration(),
+    '0135_lti_issuer_tool_keys': ltiIssuerToolKeysMigration(),
   };
 }

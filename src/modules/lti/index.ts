@@ -13,6 +13,7 @@ import { createPlatformHttp } from './lti.http.js';
 import { createIdTokenVerifier } from './lti.idtoken.js';
 import { createToolKeys } from './lti.keys.js';
 import { createLaunches } from './lti.launch.js';
+import { createRefusalRecords } from './lti.refusals.js';
 import { createRegistrations } from './lti.registration.js';
 import { createLtiRepository } from './lti.repository.js';
 import { createSealer } from './lti.sealed.js';
@@ -36,9 +37,10 @@ export function createLtiModule(
     kek ??= keyEncryptionKey(core.config);
     return kek;
   }, core.clock);
-  const keys = createToolKeys(core, repo);
+  const keys = createToolKeys(core, repo, deps.audit);
   const verifier = createIdTokenVerifier(http, core.clock);
-  const launches = createLaunches(core, { repo, verifier, sealer, audit: deps.audit });
+  const refusals = createRefusalRecords(core, deps.audit);
+  const launches = createLaunches(core, { repo, verifier, sealer, refusals });
   const registrations = createRegistrations(core, { repo, http, audit: deps.audit });
   const advantage = createAdvantage(http, keys, core.clock);
   const service = createLtiService(core, {
@@ -58,10 +60,11 @@ export function createLtiModule(
     intervalMs: core.config.ltiSyncIntervalMs,
     log: core.log,
     pass: async () => {
+      await refusals.flush();
       await service.syncDue();
     },
   });
-  return { registrations, launches, keys, service, sync, jobs: [sync] };
+  return { registrations, launches, keys, refusals, service, sync, jobs: [sync] };
 }
 
 export type LtiModule = ReturnType<typeof createLtiModule>;

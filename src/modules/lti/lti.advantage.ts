@@ -60,7 +60,7 @@ export function createAdvantage(http: PlatformHttp, keys: Pick<ToolKeys, 'curren
     const now = clock.now().getTime();
     const cached = tokens.get(cacheKey);
     if (cached && cached.until > now) return cached.token;
-    const key = await keys.current();
+    const key = await keys.current(platform.issuer_id);
     const seconds = Math.floor(now / 1000);
     const assertion = await new SignJWT({ jti: randomUUID() })
       .setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' })

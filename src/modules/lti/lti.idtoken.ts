@@ -7,6 +7,12 @@ import type { PlatformHttp } from './lti.http.js';
 const JWKS_FRESH_MS = 10 * 60 * 1000;
 /** An unknown kid refetches the key set at most once in this time per platform (bounded refetching). */
 const REFETCH_COOLDOWN_MS = 30 * 1000;
+/**
+ * A key set that could not be fetched (unreachable, not 200, not a JWK Set) is not asked for again
+ * in this time: launches naming that platform are refused at once, so a broken or hostile platform
+ * cannot make the tool fetch once per launch.
+ */
+export const JWKS_FAILURE_CACHED_MS = 60 * 1000;
 /** Clock skew allowed on exp and iat (Security Framework 1.0 §5.1.3: "some small leeway"). */
 export const CLOCK_SKEW_S = 60;
 /** An id_token issued longer ago than this is refused, which also bounds how long nonces are kept. */
@@ -52,16 +58,48 @@ interface CachedKeys {
  */
 export function createIdTokenVerifier(http: Pick<PlatformHttp, 'getJson'>, clock: Clock) {
   const keySets = new LRUCache<string, CachedKeys>({ max: 1000 });
+  /** When each key set last failed to fetch (the negative cache). */
+  const failedAt = new LRUCache<string, number>({ max: 1000 });
+  /** Fetches under way, shared by the launches that wait for the same key set. */
+  const fetching = new Map<string, Promise<CachedKeys>>();
+  const unavailable = () => new LaunchRefused('keys_unavailable', "The platform's public keys could not be read.");
 
-  async function fetchKeys(jwksUri: string): Promise<CachedKeys> {
-    const answer = await http.getJson(jwksUri, 'application/json');
-    const set = answer.json as JSONWebKeySet | null;
-    if (answer.status !== 200 || !set || !Array.isArray(set.keys)) {
-      throw new LaunchRefused('keys_unavailable', "The platform's public keys could not be read.");
+  async function fetchOnce(jwksUri: string): Promise<CachedKeys> {
+    let set: JSONWebKeySet | null = null;
+    try {
+      const answer = await http.getJson(jwksUri, 'application/json');
+      const json = answer.json as JSONWebKeySet | null;
+      if (answer.status === 200 && json && Array.isArray(json.keys)) set = json;
+    } catch {
+      set = null;
     }
-    const entry = { keys: createLocalJWKSet(set), fetchedAt: clock.now().getTime() };
+    let keys: CachedKeys['keys'] | null = null;
+    try {
+      if (set) keys = createLocalJWKSet(set);
+    } catch {
+      keys = null;
+    }
+    if (!keys) {
+      failedAt.set(jwksUri, clock.now().getTime());
+      throw unavailable();
+    }
+    failedAt.delete(jwksUri);
+    const entry = { keys, fetchedAt: clock.now().getTime() };
     keySets.set(jwksUri, entry);
     return entry;
+  }
+
+  function fetchKeys(jwksUri: string): Promise<CachedKeys> {
+    const failed = failedAt.get(jwksUri);
+    if (failed !== undefined && clock.now().getTime() - failed < JWKS_FAILURE_CACHED_MS) {
+      return Promise.reject(unavailable());
+    }
+    let pending = fetching.get(jwksUri);
+    if (!pending) {
+      pending = fetchOnce(jwksUri).finally(() => fetching.delete(jwksUri));
+      fetching.set(jwksUri, pending);
+    }
+    return pending;
   }
 
   async function verifyWith(token: string, keys: CachedKeys['keys'], platform: { issuer: string; clientId: string }) {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Core } from '../../core/context.js';
-import type { AuditService } from '../audit/audit.service.js';
 import { CLAIM, isLearnerRole, isTeachingRole, LINK_PARAMETER, MESSAGE, PATHS } from './lti.constants.js';
 import { CLOCK_SKEW_S, type IdTokenVerifier, LaunchRefused, MAX_TOKEN_AGE_S } from './lti.idtoken.js';
+import type { RefusalRecords } from './lti.refusals.js';
 import type { LtiRepository } from './lti.repository.js';
 import type { Sealer } from './lti.sealed.js';
 import type { LtiPlatformsTable } from './lti.tables.js';
@@ -58,12 +58,12 @@ const obj = (value: unknown) =>
  * nonce recorded as used and the launch dispatched.
  */
 export function createLaunches(
-  core: Pick<Core, 'config' | 'clock' | 'log' | 'db'>,
+  core: Pick<Core, 'config' | 'clock' | 'log'>,
   deps: {
     repo: LtiRepository;
     verifier: IdTokenVerifier;
     sealer: Sealer;
-    audit: Pick<AuditService, 'append'>;
+    refusals: Pick<RefusalRecords, 'record'>;
   },
 ) {
   const { repo, verifier, sealer } = deps;
@@ -82,19 +82,7 @@ export function createLaunches(
 
   async function refuse(err: LaunchRefused): Promise<never> {
     core.log.info({ action: 'lti.launch_refused', reason: err.reason }, 'LTI launch refused');
-    if (err.platform) {
-      const platform = err.platform;
-      await core.db.transaction().execute((trx) =>
-        deps.audit.append(trx, {
-          issuerId: platform.issuerId,
-          actor: `lti:${platform.id}`,
-          action: 'lti.launch.refused',
-          targetType: 'lti_platform',
-          targetId: platform.id,
-          details: { reason: err.reason },
-        }),
-      );
-    }
+    if (err.platform) await deps.refusals.record(err.platform, err.reason);
     throw err;
   }
 

@@ -26,6 +26,21 @@ export interface PlatformInput {
   tokenAudience?: string;
 }
 
+/**
+ * A platform is named by its (issuer, client id) across the whole service, as its launches name it
+ * (LTI Core 1.3 §5.1.2: `iss` and `aud`), so the first issuer to register a pair holds it and every
+ * later claim, by this issuer or another, is a 409. Nothing is said of who holds it: another issuer's
+ * platform answers like a taken one. docs/decisions.md ("LTI: one holder per (iss, client_id)").
+ */
+function platformExists(ours: boolean): AppError {
+  return new AppError(
+    'lti_platform_exists',
+    ours
+      ? 'This issuer has already registered a platform with this issuer and client id; add a deployment id to it instead.'
+      : 'A platform with this issuer and client id is already registered with this Accolade service. Ask the LMS administrator for a new registration (a new client id) for this issuer, or the service operator if this client id is yours.',
+  );
+}
+
 export class RegistrationFailed extends Error {
   override name = 'RegistrationFailed';
 }
@@ -56,6 +71,30 @@ function platformView(row: LtiPlatformsTable, deployments: string[]) {
     tokenAudience: row.token_audience,
     createdAt: row.created_at,
   };
+}
+
+/**
+ * LTI-DR 1.0 §3.5.1 "Issuer and OpenID Configuration URL Match": the openid configuration must be
+ * served under the issuer it names, or any site could claim to be any platform. "Under" is decided
+ * on parsed URLs, never on strings: the same origin (scheme, host and port, exactly; OpenID Connect
+ * Discovery 1.0 §4.3 holds the issuer identical to the URL it was discovered from), and the issuer's
+ * path a whole-segment prefix of the configuration's path, so `https://lms.example.evil.test` is not
+ * under `https://lms.example` and `/tenant10/...` is not under `/tenant1`. The issuer itself is an
+ * https URL without query or fragment (OpenID Connect Core 1.0 §2, `iss`).
+ */
+export function servedUnder(configUrl: URL, issuer: string, allowHttp: boolean): boolean {
+  let issuerUrl: URL;
+  try {
+    issuerUrl = new URL(issuer);
+  } catch {
+    return false;
+  }
+  if (issuerUrl.protocol !== 'https:' && !(allowHttp && issuerUrl.protocol === 'http:')) return false;
+  if (issuerUrl.search !== '' || issuerUrl.hash !== '' || issuerUrl.username !== '' || issuerUrl.password !== '')
+    return false;
+  if (issuerUrl.origin !== configUrl.origin) return false;
+  const base = issuerUrl.pathname.replace(/\/$/, '');
+  return base === '' || configUrl.pathname === base || configUrl.pathname.startsWith(`${base}/`);
 }
 
 const text = (value: unknown, max = 2048): string | null =>
@@ -91,9 +130,7 @@ export function createRegistrations(
     claimToken: string | null,
   ) {
     const existing = await repo.platformByClient(row.platform_issuer, row.client_id);
-    if (existing) {
-      throw new AppError('lti_platform_exists', 'A platform with this issuer and client id is already registered.');
-    }
+    if (existing) throw platformExists(existing.issuer_id === issuerId);
     const full: LtiPlatformsTable = {
       ...row,
       id: core.ids.uuid(),
@@ -105,7 +142,8 @@ export function createRegistrations(
       if (claimToken !== null && !(await repo.claimRegistrationToken(trx, claimToken, full.created_at))) {
         throw new RegistrationFailed('This registration URL has already been used or has expired.');
       }
-      await repo.insertPlatform(trx, full, deploymentId);
+      // The unique (platform_issuer, client_id) decides a race the lookup above cannot see.
+      if (!(await repo.insertPlatform(trx, full, deploymentId))) throw platformExists(false);
       await audit.append(trx, {
         issuerId,
         actor,
@@ -172,9 +210,7 @@ export function createRegistrations(
         const tokenEndpoint = text(config.token_endpoint);
         const jwks = text(config.jwks_uri);
         const platformConfig = config[PLATFORM_CONFIGURATION] as Record<string, unknown> | undefined;
-        // LTI-DR 1.0 §3.5.1 "Issuer and OpenID Configuration URL Match": the configuration must be
-        // served under the issuer it names, or any site could claim to be any platform.
-        if (!issuer || !configUrl.href.startsWith(issuer.replace(/\/?$/, ''))) {
+        if (!issuer || !servedUnder(configUrl, issuer, allowPrivate)) {
           throw new RegistrationFailed('The openid configuration is not served under the issuer it names.');
         }
         if (!registrationEndpoint || !authorization || !tokenEndpoint || !jwks || !platformConfig) {

@@ -22,15 +22,46 @@ export function createLtiRepository(db: Db, dialect: Dialect) {
   return {
     transaction: <T>(work: (trx: Executor) => Promise<T>) => db.transaction().execute(work),
 
-    toolKeys: () => lti(db).selectFrom('lti_tool_keys').selectAll().orderBy('created_at', 'desc').execute(),
-    insertToolKey: (row: LtiToolKeysTable) => lti(db).insertInto('lti_tool_keys').values(row).execute(),
-    retireToolKeys: (exceptKid: string, at: string) =>
+    /** The holder's live keys, newest first (null: the service's own). */
+    liveToolKeys: (issuerId: string | null, executor: Db | Executor = db) => {
+      const live = lti(executor).selectFrom('lti_tool_keys').selectAll().where('retired_at', 'is', null);
+      return (issuerId === null ? live.where('issuer_id', 'is', null) : live.where('issuer_id', '=', issuerId))
+        .orderBy('created_at', 'desc')
+        .orderBy('kid', 'desc')
+        .execute();
+    },
+    /** Every key of the JWKS: live, or retired after `retiredAfter`. */
+    publishedToolKeys: (retiredAfter: string) =>
       lti(db)
+        .selectFrom('lti_tool_keys')
+        .selectAll()
+        .where((w) => w.or([w('retired_at', 'is', null), w('retired_at', '>', retiredAfter)]))
+        .orderBy('created_at', 'desc')
+        .execute(),
+    insertToolKey: (trx: Executor, row: LtiToolKeysTable) => lti(trx).insertInto('lti_tool_keys').values(row).execute(),
+    retireToolKeys: (trx: Executor, issuerId: string | null, exceptKid: string, at: string) => {
+      const update = lti(trx)
         .updateTable('lti_tool_keys')
         .set({ retired_at: at })
         .where('kid', '!=', exceptKid)
-        .where('retired_at', 'is', null)
-        .execute(),
+        .where('retired_at', 'is', null);
+      return (
+        issuerId === null ? update.where('issuer_id', 'is', null) : update.where('issuer_id', '=', issuerId)
+      ).execute();
+    },
+    /** Forgets the holder's retired keys beyond the `keep` most recently retired. */
+    async pruneToolKeys(trx: Executor, issuerId: string | null, keep: number): Promise<void> {
+      const retired = lti(trx).selectFrom('lti_tool_keys').select('kid').where('retired_at', 'is not', null);
+      const rows = await (issuerId === null
+        ? retired.where('issuer_id', 'is', null)
+        : retired.where('issuer_id', '=', issuerId)
+      )
+        .orderBy('retired_at', 'desc')
+        .orderBy('kid', 'desc')
+        .execute();
+      const gone = rows.slice(keep).map((row) => row.kid);
+      if (gone.length > 0) await lti(trx).deleteFrom('lti_tool_keys').where('kid', 'in', gone).execute();
+    },
 
     insertRegistrationToken: (trx: Executor, row: LtiRegistrationTokensTable) =>
       lti(trx).insertInto('lti_registration_tokens').values(row).execute(),
@@ -52,8 +83,14 @@ export function createLtiRepository(db: Db, dialect: Dialect) {
     findRegistrationToken: (tokenHash: string) =>
       lti(db).selectFrom('lti_registration_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst(),
 
-    async insertPlatform(trx: Executor, row: LtiPlatformsTable, deploymentId: string | null): Promise<void> {
-      await lti(trx).insertInto('lti_platforms').values(row).execute();
+    /** False, with nothing written, when the (platform issuer, client id) pair is held already. */
+    async insertPlatform(trx: Executor, row: LtiPlatformsTable, deploymentId: string | null): Promise<boolean> {
+      const inserted = await lti(trx)
+        .insertInto('lti_platforms')
+        .values(row)
+        .onConflict((c) => c.columns(['platform_issuer', 'client_id']).doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return false;
       if (deploymentId !== null) {
         await lti(trx)
           .insertInto('lti_deployments')
@@ -65,6 +102,7 @@ export function createLtiRepository(db: Db, dialect: Dialect) {
           })
           .execute();
       }
+      return true;
     },
     platformByClient: (platformIssuer: string, clientId: string) =>
       lti(db)

@@ -2,11 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../core/errors.js';
+import type { Counter } from '../../core/rate-limit.js';
 import { errorResponses, keyedErrors, openErrors, ValidationErrorBody } from '../../core/schemas.js';
 import { PATHS } from './lti.constants.js';
 import { LaunchRefused } from './lti.idtoken.js';
 import { LOGIN_SECONDS, STATE_COOKIE } from './lti.launch.js';
 import { autoPostPage, launchPage, ltiCsp, messagePage, registeredPage, ruleForm } from './lti.pages.js';
+import { createLaunchAdmission } from './lti.refusals.js';
 import { RegistrationFailed } from './lti.registration.js';
 import {
   createPlatformBody,
@@ -18,6 +21,8 @@ import {
   LtiPlatformList,
   LtiPlatformSchema,
   LtiRegistrationSchema,
+  LtiToolKeyList,
+  LtiToolKeyRotationSchema,
   LtiToolSchema,
   PlatformParams,
   RegisterParams,
@@ -55,8 +60,9 @@ function parseForm(body: string): Record<string, string | string[]> {
  * the legs an LMS and its users' browsers take under /lti (open, rate limited per address like the
  * other open endpoints; each page may be framed by the LMS).
  */
-export const ltiRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const ltiRoutes: FastifyPluginAsyncTypebox<{ count: Counter }> = async (app, options) => {
   const { lti } = app.services;
+  const admit = createLaunchAdmission(options.count);
   const { config, ids } = app.core;
   const secure = config.publicBaseUrl.startsWith('https://');
 
@@ -129,6 +135,39 @@ export const ltiRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async () => lti.registrations.urls,
+  );
+
+  app.get(
+    '/api/v1/lti/tool/keys',
+    {
+      config: { auth: 'key' },
+      schema: {
+        operationId: 'listLtiToolKeys',
+        tags: TAGS,
+        summary: "The tool keys that sign for this issuer's platforms, and the retired ones still published",
+        description:
+          "The key that signs this issuer's deep linking responses and service token requests now (the service's, until an owner rotates), and this issuer's retired keys with the time each leaves the JWKS. Public halves only.",
+        response: { 200: LtiToolKeyList, ...errorResponses(...keyedErrors) },
+      },
+    },
+    async (request) => ({ items: await lti.keys.list(request.issuerId()) }),
+  );
+
+  app.post(
+    '/api/v1/lti/tool/keys/rotate',
+    {
+      config: { auth: 'key', role: 'owner' },
+      schema: {
+        operationId: 'rotateLtiToolKey',
+        tags: TAGS,
+        summary: "Rotate this issuer's LTI tool key: a new key signs at once, the old one stays published",
+        description:
+          "Security Framework 1.0 §6.3: the new RS256 key signs this issuer's deep linking responses and client assertions from now on, on every replica; the key it replaces stays in /lti/jwks for a week (or until two later rotations), so platforms that cached the key set keep verifying. Other issuers' keys are untouched. Owners only; audited. 409 lti_key_rotated_recently within an hour of the last rotation.",
+        response: { 201: Type.Ref(LtiToolKeyRotationSchema), ...errorResponses(409, ...keyedErrors) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await lti.keys.rotateForIssuer(request.issuerId(), request.actor())),
   );
 
   app.get(
@@ -297,10 +336,19 @@ export const ltiRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
+      const admission = await admit(request.ip);
+      if ('retryAfterSeconds' in admission) {
+        reply.header('retry-after', admission.retryAfterSeconds);
+        throw new AppError(
+          'rate_limited',
+          `Too many refused LTI launches from this address; retry in ${admission.retryAfterSeconds} s.`,
+        );
+      }
       const cookie = request.headers.cookie ? parseCookie(request.headers.cookie)[STATE_COOKIE] : undefined;
       reply.header('set-cookie', stateCookie('', 0));
       try {
-        return show(reply, await lti.service.launch(request.body, cookie));
+        const view = await lti.service.launch(request.body, cookie, () => admission.settle(true));
+        return show(reply, view);
       } catch (err) {
         return refusedPage(reply, err);
       }

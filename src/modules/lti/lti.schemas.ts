@@ -138,4 +138,47 @@ export const JwksSchema = Type.Object(
   { description: 'JSON Web Key Set (RFC 7517 §5)' },
 );
 
-export const ltiSchemas = [LtiToolSchema, LtiRegistrationSchema, LtiPlatformSchema];
+export const LtiToolKeySchema = Type.Object(
+  {
+    kid: Type.String({ description: 'The key id (its RFC 7638 thumbprint), as in the JWKS' }),
+    holder: StringEnum(['issuer', 'service'] as const, {
+      description:
+        "`issuer`: this issuer's own key; `service`: the key the service signs with for issuers that never rotated",
+    }),
+    signs: Type.Boolean({
+      description: "Whether this key signs this issuer's deep linking responses and service token requests now",
+    }),
+    createdAt: DateTime,
+    retiredAt: Nullable(DateTime),
+    publishedUntil: Nullable(
+      Type.String({ format: 'date-time', description: 'When a retired key leaves the JWKS, at the latest' }),
+    ),
+  },
+  { $id: 'LtiToolKey' },
+);
+
+export const LtiToolKeyList = Type.Object({ items: Type.Array(Type.Ref(LtiToolKeySchema)) });
+
+export const LtiToolKeyRotationSchema = Type.Object(
+  {
+    kid: Type.String({ description: 'The new key, which signs from now on' }),
+    createdAt: DateTime,
+    retiredKid: Nullable(
+      Type.String({
+        description: "This issuer's previous own key (null on the first rotation: the service key stays)",
+      }),
+    ),
+    retiredPublishedUntil: Nullable(
+      Type.String({ format: 'date-time', description: 'The previous key stays in the JWKS until then, at the latest' }),
+    ),
+  },
+  { $id: 'LtiToolKeyRotation' },
+);
+
+export const ltiSchemas = [
+  LtiToolSchema,
+  LtiRegistrationSchema,
+  LtiPlatformSchema,
+  LtiToolKeySchema,
+  LtiToolKeyRotationSchema,
+];

@@ -227,8 +227,13 @@ export function createLtiService(
 
   return {
     /** What the verified launch shows: the picker (deep linking), the learner's page or the instructor's. */
-    async launch(form: { id_token?: string; state?: string }, cookie: string | undefined): Promise<LaunchView> {
+    async launch(
+      form: { id_token?: string; state?: string },
+      cookie: string | undefined,
+      verified: () => Promise<void> = async () => undefined,
+    ): Promise<LaunchView> {
       const launch = await deps.launches.verify(form, cookie);
+      await verified();
       const { platform } = launch;
       if (launch.messageType === MESSAGE.deepLinkingRequest && launch.deepLinking) {
         if (!launch.teaching) return { page: 'nothing', message: 'Only an instructor can add a badge to a course.' };
@@ -331,7 +336,7 @@ export function createLtiService(
       if (choice.rule === 'score' && grant.acceptLineItem) {
         item.lineItem = { scoreMaximum: 100, label: definition.name, resourceId: link.id, tag: 'accolade-badge' };
       }
-      const key = await deps.keys.current();
+      const key = await deps.keys.current(platform.issuer_id);
       const jwt = await new SignJWT({
         nonce: randomBytes(16).toString('base64url'),
         [CLAIM.messageType]: MESSAGE.deepLinkingResponse,

@@ -1,6 +1,8 @@
-/** The LTI module's tables (migration 0080), added to the database's types where the module queries them. */
+/** The LTI module's tables (migrations 0080 and 0135), added to the database's types where the module queries them. */
 export interface LtiToolKeysTable {
   kid: string;
+  /** The issuer whose own key this is (migration 0135); null for the service's key. */
+  issuer_id: string | null;
   public_jwk: string;
   private_key_sealed: string;
   created_at: string;
