@@ -525,6 +525,54 @@ export interface paths {
         patch: operations["updateDefinition"];
         trace?: never;
     };
+    "/api/v1/definitions/{id}/translations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The definition's translations, by language
+         * @description Each is the definition's text in one language; the definition's own language is not among them.
+         */
+        get: operations["listDefinitionTranslations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/definitions/{id}/translations/{lang}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The definition's text in one language
+         * @description lang is a BCP 47 tag (fr, de-CH); a malformed one is a 400.
+         */
+        get: operations["getDefinitionTranslation"];
+        /**
+         * Create or replace the definition's text in one language
+         * @description lang is a BCP 47 tag (fr, de-CH, zh-Hant-TW), stored canonical; a malformed one, or the definition's own language, is a 400. Once a credential was issued, a change makes a new version of the definition and earlier credentials keep the text they were issued with.
+         */
+        put: operations["putDefinitionTranslation"];
+        post?: never;
+        /**
+         * Remove the definition's text in one language
+         * @description Credentials asked for in that language show the definition's own text from then on.
+         */
+        delete: operations["deleteDefinitionTranslation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/credentials": {
         parameters: {
             query?: never;
@@ -2866,6 +2914,10 @@ export interface components {
             imageUrl: string | null;
             /** @description Brand colour of its pages and badge images */
             brandColor: string | null;
+            /** @description The issuer's default language (BCP 47): its new definitions' and its pages' when nothing else decides */
+            language: string;
+            /** @description Its LinkedIn organization id, in the add-to-profile link of its credentials */
+            linkedinOrganizationId: string | null;
         };
         ApiKey: {
             id: string;
@@ -2975,10 +3027,38 @@ export interface components {
             validForMonths?: number | null;
             /** @enum {string} */
             status?: "active" | "archived";
+            /** @description The language of the definition's own text (BCP 47) */
+            language: string;
+            /** @description OB 3.0 AchievementType */
+            achievementType?: string | null;
+            creditsAvailable?: number | null;
+            fieldOfStudy?: string | null;
+            specialization?: string | null;
+            humanCode?: string | null;
+            /** @description The issuer's own version string */
+            version?: string | null;
+            /** @description This service's version of the definition: 1, plus one for each edit of what its credentials show made after one was issued (earlier credentials keep the version they were issued under) */
+            versionNumber: number;
             /** Format: date-time */
             createdAt?: string;
             /** Format: date-time */
             updatedAt?: string;
+        };
+        /** @description A definition's text in one language. A field it leaves out shows the definition's own text in that language's edition. */
+        DefinitionTranslation: {
+            /** @description The canonical BCP 47 tag of this translation */
+            language: string;
+            name: string;
+            description: string;
+            criteriaNarrative: string | null;
+            /** @description The certificate's title in this language */
+            certificateTitle: string | null;
+            /** @description The certificate's wording in this language */
+            certificateWording: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         /** @description Refused: the credential named is in the way */
         CredentialConflict: {
@@ -3282,6 +3362,8 @@ export interface components {
             targetFramework?: string | null;
             targetCode?: string | null;
             targetDescription?: string | null;
+            /** @description OB 3.0 AlignmentTargetType */
+            targetType?: string | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -6156,6 +6238,10 @@ export interface operations {
                     imageUrl?: string | null;
                     /** @description A hex colour such as #1f5fbf. */
                     brandColor?: string | null;
+                    /** @description The issuer's default language, such as fr or de-CH (BCP 47) */
+                    language?: string;
+                    /** @description The number in its LinkedIn company page admin URL (linkedin.com/company/<number>/admin): LinkedIn then shows the certification under that organization */
+                    linkedinOrganizationId?: string | null;
                     /** @description Only while the issuer has no credential (409 slug_locked after): every credential URL and the did:web carry it. */
                     slug?: string;
                 };
@@ -7120,6 +7206,20 @@ export interface operations {
                     expiresAfterDays?: number | null;
                     /** @description Credential lifetime in calendar months (24: the same day two years on). Setting it clears expiresAfterDays, and setting expiresAfterDays clears it; giving both is refused. */
                     validForMonths?: number | null;
+                    /** @description The language of the definition's own text (BCP 47); defaults to the issuer's language */
+                    language?: string;
+                    /** @description OB 3.0 AchievementType: one of Achievement, ApprenticeshipCertificate, Assessment, Assignment, AssociateDegree, Award, Badge, BachelorDegree, Certificate, CertificateOfCompletion, Certification, CommunityService, Competency, Course, CoCurricular, Degree, Diploma, DoctoralDegree, Fieldwork, GeneralEducationDevelopment, JourneymanCertificate, LearningProgram, License, Membership, ProfessionalDoctorate, QualityAssuranceCredential, MasterCertificate, MasterDegree, MicroCredential, ResearchDoctorate, SecondarySchoolDiploma, or an extension term such as ext:Apprenticeship. */
+                    achievementType?: string | null;
+                    /** @description Credit hours associated with the achievement, such as 3.0 (OB 3.0 creditsAvailable) */
+                    creditsAvailable?: number | null;
+                    /** @description Such as Business, Education or Technology */
+                    fieldOfStudy?: string | null;
+                    /** @description Such as Entrepreneurship or Finance */
+                    specialization?: string | null;
+                    /** @description The human-readable code, such as CS-101 */
+                    humanCode?: string | null;
+                    /** @description The issuer's own version string of the definition, such as 2026.1 */
+                    version?: string | null;
                 };
             };
         };
@@ -7335,6 +7435,20 @@ export interface operations {
                     validForMonths?: number | null;
                     /** @enum {string} */
                     status?: "active" | "archived";
+                    /** @description The language of the definition's own text (BCP 47); defaults to the issuer's language */
+                    language?: string;
+                    /** @description OB 3.0 AchievementType: one of Achievement, ApprenticeshipCertificate, Assessment, Assignment, AssociateDegree, Award, Badge, BachelorDegree, Certificate, CertificateOfCompletion, Certification, CommunityService, Competency, Course, CoCurricular, Degree, Diploma, DoctoralDegree, Fieldwork, GeneralEducationDevelopment, JourneymanCertificate, LearningProgram, License, Membership, ProfessionalDoctorate, QualityAssuranceCredential, MasterCertificate, MasterDegree, MicroCredential, ResearchDoctorate, SecondarySchoolDiploma, or an extension term such as ext:Apprenticeship. */
+                    achievementType?: string | null;
+                    /** @description Credit hours associated with the achievement, such as 3.0 (OB 3.0 creditsAvailable) */
+                    creditsAvailable?: number | null;
+                    /** @description Such as Business, Education or Technology */
+                    fieldOfStudy?: string | null;
+                    /** @description Such as Entrepreneurship or Finance */
+                    specialization?: string | null;
+                    /** @description The human-readable code, such as CS-101 */
+                    humanCode?: string | null;
+                    /** @description The issuer's own version string of the definition, such as 2026.1 */
+                    version?: string | null;
                 };
             };
         };
@@ -7347,6 +7461,412 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Definition"];
                 };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: the console role may not do this, or the CSRF token is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDefinitionTranslations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionTranslation"][];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: the console role may not do this, or the CSRF token is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDefinitionTranslation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description A BCP 47 language tag (RFC 5646), such as fr, de-CH or pt-BR */
+                lang: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A definition's text in one language. A field it leaves out shows the definition's own text in that language's edition. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionTranslation"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: the console role may not do this, or the CSRF token is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putDefinitionTranslation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description A BCP 47 language tag (RFC 5646), such as fr, de-CH or pt-BR */
+                lang: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description: string;
+                    criteriaNarrative?: string | null;
+                    certificateTitle?: string | null;
+                    certificateWording?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description A definition's text in one language. A field it leaves out shows the definition's own text in that language's edition. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DefinitionTranslation"];
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: the console role may not do this, or the CSRF token is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteDefinitionTranslation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description A BCP 47 language tag (RFC 5646), such as fr, de-CH or pt-BR */
+                lang: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request */
             400: {
@@ -7537,6 +8057,8 @@ export interface operations {
                     recipientName?: string;
                     /** Format: uri */
                     evidenceUrl?: string;
+                    /** @description The language it is issued in (BCP 47, such as fr or de-CH): its documents carry the definition's translation into it, the definition's own text for any field not translated. Absent: the definition's own language. */
+                    language?: string;
                     /** @description Email the earner a link to the badge (the issuer's default when absent). Replays never notify. */
                     notify?: boolean;
                     /**
@@ -8673,6 +9195,8 @@ export interface operations {
                         issuedOn?: string | null;
                         evidenceUrl?: string | null;
                         notify?: string | null;
+                        /** @description The column of each row's language (BCP 47, such as fr or de-CH): the credential is issued in it. An empty cell is the definition's own language. */
+                        language?: string | null;
                         /** @description The given (first) name column; with familyName it makes recipientName when no column gives the whole name. */
                         givenName?: string | null;
                         /** @description The family name (surname) column. */
@@ -8823,6 +9347,8 @@ export interface operations {
                     issuedOn?: string;
                     /** Format: uri */
                     evidenceUrl?: string;
+                    /** @description The language the credential is issued in (BCP 47); absent: the definition's own language. */
+                    language?: string;
                     /** @description Email the earner a link to the badge (the issuer's default when absent). Replays never notify. */
                     notify?: boolean;
                 };
@@ -8977,6 +9503,8 @@ export interface operations {
                         definitionRef?: string | string[];
                         /** @description A dot-path, or several tried in order (the first non-empty value wins). */
                         evidenceUrl?: string | string[];
+                        /** @description The learner's language (BCP 47, or a Moodle language pack name such as pt_br): the credential is issued in it; a value that is no language tag is ignored. */
+                        language?: string | string[];
                         /**
                          * @description How to read the dates: DD/MM/YYYY and MM/DD/YYYY (also with - or . and one-digit days or months) and Excel serial numbers (days since 1899-12-30) are read only when named; ISO 8601, YYYY-MM-DD, D Month YYYY (5 April 2025, 5 Apr 2025) and unix times are read whatever this says.
                          * @enum {string}
@@ -9123,6 +9651,8 @@ export interface operations {
                         definitionRef?: string | string[];
                         /** @description A dot-path, or several tried in order (the first non-empty value wins). */
                         evidenceUrl?: string | string[];
+                        /** @description The learner's language (BCP 47, or a Moodle language pack name such as pt_br): the credential is issued in it; a value that is no language tag is ignored. */
+                        language?: string | string[];
                         /**
                          * @description How to read the dates: DD/MM/YYYY and MM/DD/YYYY (also with - or . and one-digit days or months) and Excel serial numbers (days since 1899-12-30) are read only when named; ISO 8601, YYYY-MM-DD, D Month YYYY (5 April 2025, 5 Apr 2025) and unix times are read whatever this says.
                          * @enum {string}
@@ -9509,6 +10039,8 @@ export interface operations {
                     targetFramework?: string;
                     targetCode?: string;
                     targetDescription?: string;
+                    /** @description OB 3.0 AlignmentTargetType: one of ceasn:Competency, ceterms:Credential, CFItem, CFRubric, CFRubricCriterion, CFRubricCriterionLevel, CTDL, or an extension term such as ext:ESCOSkill (an ESCO skill: its URI in targetUrl) */
+                    targetType?: string;
                 };
             };
         };

@@ -45,6 +45,7 @@ describe.each(dialects)('alignments on %s', (dialect) => {
       targetName: 'Provide First Aid',
       targetUrl: 'https://training.gov.au/Training/Details/HLTAID011',
       targetFramework: 'Australian VET',
+      targetType: 'ext:AQFUnitOfCompetency',
       targetCode: 'HLTAID011',
       targetDescription: 'Unit of competency',
     });
@@ -59,6 +60,7 @@ describe.each(dialects)('alignments on %s', (dialect) => {
       targetFramework: 'Australian VET',
       targetCode: 'HLTAID011',
       targetDescription: 'Unit of competency',
+      targetType: 'ext:AQFUnitOfCompetency',
       createdAt: '2026-05-10T08:30:00.000Z',
     });
     const audit = await t.app.inject({ method: 'GET', url: '/api/v1/audit', headers: auth(a.key) });

@@ -400,6 +400,22 @@ const builders: Record<string, (w: Walk) => Promise<Call>> = {
       actor: w.keyActor,
     };
   },
+  putDefinitionTranslation: async (w) => ({
+    request: w.keyed('PUT', `/api/v1/definitions/${w.definitionId}/translations/fr`, {
+      name: 'Traduit',
+      description: 'x',
+    }),
+    actor: w.keyActor,
+  }),
+  deleteDefinitionTranslation: async (w) => {
+    await w.t.app.inject(
+      w.keyed('PUT', `/api/v1/definitions/${w.definitionId}/translations/nl`, { name: 'n', description: 'x' }),
+    );
+    return {
+      request: w.keyed('DELETE', `/api/v1/definitions/${w.definitionId}/translations/nl`),
+      actor: w.keyActor,
+    };
+  },
   issueCredential: async (w) => ({
     request: w.keyed('POST', '/api/v1/credentials', {
       definitionId: w.definitionId,

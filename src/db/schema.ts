@@ -28,6 +28,10 @@ export interface IssuersTable {
   recipient_salt: string;
   created_at: string;
   updated_at: string;
+  /** The issuer's default language, a canonical BCP 47 tag (migration 0100). */
+  language: Generated<string>;
+  /** The issuer's LinkedIn organization id (add-to-profile link, OB 3.0 otherIdentifier). */
+  linkedin_organization_id: string | null;
 }
 
 export interface ApiKeysTable {
@@ -60,6 +64,42 @@ export interface DefinitionsTable {
   status: string;
   created_at: string;
   updated_at: string;
+  /** The language of the definition's own text, a canonical BCP 47 tag (migration 0100). */
+  language: Generated<string>;
+  /** OB 3.0 AchievementType: a term of its vocabulary or an `ext:` value. */
+  achievement_type: string | null;
+  credits_available: number | null;
+  field_of_study: string | null;
+  specialization: string | null;
+  human_code: string | null;
+  /** The issuer's own version string. */
+  version: string | null;
+  /** This service's version count: 1, plus one per edit of shown text after a credential was issued. */
+  version_number: Generated<number>;
+}
+
+/** One definition's text in one language (migration 0100). */
+export interface DefinitionTranslationsTable {
+  issuer_id: string;
+  definition_id: string;
+  lang: string;
+  name: string;
+  description: string;
+  criteria_narrative: string | null;
+  certificate_title: string | null;
+  certificate_wording: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** What a definition showed while `version_number` was current, until `superseded_at` (migration 0100). */
+export interface DefinitionVersionsTable {
+  issuer_id: string;
+  definition_id: string;
+  version_number: number;
+  /** JSON: a DefinitionSnapshot (src/modules/definitions/definition-versions.ts). */
+  snapshot: string;
+  superseded_at: string;
 }
 
 export interface CredentialsTable {
@@ -78,6 +118,8 @@ export interface CredentialsTable {
   source: string;
   expiry_announced_at: string | null;
   created_at: string;
+  /** The language the credential was issued in (migration 0100); null: the definition's own. */
+  language: string | null;
 }
 
 export interface UsageCountersTable {
@@ -193,6 +235,8 @@ export interface AlignmentsTable {
   target_code: string | null;
   target_description: string | null;
   created_at: string;
+  /** OB 3.0 AlignmentTargetType (migration 0100). */
+  target_type: string | null;
 }
 
 export interface WebhookSubscriptionsTable {
@@ -428,6 +472,8 @@ export interface DB {
   issuers: IssuersTable;
   api_keys: ApiKeysTable;
   definitions: DefinitionsTable;
+  definition_translations: DefinitionTranslationsTable;
+  definition_versions: DefinitionVersionsTable;
   credentials: CredentialsTable;
   usage_counters: UsageCountersTable;
   import_batches: ImportBatchesTable;

@@ -22,6 +22,8 @@ const VOCABULARIES: Record<string, string[]> = {
   share: ['linkedin', 'share_link'],
   // Status list 0 exists for every issuer; later lists only once positions reach them.
   status: ['0'],
+  // A translation is named by its language tag, a word of BCP 47, not something a tenant owns.
+  translations: ['fr'],
 };
 
 /** Path segments that name another collection than their own word. */
@@ -79,7 +81,7 @@ export function learnFromResponse(pool: ResourcePool, method: string, path: stri
 }
 
 interface Call {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   url: string;
   payload?: unknown;
   /** Set for a body that is not JSON (an image upload). */
@@ -191,6 +193,11 @@ export async function seedIssuer(
     },
   });
   addToPool(pool, 'received', received.id);
+  await setupCall(app, issuer.key, {
+    method: 'PUT',
+    url: `/api/v1/definitions/${definition.id}/translations/fr`,
+    payload: { name: `Cours ${options.label}`, description: 'Un cours suivi par les destinataires.' },
+  });
   await call('POST', `/api/v1/definitions/${definition.id}/alignments`, {
     targetName: 'Seed framework item',
     targetUrl: 'https://framework.example/item',

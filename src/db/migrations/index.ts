@@ -42,6 +42,7 @@ import { ltiMigration } from './0080_lti.js';
 import { certificatesMigration } from './0085_certificates.js';
 import { earnerAccountsMigration } from './0090_earner_accounts.js';
 import { obApiMigration } from './0091_ob_api.js';
+import { translationsAndMetadataMigration } from './0100_translations_and_metadata.js';
 import { certificateLinksMigration } from './0120_certificate_links.js';
 import { clrCredentialsMigration } from './0130_clr_credentials.js';
 import { ltiIssuerToolKeysMigration } from './0135_lti_issuer_tool_keys.js';
@@ -91,6 +92,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0085_certificates': certificatesMigration(),
     '0090_earner_accounts': earnerAccountsMigration(),
     '0091_ob_api': obApiMigration(),
+    '0100_translations_and_metadata': translationsAndMetadataMigration(),
     '0120_certificate_links': certificateLinksMigration(),
     '0130_clr_credentials': clrCredentialsMigration(),
     '0135_lti_issuer_tool_keys': ltiIssuerToolKeysMigration(),

@@ -1,5 +1,17 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { DateTime, Name, Nullable, Text, WebUrl } from '../../core/schemas.js';
+import { EXTENSION_TERM_PATTERN } from '../definitions/definitions.schemas.js';
+
+/** The AlignmentTargetType vocabulary of Open Badges 3.0 (§B.1.2), as its JSON Schema lists it. */
+export const ALIGNMENT_TARGET_TYPES = [
+  'ceasn:Competency',
+  'ceterms:Credential',
+  'CFItem',
+  'CFRubric',
+  'CFRubricCriterion',
+  'CFRubricCriterionLevel',
+  'CTDL',
+] as const;
 
 export const AlignmentSchema = Type.Object(
   {
@@ -11,6 +23,7 @@ export const AlignmentSchema = Type.Object(
     targetFramework: Type.Optional(Nullable(Type.String())),
     targetCode: Type.Optional(Nullable(Type.String())),
     targetDescription: Type.Optional(Nullable(Type.String())),
+    targetType: Type.Optional(Nullable(Type.String({ description: 'OB 3.0 AlignmentTargetType' }))),
     createdAt: DateTime,
   },
   { $id: 'Alignment', description: 'A framework alignment of a definition (Open Badges AlignmentObject)' },
@@ -24,6 +37,13 @@ export const CreateAlignmentBody = Type.Object({
   targetFramework: Type.Optional(Text(300)),
   targetCode: Type.Optional(Text(100)),
   targetDescription: Type.Optional(Text(2000)),
+  targetType: Type.Optional(
+    Type.String({
+      pattern: `^(${ALIGNMENT_TARGET_TYPES.join('|')})$|${EXTENSION_TERM_PATTERN}`,
+      maxLength: 100,
+      description: `OB 3.0 AlignmentTargetType: one of ${ALIGNMENT_TARGET_TYPES.join(', ')}, or an extension term such as ext:ESCOSkill (an ESCO skill: its URI in targetUrl)`,
+    }),
+  ),
 });
 export type CreateAlignmentInput = Static<typeof CreateAlignmentBody>;
 

@@ -16,6 +16,7 @@ export function toAlignment(row: AlignmentRow): Alignment {
     targetFramework: row.target_framework,
     targetCode: row.target_code,
     targetDescription: row.target_description,
+    targetType: row.target_type,
     createdAt: row.created_at,
   };
 }
@@ -46,6 +47,7 @@ export function createAlignmentService(
           target_framework: input.targetFramework ?? null,
           target_code: input.targetCode ?? null,
           target_description: input.targetDescription ?? null,
+          target_type: input.targetType ?? null,
           created_at: createdAt,
         };
         await txRepo.insert(created);

@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { LanguageTag } from '../../core/language.js';
 import { DateTime, Email, Name, Nullable, PageOffset, StringEnum, Text, Uuid, WebUrl } from '../../core/schemas.js';
 
 export const CredentialStatus = StringEnum(['valid', 'expired', 'revoked']);
@@ -133,6 +134,11 @@ export const IssueCredentialBody = Type.Object({
   completionKey: CompletionKey,
   recipientName: Type.Optional(Name(200)),
   evidenceUrl: Type.Optional(WebUrl),
+  language: Type.Optional(
+    LanguageTag(
+      "The language it is issued in (BCP 47, such as fr or de-CH): its documents carry the definition's translation into it, the definition's own text for any field not translated. Absent: the definition's own language.",
+    ),
+  ),
   notify: Type.Optional(NotifyFlag),
   expiresOn: Type.Optional({
     ...DateTime,

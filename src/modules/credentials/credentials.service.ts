@@ -129,6 +129,7 @@ export function createCredentialService(
         recipientName: input.recipientName ?? locked.display_name,
         completionKey,
         evidenceUrl: input.evidenceUrl ?? locked.evidence_url,
+        language: locked.language,
         source: 'reissue',
       });
       const row = {

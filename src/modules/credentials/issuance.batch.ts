@@ -63,6 +63,8 @@ export interface BatchItem {
   evidenceUrl: string | null;
   /** ISO date-time, not in the future; null means now. */
   issuedOn: string | null;
+  /** The canonical BCP 47 tag the credential is issued in; null: the definition's own language. */
+  language: string | null;
 }
 
 /**
@@ -190,6 +192,7 @@ const CREDENTIAL_COLUMNS = [
   'source',
   'expiry_announced_at',
   'created_at',
+  'language',
 ] as const satisfies readonly (keyof CredentialRow)[];
 
 /**
@@ -302,6 +305,7 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
         completionKey: item.completionKey,
         evidenceUrl: item.evidenceUrl,
         issuedOn: item.issuedOn,
+        language: item.language,
         source: run.source,
       });
     });

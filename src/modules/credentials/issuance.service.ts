@@ -2,6 +2,7 @@ import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
 import { hashRecipientEmail } from '../../core/hashing.js';
+import { requireLanguage } from '../../core/language.js';
 import { containsEmail, refuseEmailIn } from '../../core/personal-data.js';
 import { publicUrls } from '../../core/urls.js';
 import type { Executor } from '../../db/database.js';
@@ -33,6 +34,11 @@ export interface IssueRequest {
   issuedOn?: string | null;
   /** ISO date-time after issuedOn; defaults to the definition's validity from issuedOn. */
   expiresOn?: string | null;
+  /**
+   * The language the credential is issued in (BCP 47, canonicalised here): its documents carry that
+   * language edition of the definition. Absent or the definition's own language: stored as null.
+   */
+  language?: string | null;
   /** Channel that created it: api, ingest, csv, connector:<provider>, reissue. */
   source: string;
   /** Tell the earner by email; absent means the issuer's default. */
@@ -80,6 +86,17 @@ export function issuedOnProblem(issuedOn: string, now: Date): string | undefined
   if (Number.isNaN(at)) return 'issuedOn is not a valid date-time.';
   if (at > now.getTime()) return 'issuedOn may not be in the future.';
   return undefined;
+}
+
+/**
+ * The language a credential records: the canonical tag asked for, or null when none was asked or it
+ * is the definition's own (the credential then follows the definition's language). A malformed tag
+ * is a 400 naming /language.
+ */
+export function issuedLanguage(definition: Pick<DefinitionRow, 'language'>, language: string | null | undefined) {
+  if (language == null || language === '') return null;
+  const canonical = requireLanguage(language, '/language');
+  return canonical === definition.language ? null : canonical;
 }
 
 /** Statements one PostgreSQL issuance may send while its definition keeps changing under it. */
@@ -168,6 +185,7 @@ export function createIssuanceService(
       source: input.source,
       expiry_announced_at: null,
       created_at: now,
+      language: issuedLanguage(definition, input.language),
     };
   }
 
@@ -356,6 +374,7 @@ export function createIssuanceService(
         const problem = issuedOnProblem(input.issuedOn, core.clock.now());
         if (problem) throw errors.validation(problem, [{ path: '/issuedOn', message: problem, code: 'issuedOn' }]);
       }
+      if (input.language != null && input.language !== '') requireLanguage(input.language, '/language');
       if (input.ifAlreadyHeld === 'refuse') await refuseIfHeld(issuerId, input);
       const outcome =
         core.dialect === 'postgres'

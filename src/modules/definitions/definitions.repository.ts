@@ -44,6 +44,11 @@ export function createDefinitionRepository(db: Executor) {
         .execute();
       return new Set(rows.map((r) => r.slug));
     },
+    /** The issuer's default language: a new definition's, unless it names its own. */
+    async issuerLanguage(issuerId: string): Promise<string> {
+      const row = await db.selectFrom('issuers').select('language').where('id', '=', issuerId).executeTakeFirst();
+      return row?.language ?? 'en';
+    },
     async update(issuerId: string, id: string, changes: Updateable<DefinitionsTable>): Promise<void> {
       await db.updateTable('definitions').set(changes).where('issuer_id', '=', issuerId).where('id', '=', id).execute();
     },

@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { LanguageTag } from '../../core/language.js';
 import { DateTime, Name, Nullable, StringEnum, Text, WebUrl } from '../../core/schemas.js';
 import { SLUG_PATTERN } from '../../core/slug.js';
 
@@ -15,6 +16,68 @@ const ValidForMonths = Nullable(
       'Credential lifetime in calendar months (24: the same day two years on). Setting it clears expiresAfterDays, and setting expiresAfterDays clears it; giving both is refused.',
   }),
 );
+
+/** The AchievementType vocabulary of Open Badges 3.0 (§B.1.1 "AchievementType"), as its JSON Schema lists it. */
+export const ACHIEVEMENT_TYPES = [
+  'Achievement',
+  'ApprenticeshipCertificate',
+  'Assessment',
+  'Assignment',
+  'AssociateDegree',
+  'Award',
+  'Badge',
+  'BachelorDegree',
+  'Certificate',
+  'CertificateOfCompletion',
+  'Certification',
+  'CommunityService',
+  'Competency',
+  'Course',
+  'CoCurricular',
+  'Degree',
+  'Diploma',
+  'DoctoralDegree',
+  'Fieldwork',
+  'GeneralEducationDevelopment',
+  'JourneymanCertificate',
+  'LearningProgram',
+  'License',
+  'Membership',
+  'ProfessionalDoctorate',
+  'QualityAssuranceCredential',
+  'MasterCertificate',
+  'MasterDegree',
+  'MicroCredential',
+  'ResearchDoctorate',
+  'SecondarySchoolDiploma',
+] as const;
+
+/** An extension term of an OB 3.0 extensible vocabulary (EnumExt): `ext:` and a name. */
+export const EXTENSION_TERM_PATTERN = '^ext:[A-Za-z0-9._-]+$';
+
+const AchievementType = Type.String({
+  pattern: `^(${ACHIEVEMENT_TYPES.join('|')})$|${EXTENSION_TERM_PATTERN}`,
+  maxLength: 100,
+  description: `OB 3.0 AchievementType: one of ${ACHIEVEMENT_TYPES.join(', ')}, or an extension term such as ext:Apprenticeship.`,
+});
+const CreditsAvailable = Type.Number({
+  minimum: 0,
+  maximum: 100_000,
+  description: 'Credit hours associated with the achievement, such as 3.0 (OB 3.0 creditsAvailable)',
+});
+const Metadata = {
+  language: Type.Optional(
+    LanguageTag("The language of the definition's own text (BCP 47); defaults to the issuer's language"),
+  ),
+  achievementType: Type.Optional(Nullable(AchievementType)),
+  creditsAvailable: Type.Optional(Nullable(CreditsAvailable)),
+  fieldOfStudy: Type.Optional(Nullable({ ...Name(200), description: 'Such as Business, Education or Technology' })),
+  specialization: Type.Optional(Nullable({ ...Name(200), description: 'Such as Entrepreneurship or Finance' })),
+  humanCode: Type.Optional(Nullable({ ...Name(100), description: 'The human-readable code, such as CS-101' })),
+  version: Type.Optional(
+    Nullable({ ...Name(100), description: "The issuer's own version string of the definition, such as 2026.1" }),
+  ),
+};
 
 export const DefinitionSchema = Type.Object(
   {
@@ -33,6 +96,17 @@ export const DefinitionSchema = Type.Object(
       Nullable(Type.Integer({ description: 'Credential lifetime in calendar months (null when counted in days)' })),
     ),
     status: Type.Optional(DefinitionStatus),
+    language: Type.String({ description: "The language of the definition's own text (BCP 47)" }),
+    achievementType: Type.Optional(Nullable(Type.String({ description: 'OB 3.0 AchievementType' }))),
+    creditsAvailable: Type.Optional(Nullable(Type.Number())),
+    fieldOfStudy: Type.Optional(Nullable(Type.String())),
+    specialization: Type.Optional(Nullable(Type.String())),
+    humanCode: Type.Optional(Nullable(Type.String())),
+    version: Type.Optional(Nullable(Type.String({ description: "The issuer's own version string" }))),
+    versionNumber: Type.Integer({
+      description:
+        "This service's version of the definition: 1, plus one for each edit of what its credentials show made after one was issued (earlier credentials keep the version they were issued under)",
+    }),
     createdAt: Type.Optional(DateTime),
     updatedAt: Type.Optional(DateTime),
   },
@@ -51,6 +125,7 @@ export const CreateDefinitionBody = Type.Object({
   skills: Type.Optional(StringList),
   expiresAfterDays: Type.Optional(ExpiresAfterDays),
   validForMonths: Type.Optional(ValidForMonths),
+  ...Metadata,
 });
 export type CreateDefinitionInput = Static<typeof CreateDefinitionBody>;
 
@@ -66,7 +141,44 @@ export const UpdateDefinitionBody = Type.Object(
     expiresAfterDays: Type.Optional(ExpiresAfterDays),
     validForMonths: Type.Optional(ValidForMonths),
     status: Type.Optional(DefinitionStatus),
+    ...Metadata,
   },
   { minProperties: 1 },
 );
 export type UpdateDefinitionInput = Static<typeof UpdateDefinitionBody>;
+
+export const DefinitionTranslationSchema = Type.Object(
+  {
+    language: Type.String({ description: 'The canonical BCP 47 tag of this translation' }),
+    name: Type.String(),
+    description: Type.String(),
+    criteriaNarrative: Nullable(Type.String()),
+    certificateTitle: Nullable(Type.String({ description: "The certificate's title in this language" })),
+    certificateWording: Nullable(Type.String({ description: "The certificate's wording in this language" })),
+    createdAt: DateTime,
+    updatedAt: DateTime,
+  },
+  {
+    $id: 'DefinitionTranslation',
+    description:
+      "A definition's text in one language. A field it leaves out shows the definition's own text in that language's edition.",
+  },
+);
+export type DefinitionTranslation = Static<typeof DefinitionTranslationSchema>;
+
+export const PutTranslationBody = Type.Object(
+  {
+    name: Name(200),
+    description: Text(5000),
+    criteriaNarrative: Type.Optional(Nullable(Text(10_000))),
+    certificateTitle: Type.Optional(Nullable(Name(200))),
+    certificateWording: Type.Optional(Nullable(Text(5000))),
+  },
+  { additionalProperties: false },
+);
+export type PutTranslationInput = Static<typeof PutTranslationBody>;
+
+export const TranslationParams = Type.Object({
+  id: Type.String({ maxLength: 200 }),
+  lang: LanguageTag(),
+});

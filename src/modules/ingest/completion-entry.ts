@@ -1,6 +1,7 @@
 import { Ajv } from 'ajv';
 import type { Core } from '../../core/context.js';
 import { hashRecipientEmail } from '../../core/hashing.js';
+import { canonicalLanguage } from '../../core/language.js';
 import { personalDataProblem } from '../../core/personal-data.js';
 import { Email, NAME_CONTROL_CHARACTER, WebUrl } from '../../core/schemas.js';
 import { addServiceFormats } from '../../core/validation.js';
@@ -59,6 +60,8 @@ export interface CompletionFields {
   evidenceUrl: string;
   /** The row's own notify choice (yes/no, true/false, 1/0); '' means the run's. */
   notify: string;
+  /** The language to issue in (BCP 47); '' means the definition's own. */
+  language: string;
 }
 
 export interface PrepareOptions {
@@ -143,6 +146,7 @@ export function prepareCompletion(
   const date = parseDate(fields.issuedOn, options.dateFormat);
   const notify = notifyChoice(fields.notify, options.notify);
   const keyProblem = personalDataProblem('completionKey', fields.completionKey);
+  const language = fields.language === '' ? null : canonicalLanguage(fields.language);
   const problems = [
     emailProblem(fields.recipientEmail),
     'problem' in lookup ? lookup.problem : null,
@@ -157,6 +161,9 @@ export function prepareCompletion(
     fields.completionKey.length > KEY_MAX ? `completionKey is longer than ${KEY_MAX} characters` : null,
     keyProblem,
     notify === undefined ? 'notify is not one of yes, no, true, false, 1, 0' : null,
+    fields.language !== '' && language === undefined
+      ? 'language is not a BCP 47 language tag of a language and an optional script and region, such as fr, de-CH or zh-Hant-TW'
+      : null,
   ];
   // A key holding an email address is never echoed in the report.
   const givenKey =
@@ -180,6 +187,7 @@ export function prepareCompletion(
       recipientName: fields.recipientName === '' ? null : fields.recipientName,
       evidenceUrl: fields.evidenceUrl === '' ? null : fields.evidenceUrl,
       issuedOn: date.iso,
+      language: language === undefined || language === lookup.definition.language ? null : language,
     },
   };
 }

@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { LanguageTag } from '../../core/language.js';
 import { DateTime, Email, Name, Nullable, Uuid, WebUrl } from '../../core/schemas.js';
 import {
   CompletionKey,
@@ -24,6 +25,9 @@ export const IngestCompletionBody = Type.Object({
   completionKey: Type.Optional(CompletionKey),
   issuedOn: Type.Optional(DateTime),
   evidenceUrl: Type.Optional(WebUrl),
+  language: Type.Optional(
+    LanguageTag("The language the credential is issued in (BCP 47); absent: the definition's own language."),
+  ),
   notify: Type.Optional(NotifyFlag),
 });
 export type IngestCompletionBody = Static<typeof IngestCompletionBody>;

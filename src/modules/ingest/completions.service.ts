@@ -63,6 +63,7 @@ export function createCompletionIngestService(core: Pick<Core, 'clock'>, deps: C
           recipientName: body.recipientName ?? null,
           evidenceUrl: body.evidenceUrl ?? null,
           issuedOn: body.issuedOn ?? null,
+          language: body.language ?? null,
           source: 'ingest',
           notify: body.notify,
         });

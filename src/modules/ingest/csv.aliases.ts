@@ -15,6 +15,7 @@ export const CSV_FIELDS = [
   'issuedOn',
   'evidenceUrl',
   'notify',
+  'language',
 ] as const;
 export type CsvField = (typeof CSV_FIELDS)[number];
 
@@ -78,6 +79,7 @@ export const COLUMN_ALIASES: Record<ColumnSource, readonly string[]> = {
   ],
   evidenceUrl: ['evidence url', 'evidence'],
   notify: ['notify earner', 'send email'],
+  language: ['lang', 'locale', 'language code', 'preferred language', 'learner language'],
   givenName: ['first name', 'first', 'given name', 'forename', 'forenames', 'legal forename', 'legal first name'],
   familyName: ['last name', 'last', 'surname', 'family name', 'legal surname', 'legal last name'],
   sortName: [

@@ -17,6 +17,11 @@ const CsvMapping = Type.Object(
     issuedOn: Type.Optional(MappedColumn),
     evidenceUrl: Type.Optional(MappedColumn),
     notify: Type.Optional(MappedColumn),
+    language: Type.Optional({
+      ...MappedColumn,
+      description:
+        "The column of each row's language (BCP 47, such as fr or de-CH): the credential is issued in it. An empty cell is the definition's own language.",
+    }),
     givenName: Type.Optional({
       ...MappedColumn,
       description:

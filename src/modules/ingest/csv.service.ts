@@ -144,6 +144,7 @@ function prepareRow(
     issuedOn: cell('issuedOn'),
     evidenceUrl: cell('evidenceUrl'),
     notify: cell('notify'),
+    language: cell('language'),
   };
   shown?.push(shownOf(fields, lookup, options));
   return prepareCompletion(ctx, fields, lookup, { dateField: 'issuedOn', ...options });

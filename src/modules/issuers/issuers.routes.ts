@@ -27,6 +27,8 @@ export const issuerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     description: issuer.description,
     imageUrl: issuer.image_url,
     brandColor: issuer.brand_primary_color,
+    language: issuer.language,
+    linkedinOrganizationId: issuer.linkedin_organization_id,
   });
 
   const slugOf = (request: FastifyRequest) => {

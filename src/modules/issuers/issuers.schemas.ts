@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { LanguageTag } from '../../core/language.js';
 import { DateTime, Email, Name, Nullable, Text, WebUrl } from '../../core/schemas.js';
 import { SLUG_PATTERN } from '../../core/slug.js';
 
@@ -15,6 +16,13 @@ export const IssuerSchema = Type.Object(
     description: Nullable(Type.String()),
     imageUrl: Nullable(Type.String({ description: "The issuer's logo or image" })),
     brandColor: Nullable(Type.String({ description: 'Brand colour of its pages and badge images' })),
+    language: Type.String({
+      description:
+        "The issuer's default language (BCP 47): its new definitions' and its pages' when nothing else decides",
+    }),
+    linkedinOrganizationId: Nullable(
+      Type.String({ description: 'Its LinkedIn organization id, in the add-to-profile link of its credentials' }),
+    ),
   },
   { $id: 'Issuer' },
 );
@@ -27,6 +35,16 @@ export const UpdateIssuerBody = Type.Object(
     description: Type.Optional(Nullable(Text(5000))),
     imageUrl: Type.Optional(Nullable(WebUrl)),
     brandColor: Type.Optional(Nullable(HexColor)),
+    language: Type.Optional(LanguageTag("The issuer's default language, such as fr or de-CH (BCP 47)")),
+    linkedinOrganizationId: Type.Optional(
+      Nullable(
+        Type.String({
+          pattern: '^[0-9]{1,20}$',
+          description:
+            'The number in its LinkedIn company page admin URL (linkedin.com/company/<number>/admin): LinkedIn then shows the certification under that organization',
+        }),
+      ),
+    ),
     slug: Type.Optional(
       Type.String({
         pattern: SLUG_PATTERN,

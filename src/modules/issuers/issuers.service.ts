@@ -3,6 +3,7 @@ import { safeHexColor } from '../../core/colors.js';
 import type { AuthContext, Core } from '../../core/context.js';
 import { AppError, errors } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hashing.js';
+import { requireLanguage } from '../../core/language.js';
 import { NAME_PATTERN, WEB_URL_PATTERN } from '../../core/schemas.js';
 import { SLUG_PATTERN } from '../../core/slug.js';
 import type { Executor } from '../../db/database.js';
@@ -43,6 +44,10 @@ export interface ProfileChanges {
   description?: string | null;
   imageUrl?: string | null;
   brandColor?: string | null;
+  /** The default language of its definitions and pages (BCP 47; stored canonical). */
+  language?: string;
+  /** Its LinkedIn organization id (digits), for the add-to-profile link. */
+  linkedinOrganizationId?: string | null;
   /** Only while the issuer has no credential: every credential URL and did:web carries it. */
   slug?: string;
 }
@@ -291,6 +296,8 @@ export function createIssuerService(
         recipient_salt: core.ids.hex(16),
         created_at: now,
         updated_at: now,
+        language: 'en',
+        linkedin_organization_id: null,
       };
       const key = await core.db.transaction().execute(async (trx) => {
         await createIssuerRepository(trx).insert(issuer);
@@ -313,6 +320,7 @@ export function createIssuerService(
      */
     async updateProfile(issuerId: string, changes: ProfileChanges, actor: Actor = SYSTEM): Promise<IssuerRow> {
       checkProfile({ ...changes, brandPrimaryColor: changes.brandColor });
+      const language = changes.language !== undefined ? requireLanguage(changes.language, '/language') : undefined;
       const fields = Object.keys(changes).filter((k) => changes[k as keyof ProfileChanges] !== undefined);
       const now = isoNow(core.clock);
       await core.db.transaction().execute(async (trx) => {
@@ -325,6 +333,10 @@ export function createIssuerService(
           ...(changes.description !== undefined ? { description: changes.description } : {}),
           ...(changes.imageUrl !== undefined ? { image_url: changes.imageUrl } : {}),
           ...(changes.brandColor !== undefined ? { brand_primary_color: changes.brandColor } : {}),
+          ...(language !== undefined ? { language } : {}),
+          ...(changes.linkedinOrganizationId !== undefined
+            ? { linkedin_organization_id: changes.linkedinOrganizationId }
+            : {}),
           updated_at: now,
         });
         if (updated === 0) throw errors.notFound('Issuer');

@@ -30,6 +30,8 @@ export interface Learner {
   subject: string;
   email: string | null;
   name: string | null;
+  /** The launch's locale: the credential is issued in it. */
+  language?: string | null;
 }
 
 /** The one issuance path for every LTI award: quota, audit (actor `lti:<platform id>`), webhooks, email. */
@@ -50,6 +52,7 @@ export function createAwarder(issuance: Pick<IssuanceService, 'issue' | 'toIssue
         subject: learner.subject,
         definitionId: where.definitionId,
       }),
+      language: learner.language ?? null,
       source: 'lti',
     });
     return issuance.toIssued(outcome);

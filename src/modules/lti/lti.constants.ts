@@ -14,6 +14,7 @@ export const CLAIM = {
   roles: `${LTI}roles`,
   context: `${LTI}context`,
   custom: `${LTI}custom`,
+  launchPresentation: `${LTI}launch_presentation`,
   deepLinkingSettings: 'https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings',
   contentItems: 'https://purl.imsglobal.org/spec/lti-dl/claim/content_items',
   deepLinkingData: 'https://purl.imsglobal.org/spec/lti-dl/claim/data',

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Core } from '../../core/context.js';
+import { canonicalLanguage } from '../../core/language.js';
 import { CLAIM, isLearnerRole, isTeachingRole, LINK_PARAMETER, MESSAGE, PATHS } from './lti.constants.js';
 import { CLOCK_SKEW_S, type IdTokenVerifier, LaunchRefused, MAX_TOKEN_AGE_S } from './lti.idtoken.js';
 import type { RefusalRecords } from './lti.refusals.js';
@@ -43,6 +44,8 @@ export interface VerifiedLaunch {
   agsScopes: string[];
   membershipsUrl: string | null;
   deepLinking: { returnUrl: string; data: string | null; acceptLineItem: boolean } | null;
+  /** The launch_presentation claim's locale (LTI Core 1.3 §5.4.4), canonical BCP 47; null when none is usable. */
+  locale: string | null;
 }
 
 const str = (value: unknown, max = 2048) =>
@@ -168,6 +171,9 @@ export function createLaunches(
           agsScopes: Array.isArray(ags.scope) ? ags.scope.filter((s): s is string => typeof s === 'string') : [],
           membershipsUrl: str(nrps.context_memberships_url),
           deepLinking: null,
+          // Moodle sends its language pack name (`fr_ca`): read as the BCP 47 tag it stands for.
+          locale:
+            canonicalLanguage(str(obj(claims[CLAIM.launchPresentation]).locale, 64)?.replace(/_/g, '-') ?? '') ?? null,
         };
         if (messageType === MESSAGE.deepLinkingRequest) {
           const returnUrl = str(settings.deep_link_return_url);

@@ -213,7 +213,12 @@ export function createLtiService(
         return { page: 'progress', badge, minScore: link.min_score ?? 100, percent };
       }
     }
-    const issued = await award(platform, where, { subject: launch.subject, email: launch.email, name: launch.name });
+    const issued = await award(platform, where, {
+      subject: launch.subject,
+      email: launch.email,
+      name: launch.name,
+      language: launch.locale,
+    });
     let wallet: { qr: string; lcwUrl: string; offer: string } | null = null;
     if (issued.status === 'valid') {
       const made = await deps.wallet.createOffer(platform.issuer_id, `lti:${platform.id}`, issued.credentialId, {

@@ -27,6 +27,11 @@ const ConnectorMapping = Type.Object(
     definitionId: Type.Optional(Paths),
     definitionRef: Type.Optional(Paths),
     evidenceUrl: Type.Optional(Paths),
+    language: Type.Optional({
+      ...Paths,
+      description:
+        "The learner's language (BCP 47, or a Moodle language pack name such as pt_br): the credential is issued in it; a value that is no language tag is ignored.",
+    }),
     dateFormat: Type.Optional(DateFormatSchema),
   },
   { description: "Overrides the provider preset's paths per field." },

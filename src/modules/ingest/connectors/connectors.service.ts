@@ -121,6 +121,7 @@ function prepareRecord(
       issuedOn: fields.completedAt,
       evidenceUrl: fields.evidenceUrl,
       notify: '',
+      language: fields.language,
     },
     recordLookup(ctx, fields, settings.definitionMap),
     { dateField: 'completedAt', dateFormat: settings.dateFormat, notify: settings.notify },

@@ -17,6 +17,7 @@ export const genericPreset: ConnectorPreset = {
     definitionId: ['definitionId'],
     definitionRef: ['definitionRef'],
     evidenceUrl: ['evidenceUrl'],
+    language: ['language', 'locale', 'lang', 'user.locale'],
   },
   classify: () => COMPLETION,
   completionKey: () => '',

@@ -16,6 +16,8 @@ export const moodlePreset: ConnectorPreset = {
     recipientName: ['user_fullname'],
     courseCode: ['idnumber', 'course_idnumber', 'shortname', 'course_shortname'],
     completedAt: ['timecompleted', 'timecreated'],
+    // The user record's `lang` (the Event Trigger user lookup names it user_lang).
+    language: ['lang', 'user_lang', 'user.lang'],
   },
   classify(record, fields) {
     const event = text(readPath(record, 'eventname'));

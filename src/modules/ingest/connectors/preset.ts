@@ -1,3 +1,4 @@
+import { canonicalLanguage } from '../../../core/language.js';
 import { isMissingDate } from '../dates.js';
 
 export type JsonObject = Record<string, unknown>;
@@ -14,6 +15,7 @@ export const MAPPED_FIELDS = [
   'definitionId',
   'definitionRef',
   'evidenceUrl',
+  'language',
 ] as const;
 export type MappedField = (typeof MAPPED_FIELDS)[number];
 export type FieldPaths = Partial<Record<MappedField, string[]>>;
@@ -29,6 +31,8 @@ export interface RecordFields {
   definitionId: string;
   definitionRef: string;
   evidenceUrl: string;
+  /** The learner's language as a canonical BCP 47 tag; '' when the record has none this service can read. */
+  language: string;
 }
 
 export interface PresetOptions {
@@ -111,7 +115,17 @@ export function readFields(preset: ConnectorPreset, record: JsonObject, paths: F
     definitionId: firstText(record, paths.definitionId),
     definitionRef: firstText(record, paths.definitionRef),
     evidenceUrl: firstText(record, paths.evidenceUrl),
+    language: learnerLanguage(firstText(record, paths.language)),
   };
+}
+
+/**
+ * A record's locale as a BCP 47 tag: Moodle names its language packs with underscores (`pt_br`,
+ * `fr_ca`), which read as `pt-BR` and `fr-CA`. A sender's locale is a preference, not a field the
+ * sender typed, so one that is no tag is dropped rather than failing the completion.
+ */
+function learnerLanguage(value: string): string {
+  return value === '' ? '' : (canonicalLanguage(value.replace(/_/g, '-')) ?? '');
 }
 
 /** Names a provider value in a message, bounded so a huge value cannot bloat the report. */
