@@ -218,4 +218,50 @@ describe.each(dialects)('definition translations on %s', (dialect) => {
     expect(record.outcome, JSON.stringify(record)).toBe('issued');
     expect((await credential(record.credentialId)).language).toBe('pt-BR');
   });
+
+  it('cuts a version for an edit after issuance only, and keeps the earlier text for earlier credentials', async () => {
+    const created = await call('POST', '/api/v1/definitions', { name: 'Draft', description: 'd', version: '2026.1' });
+    const id = created.json().id as string;
+    const patch = (body: object) => call('PATCH', `/api/v1/definitions/${id}`, body);
+    expect((await patch({ name: 'Welding' })).json().versionNumber).toBe(1);
+    await call('PUT', `/api/v1/definitions/${id}/translations/fr`, { name: 'Soudure', description: 'd' });
+    clock.advance(1_000);
+    const issued = await postJson(t, a.key, '/api/v1/credentials', {
+      definitionId: id,
+      recipientEmail: 'weld@example.org',
+      completionKey: 'weld-1',
+      language: 'fr',
+    });
+    const first = await credential(issued.json().credentialId);
+    clock.advance(1_000);
+    // Validity is not shown text: no version for it.
+    expect((await patch({ expiresAfterDays: 30 })).json().versionNumber).toBe(1);
+    const edited = await patch({ name: 'Welding I', version: '2026.2' });
+    expect(edited.json()).toMatchObject({ versionNumber: 2, version: '2026.2', name: 'Welding I' });
+    clock.advance(1_000);
+    // No credential under version 2 yet: a translation edit changes it in place.
+    await call('PUT', `/api/v1/definitions/${id}/translations/fr`, { name: 'Soudure I', description: 'd' });
+    expect((await call('GET', `/api/v1/definitions/${id}`)).json().versionNumber).toBe(2);
+    const ref = { issuerId: a.id, definitionId: id };
+    expect(await definitionText(t.database.db, ref, 'fr', { asOf: first.created_at })).toMatchObject({
+      language: 'fr',
+      name: 'Soudure',
+    });
+    expect((await definitionText(t.database.db, ref, null, { asOf: first.created_at })).name).toBe('Welding');
+    expect((await definitionText(t.database.db, ref, 'fr')).name).toBe('Soudure I');
+    const versions = await t.database.db
+      .selectFrom('definition_versions')
+      .select(['version_number', 'snapshot'])
+      .where('definition_id', '=', id)
+      .execute();
+    expect(versions.map((v) => v.version_number)).toEqual([1]);
+    expect(JSON.parse(versions[0]?.snapshot ?? '{}')).toMatchObject({ name: 'Welding', version: '2026.1' });
+    const audit = await t.database.db
+      .selectFrom('audit_log')
+      .select('details')
+      .where('target_id', '=', id)
+      .where('action', '=', 'definition.updated')
+      .execute();
+    expect(audit.map((r) => JSON.parse(r.details).versionNumber).filter(Boolean)).toEqual([2]);
+  });
 });
