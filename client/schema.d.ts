@@ -7644,7 +7644,7 @@ export interface operations {
             header?: never;
             path: {
                 id: string;
-                /** @description A BCP 47 language tag (RFC 5646), such as fr, de-CH or pt-BR */
+                /** @description A BCP 47 language tag (RFC 5646), such as fr, de-CH or zh-Hant-TW; any letter case */
                 lang: string;
             };
             cookie?: never;
@@ -7735,7 +7735,7 @@ export interface operations {
             header?: never;
             path: {
                 id: string;
-                /** @description A BCP 47 language tag (RFC 5646), such as fr, de-CH or pt-BR */
+                /** @description A BCP 47 language tag (RFC 5646), such as fr, de-CH or zh-Hant-TW; any letter case */
                 lang: string;
             };
             cookie?: never;
@@ -7854,7 +7854,7 @@ export interface operations {
             header?: never;
             path: {
                 id: string;
-                /** @description A BCP 47 language tag (RFC 5646), such as fr, de-CH or pt-BR */
+                /** @description A BCP 47 language tag (RFC 5646), such as fr, de-CH or zh-Hant-TW; any letter case */
                 lang: string;
             };
             cookie?: never;

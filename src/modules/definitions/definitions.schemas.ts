@@ -180,5 +180,10 @@ export type PutTranslationInput = Static<typeof PutTranslationBody>;
 
 export const TranslationParams = Type.Object({
   id: Type.String({ maxLength: 200 }),
-  lang: LanguageTag(),
+  // No pattern: a malformed tag is refused by the service with its own message (400, path /lang).
+  lang: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: 'A BCP 47 language tag (RFC 5646), such as fr, de-CH or zh-Hant-TW; any letter case',
+  }),
 });
