@@ -155,6 +155,8 @@ describe.each(dialects)('wallet attempts, bounds and answers across two app inst
     const res = await token(replica.app, made.code, made.txCode);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().token_type).toBe('Bearer');
+    // The right code's attempt is given back: the column counts the one wrong code.
+    expect((await counts(made)).tx).toBe(1);
   });
 
   it(`parallel failed LCW presentations through two replicas check at most ${LCW_ATTEMPTS}; the challenge is then dead`, async () => {

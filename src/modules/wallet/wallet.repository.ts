@@ -54,6 +54,20 @@ export function createWalletRepository(db: Executor) {
         .executeTakeFirst();
       return result.numUpdatedRows === 1n;
     },
+    /** Gives back an attempt `takeAttempt` counted, once its code proved right: the count is of failures. */
+    async giveBackAttempt(issuerId: string, id: string, count: AttemptCount): Promise<void> {
+      await db
+        .updateTable('wallet_offers')
+        .set((eb) =>
+          count === 'tx_code_failures'
+            ? { tx_code_failures: eb('tx_code_failures', '-', 1) }
+            : { lcw_attempts: eb('lcw_attempts', '-', 1) },
+        )
+        .where('issuer_id', '=', issuerId)
+        .where('id', '=', id)
+        .where(count, '>', 0)
+        .execute();
+    },
     /** Spends the offer; false when another request spent it first. */
     async redeem(
       issuerId: string,

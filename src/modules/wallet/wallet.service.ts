@@ -348,6 +348,8 @@ export function createWalletService(
         if (!sameSecret(presentedTx, offer.tx_code_hash)) {
           throw new ProtocolError(400, 'invalid_grant', 'The transaction code (tx_code) is wrong.');
         }
+        // The right code is given back, so `tx_code_failures` counts what its name says.
+        await repo.giveBackAttempt(issuer.id, offer.id, 'tx_code_failures');
       }
       try {
         await authorizationServer.verifyPreAuthorizedCodeAccessTokenRequest({
