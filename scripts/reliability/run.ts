@@ -33,6 +33,7 @@ const SCRIPTS: Record<string, Runner> = {
   'slow-body': async (o) => (await import('./front-door.js')).runSlowBody(o),
   'key-in-query': async (o) => (await import('./front-door.js')).runKeyInQuery(o),
   'bulk-amplification': async (o) => (await import('./bulk-amplification.js')).runBulkAmplification(o),
+  'round-three': async (o) => (await import('./round-three.js')).runRoundThree(o),
   'slow-receiver': async (o) => (await import('./slow-receiver.js')).runSlowReceiver(o),
   'csv-flood': async (o) => (await import('./csv-flood.js')).runCsvFlood(o),
   fuzz: async (o) => {
