@@ -9,6 +9,7 @@ import { beyondCacheWorkloads } from './workloads/beyond-cache.js';
 import { flatLatencyWorkload } from './workloads/flat.js';
 import { ingestWorkloads } from './workloads/ingest.js';
 import { issuanceWorkloads } from './workloads/issuance.js';
+import { ltiWorkloads } from './workloads/lti.js';
 import { notifyWorkloads } from './workloads/notify.js';
 import { ob3Workloads } from './workloads/ob3.js';
 import { startupWorkloads } from './workloads/startup.js';
@@ -20,7 +21,8 @@ import { walletWorkloads } from './workloads/wallet.js';
  * PostgreSQL too. The server runs as its own process and autocannon drives it from this one.
  *
  *   BENCH_SECONDS        length of each timed run (default 10)
- *   BENCH_ONLY           comma-separated subset: issuance,verification,beyond-cache,ingest,ob3,notify,analytics,flat,startup,wallet
+ *   BENCH_ONLY           comma-separated subset: issuance,verification,beyond-cache,ingest,ob3,notify,analytics,flat,startup,wallet,backpack,lti
+ *   BENCH_LTI_LAUNCHES, BENCH_LTI_LEARNERS  the LTI rows' sizes (default 500 launches, 1,000 learners)
  *   BENCH_ANALYTICS_ROWS credentials and verification events seeded for analytics (default 1,000,000)
  *   BENCH_FLAT_TOTAL     issuances of the flat-latency run (default 300,000)
  *   BENCH_DOC_ONLY=1     measure nothing: regenerate docs/performance.md from bench/results
@@ -37,6 +39,7 @@ const WORKLOADS = [
   'startup',
   'wallet',
   'backpack',
+  'lti',
 ] as const;
 
 interface RunFile {
@@ -83,6 +86,7 @@ async function main(): Promise<void> {
     if (only.has('startup')) rows.push(...(await startupWorkloads(engine, postgresUrl)));
     if (only.has('wallet')) rows.push(...(await walletWorkloads(engine, postgresUrl)));
     if (only.has('backpack')) rows.push(...(await backpackWorkloads(engine, postgresUrl)));
+    if (only.has('lti')) rows.push(...(await ltiWorkloads(engine, postgresUrl)));
     printTable(engine, rows);
     const date = new Date().toISOString();
     const file = `bench/results/${date.slice(0, 10)}-${engine}.json`;
