@@ -9,6 +9,46 @@ type Pathway = components['schemas']['Pathway'];
 type PathwayWithStages = components['schemas']['PathwayWithStages'];
 type Progress = components['schemas']['PathwayProgress'];
 type Definition = components['schemas']['Definition'];
+type IssuedClr = components['schemas']['IssuedClr'];
+
+/**
+ * For an earner who completed the pathway: issues their CLR 2.0 (the signed credentials of the
+ * stages, in pathway order) and links to it. Asked again, the API answers the CLR already issued.
+ */
+function IssueClr({ pathway, email }: { pathway: Pathway; email: string }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [issued, setIssued] = useState<IssuedClr | null>(null);
+
+  async function issue() {
+    setBusy(true);
+    setError(null);
+    const { data, error: failure } = await api.POST('/api/v1/pathways/{id}/clr', {
+      params: { path: { id: pathway.id } },
+      body: { recipientEmail: email },
+    });
+    setBusy(false);
+    if (failure) setError(problem(failure));
+    else setIssued(data);
+  }
+
+  return (
+    <div>
+      <button type="button" onClick={issue} disabled={busy}>
+        Issue CLR
+      </button>
+      {error && <Alert>{error}</Alert>}
+      {issued && (
+        <Alert kind="success">
+          CLR issued, holding the earner’s credentials of the stages.{' '}
+          <a href={issued.credentialUrl} target="_blank" rel="noopener">
+            Open the CLR (JSON-LD)
+          </a>
+        </Alert>
+      )}
+    </div>
+  );
+}
 
 /** Adds a definition as the next stage; the step order is prefilled with the one after the last. */
 function AddStage({
@@ -102,6 +142,7 @@ function PathwayDetail({
   );
   const [email, setEmail] = useState('');
   const [progress, setProgress] = useState<Progress | null>(null);
+  const [checked, setChecked] = useState('');
   const [error, setError] = useState<string | null>(null);
   const stages = [...(detail?.stages ?? [])].sort((a, b) => a.stepOrder - b.stepOrder);
   const unused = definitions.filter((definition) => !stages.some((stage) => stage.definitionId === definition.id));
@@ -116,6 +157,7 @@ function PathwayDetail({
     else {
       setError(null);
       setProgress(data);
+      setChecked(email);
     }
   }
 
@@ -170,6 +212,7 @@ function PathwayDetail({
               </li>
             ))}
           </ul>
+          {progress.complete && editable && <IssueClr key={checked} pathway={pathway} email={checked} />}
         </div>
       )}
     </section>
