@@ -88,7 +88,9 @@ export function createServices(core: Core) {
   const wallet = createWalletModule(core, { issuers, credentials, vc, audit });
   const backpack = createBackpackModule(core, { audit, wallet });
   const lti = createLtiModule(core, { issuance, definitions, credentials, wallet, audit });
-  const obapi = createObApiModule(core, { audit, vc: vc.credentials, backpack });
+  const pathways = createPathwayService(core, { audit, definitions, issuance });
+  const clr = createClrModule(core, { audit, issuers, pathways, vc: vc.credentials });
+  const obapi = createObApiModule(core, { audit, vc: vc.credentials, backpack, clr });
   const certificates = createCertificatesModule(core, {
     audit,
     issuers,
@@ -105,8 +107,6 @@ export function createServices(core: Core) {
     images,
     readCaches,
   });
-  const pathways = createPathwayService(core, { audit, definitions, issuance });
-  const clr = createClrModule(core, { audit, issuers, pathways, vc: vc.credentials });
   const gdpr = createGdprService(core, { issuance, audit, outbox, profiles, notifications, issuers });
   const trust = createTrustService(core);
   const reports = createReportsModule(core, { events: verification.events });

@@ -9,6 +9,7 @@ import didContext from 'did-context';
 import jsonld from 'jsonld';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentLoader } from '../src/modules/vc/contexts.js';
+import { earnerSession } from './backpack.support.js';
 import {
   auth,
   createTestApp,
@@ -279,6 +280,30 @@ describe.each(dialects)('CLR 2.0 of a completed pathway on %s', (dialect) => {
       { type: 'Association', associationType: 'precedes', sourceId: core, targetId: elective },
     ]);
     expect((await clrVerifier()(clr)).verified).toBe(true);
+  });
+
+  it('shows the earner’s CLRs in the backpack and serves them through the Open Badges API as the earner’s credentials', async () => {
+    const earner = await earnerSession(t.app, LEARNER);
+    const page = await t.app.inject({ method: 'GET', url: '/backpack', headers: { cookie: earner.cookie } });
+    expect(page.body).toContain('Your learner records');
+    const links = [...page.body.matchAll(/href="([^"]+\/clr\/[^"]+)"/g)].map((m) => m[1]);
+    expect(links).toHaveLength(2);
+    const hosted = await t.app.inject({ method: 'GET', url: path(links[0] as string) });
+    expect(hosted.json().type).toEqual(['VerifiableCredential', 'ClrCredential']);
+    // Another earner's backpack lists none of them.
+    const other = await earnerSession(t.app, 'other.earner@example.test');
+    const otherPage = await t.app.inject({ method: 'GET', url: '/backpack', headers: { cookie: other.cookie } });
+    expect(otherPage.body).not.toContain('/clr/');
+
+    const listed = await t.app.services.obapi.credentials(earner.accountId, { limit: 50, offset: 0, since: null });
+    const types = listed.credential.map((c) => (c as { type: string[] }).type.at(-1));
+    expect(types.filter((type) => type === 'ClrCredential')).toHaveLength(2);
+    expect(types.filter((type) => type === 'OpenBadgeCredential')).toHaveLength(3);
+    expect(listed.total).toBe(5);
+    const clr = listed.credential.find((c) => links[0]?.endsWith((c as { id: string }).id.split('/').pop() ?? '-'));
+    expect((await clrVerifier()(clr as object)).verified).toBe(true);
+    const none = await t.app.services.obapi.credentials(other.accountId, { limit: 50, offset: 0, since: null });
+    expect(none.total).toBe(0);
   });
 
   it('keeps the pathway of one issuer from another issuer’s key', async () => {

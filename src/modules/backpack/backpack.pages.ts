@@ -106,7 +106,7 @@ ${live ? html`<form class="inline" method="post" action="/backpack/badges/${badg
 </article>`;
 }
 
-export function backpackPage(nonce: string, badges: BackpackBadge[], csrf: string): string {
+export function backpackPage(nonce: string, badges: BackpackBadge[], csrf: string, records: Markup = html``): string {
   return page(
     'Your backpack',
     nonce,
@@ -114,6 +114,7 @@ export function backpackPage(nonce: string, badges: BackpackBadge[], csrf: strin
 <form method="post" action="/backpack/sign-out">${csrfField(csrf)}<button type="submit" class="secondary">Sign out</button></form></header>
 <p>${badges.length === 0 ? 'No badges have been issued to your address on this service yet.' : `${badges.length} ${badges.length === 1 ? 'badge' : 'badges'} from every issuer on this service.`}</p>
 ${badges.map((badge) => badgeCard(badge, csrf))}
+${records}
 <h2>Your account</h2>
 <p><a href="/backpack/account/delete">Delete my account</a></p>`,
   );

@@ -4,6 +4,7 @@ import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.js';
 import { errorResponses, openErrors, ValidationErrorBody } from '../../core/schemas.js';
+import { clrSection } from '../clr/clr.pages.js';
 import {
   accountDeletedPage,
   backpackCsp,
@@ -130,7 +131,8 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const session = await sessionOf(request);
       if (!session) return send(reply, 200, (nonce) => signInPage(nonce, { next: localPath(request.query.next) }));
       const badges = await backpack.badges(session.accountId);
-      return send(reply, 200, (nonce) => backpackPage(nonce, badges, session.csrfToken));
+      const records = clrSection(await app.services.clr.forAccount(session.accountId));
+      return send(reply, 200, (nonce) => backpackPage(nonce, badges, session.csrfToken, records));
     },
   );
 

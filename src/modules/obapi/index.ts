@@ -3,6 +3,7 @@ import type Provider from 'oidc-provider';
 import type { Core } from '../../core/context.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { BackpackModule } from '../backpack/index.js';
+import type { ClrService } from '../clr/clr.service.js';
 import type { VcService } from '../vc/vc.service.js';
 import { createOauthProvider } from './oauth.provider.js';
 import { createObApiService } from './obapi.service.js';
@@ -18,10 +19,16 @@ export function createObApiModule(
     audit: Pick<AuditService, 'append'>;
     vc: Pick<VcService, 'credential'>;
     backpack: Pick<BackpackModule, 'secrets' | 'onAccountDeleted'>;
+    clr: Pick<ClrService, 'signedForAccount'>;
   },
 ) {
   let built: { provider: Provider; callback: ReturnType<Provider['callback']> } | null = null;
-  const service = createObApiService(core, { audit: deps.audit, vc: deps.vc, provider: () => current().provider });
+  const service = createObApiService(core, {
+    audit: deps.audit,
+    vc: deps.vc,
+    clr: deps.clr,
+    provider: () => current().provider,
+  });
   function current() {
     if (!built) {
       const provider = createOauthProvider(core.config, core.db, core.clock, deps.backpack.secrets, service.writes);

@@ -6,9 +6,10 @@ import { canonicalJson, sha256Hex } from '../../core/hashing.js';
 import { requireJsonLdBudget } from '../../core/jsonld-budget.js';
 import type { AuditService } from '../audit/audit.service.js';
 import { EARNER_AUDIT_CHAIN } from '../backpack/backpack.service.js';
+import type { ClrService } from '../clr/clr.service.js';
 import type { VcService } from '../vc/vc.service.js';
 import type { OauthWrites } from './oauth.adapter.js';
-import { createObApiRepository } from './obapi.repository.js';
+import { createObApiRepository, type ListedCredential } from './obapi.repository.js';
 import { OAUTH, OB_API, SCOPE_DESCRIPTIONS } from './obapi.scopes.js';
 
 /** An access token the API accepts: live, for this API, and its account and client. */
@@ -74,7 +75,12 @@ function jwsCredential(jws: string): Record<string, unknown> {
  */
 export function createObApiService(
   core: Pick<Core, 'db' | 'clock' | 'config'>,
-  deps: { audit: Pick<AuditService, 'append'>; vc: Pick<VcService, 'credential'>; provider: () => Provider },
+  deps: {
+    audit: Pick<AuditService, 'append'>;
+    vc: Pick<VcService, 'credential'>;
+    clr: Pick<ClrService, 'signedForAccount'>;
+    provider: () => Provider;
+  },
 ) {
   const repo = createObApiRepository(core.db);
   const resource = `${core.config.publicBaseUrl}${OB_API}`;
@@ -200,7 +206,16 @@ export function createObApiService(
 
     /** A page of the account's credentials and how many there are (OB 3.0 §6.2.1 getCredentials). */
     async credentials(accountId: string, page: { limit: number; offset: number; since: string | null }) {
-      const all = await repo.list(accountId, page.since);
+      // The account's CLR 2.0 ClrCredentials are its credentials too (issue 47 §3), in the same order.
+      const [listed, records] = await Promise.all([
+        repo.list(accountId, page.since),
+        deps.clr.signedForAccount(accountId, page.since),
+      ]);
+      const clrs = new Map(records.map((r) => [r.id, r.credential]));
+      const all: (Omit<ListedCredential, 'source'> & { source: ListedCredential['source'] | 'clr' })[] = [
+        ...listed,
+        ...records.map((r) => ({ source: 'clr' as const, key: r.id, issuerSlug: null, issuedAt: r.issuedAt })),
+      ].sort((x, y) => (x.issuedAt === y.issuedAt ? (x.key < y.key ? -1 : 1) : x.issuedAt < y.issuedAt ? -1 : 1));
       const slice = all.slice(page.offset, page.offset + page.limit);
       const upserted = new Map(
         (
@@ -213,6 +228,11 @@ export function createObApiService(
       const credential: Record<string, unknown>[] = [];
       const compactJwsString: string[] = [];
       for (const item of slice) {
+        const clr = item.source === 'clr' ? clrs.get(item.key) : undefined;
+        if (clr) {
+          credential.push(clr);
+          continue;
+        }
         if (item.source === 'issued') {
           const signed = await deps.vc.credential(item.issuerSlug as string, item.key);
           credential.push(JSON.parse(signed.dataIntegrity) as Record<string, unknown>);
