@@ -12,6 +12,29 @@ function canonical(value: unknown): string {
 }
 
 /**
+ * The tables of the database (SQLite) or of its schema (PostgreSQL), with their columns. On
+ * PostgreSQL only the one schema is read (less Kysely's migration tables, as its introspection leaves them out): Kysely's introspection reads every schema of the server,
+ * and a test schema another run drops meanwhile made it fail ("schema … does not exist").
+ */
+async function tablesOf(database: Database, schema: string | null): Promise<{ name: string; columns: string[] }[]> {
+  if (database.dialect === 'sqlite') {
+    return (await database.db.introspection.getTables()).map((t) => ({
+      name: t.name,
+      columns: t.columns.map((c) => c.name),
+    }));
+  }
+  const { rows } = await sql<{ table_name: string; column_name: string }>`
+    select c.table_name, c.column_name from information_schema.columns c
+    join information_schema.tables t on t.table_schema = c.table_schema and t.table_name = c.table_name
+    where c.table_schema = ${schema ?? 'public'} and t.table_type = 'BASE TABLE'
+      and c.table_name not like 'kysely\\_%'
+    order by c.table_name, c.ordinal_position`.execute(database.db);
+  const tables = new Map<string, string[]>();
+  for (const row of rows) tables.set(row.table_name, [...(tables.get(row.table_name) ?? []), row.column_name]);
+  return [...tables].map(([name, columns]) => ({ name, columns }));
+}
+
+/**
  * Reads the issuer's rows from every table the schema has now (so tables added later are covered):
  * rows carrying its issuer_id, its own issuers row, and whole tables that belong to no issuer.
  */
@@ -20,12 +43,10 @@ export async function snapshotIssuer(
   issuerId: string,
   schema: string | null,
 ): Promise<IssuerSnapshot> {
-  const tables = (await database.db.introspection.getTables()).filter(
-    (t) => database.dialect === 'sqlite' || t.schema === (schema ?? 'public'),
-  );
+  const tables = await tablesOf(database, schema);
   const snapshot: IssuerSnapshot = new Map();
   for (const table of tables) {
-    const columns = table.columns.map((c) => c.name);
+    const { columns } = table;
     const ref = sql.table(table.name);
     const query = columns.includes('issuer_id')
       ? sql<Record<string, unknown>>`select * from ${ref} where issuer_id = ${issuerId}`
