@@ -4,7 +4,7 @@ import { cpus, totalmem } from 'node:os';
 import type { Engine } from './lib/harness.js';
 import { percent, printTable, type WorkloadResult } from './lib/results.js';
 import { analyticsWorkloads } from './workloads/analytics.js';
-import { backpackWorkloads } from './workloads/backpack.js';
+import { BACKPACK_SIZES, backpackWorkloads } from './workloads/backpack.js';
 import { beyondCacheWorkloads } from './workloads/beyond-cache.js';
 import { flatLatencyWorkload } from './workloads/flat.js';
 import { ingestWorkloads } from './workloads/ingest.js';
@@ -25,6 +25,7 @@ import { walletWorkloads } from './workloads/wallet.js';
  *   BENCH_LTI_LAUNCHES, BENCH_LTI_LEARNERS  the LTI rows' sizes (default 500 launches, 1,000 learners)
  *   BENCH_ANALYTICS_ROWS credentials and verification events seeded for analytics (default 1,000,000)
  *   BENCH_FLAT_TOTAL     issuances of the flat-latency run (default 300,000)
+ *   BENCH_BACKPACK_ISSUERS, BENCH_BACKPACK_CREDENTIALS  the backpack rows' sizes (default 10,000 and 1,000)
  *   BENCH_DOC_ONLY=1     measure nothing: regenerate docs/performance.md from bench/results
  */
 const WORKLOADS = [
@@ -85,7 +86,13 @@ async function main(): Promise<void> {
     if (only.has('flat')) rows.push(...(await flatLatencyWorkload(engine, postgresUrl, flatTotal)));
     if (only.has('startup')) rows.push(...(await startupWorkloads(engine, postgresUrl)));
     if (only.has('wallet')) rows.push(...(await walletWorkloads(engine, postgresUrl)));
-    if (only.has('backpack')) rows.push(...(await backpackWorkloads(engine, postgresUrl)));
+    if (only.has('backpack')) {
+      const sizes = {
+        issuers: Number(process.env.BENCH_BACKPACK_ISSUERS ?? BACKPACK_SIZES.issuers),
+        credentials: Number(process.env.BENCH_BACKPACK_CREDENTIALS ?? BACKPACK_SIZES.credentials),
+      };
+      rows.push(...(await backpackWorkloads(engine, postgresUrl, sizes)));
+    }
     if (only.has('lti')) rows.push(...(await ltiWorkloads(engine, postgresUrl)));
     printTable(engine, rows);
     const date = new Date().toISOString();

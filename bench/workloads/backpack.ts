@@ -4,8 +4,8 @@ import { type Engine, freshBenchDatabase } from '../lib/harness.js';
 import type { WorkloadResult } from '../lib/results.js';
 import { seed } from '../lib/setup.js';
 
-const ISSUERS = 10_000;
-const CREDENTIALS = 1_000;
+/** The issue's sizes (issue 47 "Proof"); smaller ones only smoke-run the rows (BENCH_BACKPACK_*). */
+export const BACKPACK_SIZES = { issuers: 10_000, credentials: 1_000 };
 const PAGE = 200;
 const EMAIL = 'earner@bench.example';
 const SCOPE = 'https://purl.imsglobal.org/spec/ob/v3p0/scope/credential.readonly';
@@ -47,7 +47,12 @@ function ms(start: bigint): number {
  * the middle one), and getCredentials for an earner with 1,000 credentials (five pages of 200, the
  * first pass signing each credential, the second reading the stored signatures).
  */
-export async function backpackWorkloads(engine: Engine, postgresUrl: string | null): Promise<WorkloadResult[]> {
+export async function backpackWorkloads(
+  engine: Engine,
+  postgresUrl: string | null,
+  sizes: { issuers: number; credentials: number } = BACKPACK_SIZES,
+): Promise<WorkloadResult[]> {
+  const { issuers: ISSUERS, credentials: CREDENTIALS } = sizes;
   const db = await freshBenchDatabase(engine, postgresUrl);
   const seeded = await seed(db.url);
   const { app } = seeded;
@@ -129,7 +134,7 @@ export async function backpackWorkloads(engine: Engine, postgresUrl: string | nu
         rps: Math.round(1000 / p(warm, 0.5)),
         p50Ms: Math.round(p(warm, 0.5)),
         p99Ms: Math.round(p(warm, 0.99)),
-        notes: `stored signatures; the first pass, which signed each credential, took ${Math.round(cold.reduce((a, b) => a + b, 0))} ms for all ${CREDENTIALS / PAGE} pages`,
+        notes: `stored signatures; the first pass, which signed each credential, took ${Math.round(cold.reduce((a, b) => a + b, 0))} ms for all ${Math.ceil(CREDENTIALS / PAGE)} pages`,
       },
     ];
   } finally {
