@@ -118,11 +118,38 @@ describe.each(dialects)('public wording of revocation reasons on %s', (dialect) 
     expect((await verified(reissued)).revokedReason).toBe('Replaced by a newer credential');
     expect((await stub(reissued)).revocationReason).toBe('Replaced by a newer credential');
     const body = await page(reissued);
-    expect(body).toContain(
-      `Reason: Replaced by a newer credential. <a class="replacement" href="${replacement.verifyUrl}">See the newer credential</a>`,
-    );
+    // Issue 46: a replaced credential is not shown as a red "Revoked": its own banner, and the newer one linked.
+    expect(body).toContain('<section class="status status-replaced"');
+    expect(body).toContain('<p class="label">Replaced by a newer credential</p>');
+    expect(body).toContain(`<a class="replacement" href="${replacement.verifyUrl}">See the newer credential</a>`);
+    expect(body).toContain('<dt>Replaced on</dt>');
+    expect(body).toContain('<span class="stamp replaced" aria-hidden="true">Replaced</span>');
+    expect(body).not.toContain('status-revoked');
+    expect(body).not.toContain('>Revoked<');
     expect(body).not.toContain('reissued');
+    const french = (await t.app.inject({ method: 'GET', url: `${path(reissued.verifyUrl)}?lang=fr` })).body;
+    expect(french).toContain('<p class="label">Remplacé par un certificat plus récent</p>');
+    expect(french).toContain(
+      `<a class="replacement" href="${replacement.verifyUrl}">Voir le certificat plus récent</a>`,
+    );
     expect((await verified(replacement as Issued)).status).toBe('valid');
+  });
+
+  it('reads a name correction the same way: replaced, and linked to the corrected credential', async () => {
+    const definition = await createDefinition(t, a, { name: 'Safety Induction' });
+    const misspelt = await issue(t, a, definition.id, { email: 'anh@example.test', name: 'Anh Nguyen' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/credentials/${misspelt.credentialId}/correct-name`,
+      headers: auth(a.key),
+      payload: { recipientName: 'Anh Nguyễn' },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const corrected = res.json().credentialId as string;
+    const body = await page(misspelt);
+    expect(body).toContain('<p class="label">Replaced by a newer credential</p>');
+    expect(body).toContain(`href="${BASE}/verify/${a.slug}/${corrected}">See the newer credential</a>`);
+    expect(body).not.toContain('status-revoked');
   });
 
   it("shows the issuer's own stated reason as written", async () => {

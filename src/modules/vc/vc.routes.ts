@@ -8,6 +8,12 @@ import { MAX_STATUS_LIST } from './vc.service.js';
 
 const Slug = Type.String({ maxLength: 100 });
 const CredentialParams = Type.Object({ slug: Slug, id: Type.String({ maxLength: 104 }) });
+/** `?download`: the same document as a file to save (the verification page's "Download" link). */
+const CredentialQuery = Type.Object({
+  download: Type.Optional(
+    Type.String({ description: 'Present (any value): answered as an attachment, `<id>.json`, so a browser saves it.' }),
+  ),
+});
 const StatusParams = Type.Object({ slug: Slug, list: Type.Integer({ minimum: 0, maximum: MAX_STATUS_LIST }) });
 
 const JWT_SUFFIX = '.jwt';
@@ -73,6 +79,7 @@ export const vcRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Signed on the first fetch and stored. Revocation is in the credential’s status list. There is no VC-JWT of the hosted credential (the `.jwt` path is 404): OB 3.0 §8.2 requires `sub`, the subject’s id, and the hosted subject is a salted email hash; a wallet receives a holder-bound copy in both forms.',
         params: CredentialParams,
+        querystring: CredentialQuery,
         response: {
           200: {
             description: 'The signed credential',
@@ -93,6 +100,12 @@ export const vcRoutes: FastifyPluginAsyncTypebox = async (app) => {
         );
       }
       const signed = await vc.credentials.credential(request.params.slug, request.params.id);
+      // A browser shows JSON it is sent (the `download` attribute is ignored across origins and
+      // in mail clients); an attachment (RFC 6266) is saved, named by the id in file-name-safe characters.
+      if (request.query.download !== undefined) {
+        const name = request.params.id.replace(/[^A-Za-z0-9._-]/g, '_');
+        reply.header('content-disposition', `attachment; filename="${name}.json"`);
+      }
       return sendJsonLd(request, reply, signed.dataIntegrity, SIGNED_CACHE);
     },
   );

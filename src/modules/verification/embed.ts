@@ -1,4 +1,6 @@
 import { sha256Hex } from '../../core/hashing.js';
+import { DEFAULT_LANGUAGE, SUPPORTED_LANGUAGES } from '../../core/locale.js';
+import { verificationMessages } from './messages/index.js';
 
 /*
  * The embed script (`/embed/v1.js`): plain ES2017, no dependencies. It renders live-verified cards
@@ -13,7 +15,16 @@ import { sha256Hex } from '../../core/hashing.js';
  * is not inline style, so a page whose CSP forbids inline styles still shows a styled card (older
  * browsers get a <style> element). Long unbroken names wrap instead of widening the page. A div
  * whose attribute is added or changed later is rendered (again) for its new value.
+ *
+ * Its words are the verification catalogue's `embed` texts in every supported language. A card is
+ * in the language its div asks for (`data-lang`), else the host page's (`<html lang>`: the card sits
+ * in that page's text), else the first of the browser's languages (what Accept-Language sends) that
+ * has words, by the same BCP 47 lookup as the server's pages (`fr-CH` is French), else English.
  */
+const WORDS = Object.fromEntries(
+  SUPPORTED_LANGUAGES.map((language) => [language, verificationMessages(language).embed]),
+);
+
 const source = (home: string) => `(function () {
   'use strict';
   var me = document.currentScript;
@@ -23,7 +34,9 @@ const source = (home: string) => `(function () {
   var C = 'data-service-credential';
   var P = 'data-service-profile';
   var shown = new WeakMap();
-  var LABEL = { valid: 'Verified', expired: 'Expired', revoked: 'Revoked', unknown: 'Not verified' };
+  var WORDS = ${JSON.stringify(WORDS)};
+  var STATUSES = { valid: 1, expired: 1, revoked: 1, unknown: 1 };
+  var REASONS = { 'Revoked by the issuer': 'reasonByIssuer', 'Replaced by a newer credential': 'reasonReplaced' };
   var CSS = ':host{display:block}' +
     '.box{all:initial;visibility:inherit;display:grid;grid-template-columns:minmax(0,1fr);gap:8px;max-width:440px;font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;color:#1b1f24;text-align:start}' +
     '.card{display:flex;gap:12px;align-items:center;padding:12px;border:1px solid #d8dde4;border-left:4px solid #8a94a3;border-radius:8px;background:#fff;min-width:0;overflow-wrap:break-word;overflow-wrap:anywhere}' +
@@ -34,6 +47,29 @@ const source = (home: string) => `(function () {
     '.s-expired{border-left-color:#6b4100}.s-expired .st{color:#6b4100}' +
     '.s-revoked,.s-unknown{border-left-color:#9b1111}.s-revoked .st,.s-unknown .st{color:#9b1111}';
   var sheet = null;
+
+  function lookup(tag) {
+    var t = String(tag || '').toLowerCase();
+    while (t) {
+      if (Object.prototype.hasOwnProperty.call(WORDS, t)) return t;
+      var cut = t.lastIndexOf('-');
+      t = cut > 0 ? t.slice(0, cut) : '';
+    }
+    return null;
+  }
+  function wordsFor(div) {
+    var tags = [div.getAttribute('data-lang'), document.documentElement.lang].concat(navigator.languages || [navigator.language]);
+    for (var i = 0; i < tags.length; i++) {
+      var found = lookup(tags[i]);
+      if (found) return { lang: found, w: WORDS[found] };
+    }
+    return { lang: ${JSON.stringify(DEFAULT_LANGUAGE)}, w: WORDS[${JSON.stringify(DEFAULT_LANGUAGE)}] };
+  }
+  function fmt(text, values) {
+    return text.replace(/\\{(\\w+)\\}/g, function (whole, name) {
+      return Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : whole;
+    });
+  }
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -59,12 +95,12 @@ const source = (home: string) => `(function () {
     if (!r.ok) throw { status: r.status };
     return r.json();
   }
-  function why(e, what) {
+  function why(w, e, what) {
     var s = e && e.status;
-    if (s === 404) return 'This ' + what + ' link does not exist (any more).';
-    if (s === 429) return 'Too many verifications from this network right now. Try again in a minute.';
-    if (s) return host + ' answered HTTP ' + s + ' when asked to verify ' + what + 's.';
-    return 'Could not reach ' + host + ' to verify this ' + what + '.';
+    if (s === 404) return w[what === 'credential' ? 'goneCredential' : 'goneProfile'];
+    if (s === 429) return w.tooMany;
+    if (s) return fmt(w[what === 'credential' ? 'answeredCredential' : 'answeredProfile'], { host: host, status: s });
+    return fmt(w[what === 'credential' ? 'unreachableCredential' : 'unreachableProfile'], { host: host });
   }
   function opts(extra) {
     var o = { mode: 'cors', credentials: 'omit', referrerPolicy: 'no-referrer' };
@@ -74,7 +110,7 @@ const source = (home: string) => `(function () {
   function post(path, body) {
     return fetch(origin + path, opts({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).then(json);
   }
-  function mount(host) {
+  function mount(host, lang) {
     var root = host.shadowRoot || host.attachShadow({ mode: 'open' });
     while (root.firstChild) root.removeChild(root.firstChild);
     if ('adoptedStyleSheets' in root && typeof CSSStyleSheet === 'function' && CSSStyleSheet.prototype.replaceSync) {
@@ -86,6 +122,7 @@ const source = (home: string) => `(function () {
     } else root.appendChild(el('style', null, CSS));
     var box = el('div', 'box');
     box.setAttribute('aria-live', 'polite');
+    box.setAttribute('lang', lang);
     root.appendChild(box);
     return box;
   }
@@ -93,28 +130,31 @@ const source = (home: string) => `(function () {
     box.textContent = '';
     box.appendChild(el('div', 'card ' + cls, text));
   }
-  function card(v) {
-    var s = v && v.authentic && LABEL[v.status] ? v.status : 'unknown';
+  function card(w, v) {
+    var s = v && v.authentic && STATUSES[v.status] ? v.status : 'unknown';
     var c = el('div', 'card s-' + s);
     var img = v.credential && web(v.credential.imageUrl);
     if (img) {
       var i = el('img');
       i.referrerPolicy = 'no-referrer';
       i.width = i.height = 64;
-      i.alt = v.credential.name + ' badge';
+      i.alt = fmt(w.badgeAlt, { badge: v.credential.name });
       i.src = img;
       c.appendChild(i);
     }
     var b = el('div', 'body');
-    b.appendChild(el('div', 'st', LABEL[s]));
-    if (s === 'unknown') b.appendChild(el('div', 'is', 'No credential matches this link.'));
-    if (s === 'revoked' && v.revokedReason) b.appendChild(el('div', 'is', v.revokedReason));
+    b.appendChild(el('div', 'st', w[s]));
+    if (s === 'unknown') b.appendChild(el('div', 'is', w.noMatch));
+    if (s === 'revoked' && v.revokedReason) {
+      var known = Object.prototype.hasOwnProperty.call(REASONS, v.revokedReason) ? w[REASONS[v.revokedReason]] : null;
+      b.appendChild(el('div', 'is', known || v.revokedReason));
+    }
     if (v.credential) b.appendChild(el('div', 'nm', v.credential.name));
-    if (v.issuer) b.appendChild(el('div', 'is', 'Issued by ' + v.issuer.name));
-    if (v.recipientName) b.appendChild(el('div', 'rc', 'Awarded to ' + v.recipientName));
+    if (v.issuer) b.appendChild(el('div', 'is', fmt(w.issuedBy, { issuer: v.issuer.name })));
+    if (v.recipientName) b.appendChild(el('div', 'rc', fmt(w.awardedTo, { recipient: v.recipientName })));
     var page = ours(v.verifyPageUrl || '', undefined, '/verify/');
     if (page) {
-      var a = el('a', 'lk', 'View verification');
+      var a = el('a', 'lk', w.view);
       a.href = page.href;
       a.target = '_blank';
       a.rel = 'noopener';
@@ -124,29 +164,33 @@ const source = (home: string) => `(function () {
     return c;
   }
   function credential(div) {
-    var box = mount(div);
-    note(box, 'wait', 'Verifying...');
+    var words = wordsFor(div);
+    var w = words.w;
+    var box = mount(div, words.lang);
+    note(box, 'wait', w.verifying);
     post('/api/v1/verify', { id: div.getAttribute(C) }).then(function (v) {
       box.textContent = '';
-      box.appendChild(card(v));
+      box.appendChild(card(w, v));
     }, function (e) {
-      note(box, 'fail', why(e, 'credential'));
+      note(box, 'fail', why(w, e, 'credential'));
     });
   }
   function profile(div) {
-    var box = mount(div);
-    note(box, 'wait', 'Verifying...');
+    var words = wordsFor(div);
+    var w = words.w;
+    var box = mount(div, words.lang);
+    note(box, 'wait', w.verifying);
     var url = ours(div.getAttribute(P) || '', location.href, '/v1/profiles/');
-    if (!url) return note(box, 'fail', 'This is not an earner profile link of ' + host + '.');
+    if (!url) return note(box, 'fail', fmt(w.notProfile, { host: host }));
     fetch(origin + url.pathname, opts({})).then(json).then(function (p) {
       return post('/api/v1/verify/bulk', { ids: p.credentials }).then(function (r) {
         box.textContent = '';
-        box.appendChild(el('div', 'hd', p.name ? 'Credentials of ' + p.name : 'Credentials'));
-        if (!r.results.length) box.appendChild(el('div', 'card', 'No credentials to show.'));
-        r.results.forEach(function (v) { box.appendChild(card(v)); });
+        box.appendChild(el('div', 'hd', p.name ? fmt(w.credentialsOf, { name: p.name }) : w.credentials));
+        if (!r.results.length) box.appendChild(el('div', 'card', w.noCredentials));
+        r.results.forEach(function (v) { box.appendChild(card(w, v)); });
       });
     }).catch(function (e) {
-      note(box, 'fail', why(e, 'profile'));
+      note(box, 'fail', why(w, e, 'profile'));
     });
   }
   function scan(node) {

@@ -8,7 +8,7 @@ import { sha256Hex } from '../../core/hashing.js';
 
 export const PAGE_CSS = `
 :root{--brand:#1f3a5f;--on-brand:#fff;--brand-line:var(--brand);--ink:#1b1f24;--muted:#4a5361;--line:#d8dde4;--bg:#f5f7fa;--card:#fff;
---ok:#0f5c2a;--ok-bg:#e3f3e8;--warn:#6b4100;--warn-bg:#fff1d6;--bad:#9b1111;--bad-bg:#fde8e8;
+--ok:#0f5c2a;--ok-bg:#e3f3e8;--warn:#6b4100;--warn-bg:#fff1d6;--bad:#9b1111;--bad-bg:#fde8e8;--info:#1d3f73;--info-bg:#e6eef9;
 font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--ink);background:var(--bg)}
 *{box-sizing:border-box}
 body{margin:0;line-height:1.5}
@@ -18,9 +18,13 @@ a:focus-visible,.button:focus-visible{outline:3px solid #0b4fa8;outline-offset:2
 .skip{position:absolute;left:-999px}
 .skip:focus{left:1rem;top:1rem;background:#fff;padding:.5rem;z-index:1}
 .issuer-bar{background:var(--brand);color:var(--on-brand);border-bottom:1px solid var(--line)}
-.issuer-bar .inner{max-width:60rem;margin:0 auto;padding:.9rem 1.25rem;display:flex;align-items:center;gap:.75rem}
+.issuer-bar .inner{max-width:60rem;margin:0 auto;padding:.9rem 1.25rem;display:flex;flex-wrap:wrap;align-items:center;gap:.75rem}
 .issuer-bar img{height:2.5rem;width:auto;max-width:10rem;background:#fff;border-radius:.25rem;padding:.15rem}
 .issuer-bar .issuer-name{font-weight:600;font-size:1.1rem;color:inherit;text-decoration:none}
+.languages{margin-left:auto;font-size:.9rem}
+.languages ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem .75rem;justify-content:flex-end}
+.languages a{color:inherit}
+.languages [aria-current]{font-weight:700}
 main{max-width:60rem;margin:0 auto;padding:1.25rem}
 .status{border-radius:.5rem;padding:1rem 1.25rem;margin:0 0 1.25rem;border:1px solid}
 .status p{margin:0}
@@ -28,6 +32,8 @@ main{max-width:60rem;margin:0 auto;padding:1.25rem}
 .status-valid{background:var(--ok-bg);color:var(--ok);border-color:var(--ok)}
 .status-expired{background:var(--warn-bg);color:var(--warn);border-color:var(--warn)}
 .status-revoked,.status-unknown{background:var(--bad-bg);color:var(--bad);border-color:var(--bad)}
+.status-replaced{background:var(--info-bg);color:var(--info);border-color:var(--info)}
+.status-replaced a{color:inherit;font-weight:600}
 .layout{display:grid;grid-template-columns:minmax(0,1fr) 16rem;gap:1.25rem}
 .card{background:var(--card);border:1px solid var(--line);border-radius:.5rem;padding:1.25rem}
 .card+.card{margin-top:1.25rem}
@@ -39,6 +45,7 @@ main{max-width:60rem;margin:0 auto;padding:1.25rem}
 .inactive .badge{filter:grayscale(1);opacity:.45}
 .stamp{position:absolute;transform:rotate(-20deg);border:3px solid var(--bad);color:var(--bad);background:rgba(255,255,255,.85);
 font-weight:800;font-size:1.2rem;letter-spacing:.08em;text-transform:uppercase;padding:.1rem .5rem;border-radius:.3rem}
+.stamp.replaced{border-color:var(--info);color:var(--info)}
 .list{padding-left:1.1rem;margin:0}
 .list li+li{margin-top:.5rem}
 .muted{color:var(--muted)}
@@ -67,7 +74,8 @@ text-decoration:none;border:2px solid var(--brand-line);color:var(--ink);backgro
 footer{max-width:60rem;margin:0 auto;padding:0 1.25rem 2rem;color:var(--muted);font-size:.9rem}
 @media (max-width:52rem){.layout{grid-template-columns:minmax(0,1fr)}.credential{flex-direction:column;align-items:center;text-align:center}
 dl.facts{text-align:left}}
-@media print{:root{background:#fff}.issuer-bar{background:#fff;color:#000;border-bottom:2px solid #000}
+@media (max-width:30rem){dl.facts{grid-template-columns:minmax(0,1fr);gap:0}dl.facts dd{margin-bottom:.5rem}time{white-space:normal}}
+@media print{:root{background:#fff}.languages{display:none}.issuer-bar{background:#fff;color:#000;border-bottom:2px solid #000}
 .issuer-bar .inner{max-width:none;padding:0 0 .5rem}.credential{flex-direction:row;align-items:flex-start;text-align:left}.status{print-color-adjust:exact;-webkit-print-color-adjust:exact}
 .share h2{display:none}a.criteria::after{content:" (" attr(href) ")"}
 .issuer-bar img{padding:0}.button,.copy-status,.skip{display:none}.card{border:none;padding:0}
@@ -85,11 +93,12 @@ function copyLink(link) {
   var url = link.getAttribute('data-copy');
   var status = document.getElementById('copy-status');
   var say = function (text) { if (status) status.textContent = text; };
+  var words = function (name) { return status ? status.getAttribute(name) : ''; };
   fetch(link.href, { credentials: 'omit', redirect: 'manual', keepalive: true }).catch(function () {});
   if (navigator.clipboard && navigator.clipboard.writeText) {
-    navigator.clipboard.writeText(url).then(function () { say('Link copied.'); }, function () { say('Copy this link: ' + url); });
+    navigator.clipboard.writeText(url).then(function () { say(words('data-copied')); }, function () { say(words('data-copy-this') + ' ' + url); });
   } else {
-    say('Copy this link: ' + url);
+    say(words('data-copy-this') + ' ' + url);
   }
 }
 function copyTarget(event) {

@@ -1,9 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { negotiateLanguage, requestLanguageSources } from '../../core/locale.js';
 import { ErrorBody, errorResponses, openErrors } from '../../core/schemas.js';
 import { embedScript } from './embed.js';
 import { PAGE_CSS, PAGE_JS } from './page.assets.js';
-import { PAGE_CSS_PATH, PAGE_JS_PATH, pageCsp, renderNotFoundPage, renderVerificationPage } from './page.js';
+import { PAGE_CSS_PATH, PAGE_JS_PATH, pageCsp } from './page.document.js';
+import { renderNotFoundPage, renderVerificationPage } from './page.js';
 
 const CSP_NONCE_LENGTH = 24;
 const HTML = 'text/html; charset=utf-8';
@@ -31,6 +34,31 @@ const Segment = (description: string) => Type.String({ maxLength: 8192, descript
 const PageSlug = Segment('The issuer slug; an unknown one answers the 404 page.');
 const PageId = Segment('The credential id; one that names no credential of this issuer answers the 404 page.');
 const PageParams = Type.Object({ slug: PageSlug, id: PageId });
+/**
+ * `lang` chooses the page's language ahead of Accept-Language. Any value is taken, a repeated one
+ * too: one that names no supported language is ignored, so a page link never fails for it.
+ */
+export const PageQuery = Type.Object({
+  lang: Type.Optional(
+    Type.Union([Type.String(), Type.Array(Type.String())], {
+      description:
+        'A BCP 47 language tag (en, fr, de, es, nl; a regional tag falls back to its language). Any other value is ignored.',
+    }),
+  ),
+});
+
+/**
+ * The page's language follows `?lang=` and Accept-Language: a cache must key it by both (the query is
+ * in the URL; RFC 9110 §12.5.5), and the answer says which language it is in.
+ */
+function languageHeaders(reply: FastifyReply, language: string): FastifyReply {
+  return reply.header('vary', 'Accept-Language').header('content-language', language);
+}
+
+function notFoundPage(request: FastifyRequest, reply: FastifyReply, nonce: string) {
+  const language = negotiateLanguage(requestLanguageSources(request));
+  return languageHeaders(reply, language).status(404).send(renderNotFoundPage(nonce, language));
+}
 const ShareParams = Type.Object({
   slug: PageSlug,
   id: PageId,
@@ -53,6 +81,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Human verification page with QR code (HTML)',
         description: 'Unknown ids, and ids that are not the named issuer’s, answer a 404 page.',
         params: PageParams,
+        querystring: PageQuery,
         response: {
           200: htmlResponse('The verification page'),
           404: notFoundResponse('No such credential at this issuer'),
@@ -62,12 +91,18 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const nonce = ids.token(CSP_NONCE_LENGTH);
-      const view = await page.view(request.params.slug, request.params.id, verifier(request), request.method === 'GET');
+      const view = await page.view(
+        request.params.slug,
+        request.params.id,
+        verifier(request),
+        request.method === 'GET',
+        requestLanguageSources(request),
+      );
       reply.header('content-type', HTML).header('content-security-policy', pageCsp(nonce));
       // Revocation and expiry must show at once, so nothing may serve a stored copy.
       reply.header('cache-control', 'no-cache');
-      if (!view) return reply.status(404).send(renderNotFoundPage(nonce));
-      return reply.send(await renderVerificationPage(view, nonce));
+      if (!view) return notFoundPage(request, reply, nonce);
+      return languageHeaders(reply, view.language).send(await renderVerificationPage(view, nonce));
     },
   );
 
@@ -95,7 +130,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (target) return reply.redirect(target, 302);
       const nonce = ids.token(CSP_NONCE_LENGTH);
       reply.header('content-type', HTML).header('content-security-policy', pageCsp(nonce));
-      return reply.status(404).send(renderNotFoundPage(nonce));
+      return notFoundPage(request, reply, nonce);
     },
   );
 

@@ -1,4 +1,5 @@
 import type { Core } from '../../core/context.js';
+import { type Language, type LanguageSources, negotiateLanguage } from '../../core/locale.js';
 import { publicUrls } from '../../core/urls.js';
 import { coalescedReads } from '../../db/coalesced-reads.js';
 import type { ReadCaches } from '../../db/read-cache.js';
@@ -14,6 +15,10 @@ import { rowScope } from './verify.service.js';
 /** Everything the human verification page shows: the API result plus the BadgeClass details. */
 export interface PageView {
   result: AuthenticResult;
+  /** The language the page is written in (core/locale.ts negotiation). */
+  language: Language;
+  /** The issuer's brand logo, else its Open Badges image. */
+  issuerLogoUrl: string | null;
   credentialId: string;
   /** When the issuer revoked it; null while it stands. */
   revokedAt: string | null;
@@ -81,7 +86,13 @@ export function createPageService(
      * The page's content, recording a `page` verification when `record` (a GET, not a HEAD from a
      * link checker); null when there is nothing to show.
      */
-    async view(issuerSlug: string, id: string, verifier: Verifier, record: boolean): Promise<PageView | null> {
+    async view(
+      issuerSlug: string,
+      id: string,
+      verifier: Verifier,
+      record: boolean,
+      languages: Pick<LanguageSources, 'query' | 'acceptLanguage'>,
+    ): Promise<PageView | null> {
       const row = await find(issuerSlug, id);
       if (!row) return null;
       if (record) await deps.events.recordVerifications([row], 'page', verifier);
@@ -90,6 +101,8 @@ export function createPageService(
       const replacement = result.revokedReason === REPLACED_BY_NEWER ? row.replacement_id : null;
       return {
         result,
+        language: negotiateLanguage(languages),
+        issuerLogoUrl: row.brand_logo_url ?? row.issuer_image_url,
         credentialId: row.id,
         revokedAt: row.revoked_at,
         replacementUrl: replacement === null ? null : urls.verifyPage(row.issuer_slug, replacement),

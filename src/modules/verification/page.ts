@@ -1,32 +1,10 @@
-import { contrastRatio, safeHexColor, textColorOn } from '../../core/colors.js';
-import { html, Markup, safeUrl } from '../../core/html.js';
+import { escapeHtml, html, Markup, safeUrl } from '../../core/html.js';
+import { fill, formatDate, type Language } from '../../core/locale.js';
 import { qrcode } from '../../core/qrcode.js';
-import { PAGE_ASSETS_VERSION } from './page.assets.js';
+import { type VerificationMessages, verificationMessages } from './messages/index.js';
+import { earnerDocument, languageLinks } from './page.document.js';
 import type { PageView } from './page.service.js';
-import { REVOKED_BY_ISSUER } from './revocation-reason.js';
-
-export const PAGE_CSS_PATH = '/verify/assets/page.css';
-export const PAGE_JS_PATH = '/verify/assets/page.js';
-
-/**
- * The page's policy: scripts and styles only from this origin (plus the one nonce'd brand-colour
- * style), images from here or any web host (issuer logos and badge images are http(s) URLs the
- * issuer gave; an https page's browser upgrades http ones), nothing else. Its fixed text either
- * side of the nonce is joined once, not per response.
- */
-const CSP_BEFORE_NONCE = ["default-src 'none'", "script-src 'self'", "style-src 'self' 'nonce-"].join('; ');
-const CSP_AFTER_NONCE = [
-  "'",
-  "img-src 'self' https: http: data:",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-export function pageCsp(nonce: string): string {
-  return `${CSP_BEFORE_NONCE}${nonce}${CSP_AFTER_NONCE}`;
-}
+import { REPLACED_BY_NEWER, REVOKED_BY_ISSUER } from './revocation-reason.js';
 
 /** QR codes by page URL: encoding one costs 1-2 ms, and a shared link is viewed again and again. */
 const QR_CACHE_SIZE = 1000;
@@ -42,7 +20,8 @@ function flat(text: string): string {
   return Buffer.from(text, 'utf8').toString('utf8');
 }
 
-async function qrCode(url: string): Promise<Markup> {
+/** The QR code of `url` as inline SVG, cached (the wallet offer page draws its offer's the same way). */
+export async function qrCode(url: string): Promise<Markup> {
   const cached = qrCache.get(url);
   if (cached) return cached;
   const svg = new Markup(
@@ -54,84 +33,57 @@ async function qrCode(url: string): Promise<Markup> {
   return svg;
 }
 
-const dateFormat = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'UTC' });
 const DAY_MS = 86_400_000;
-/** Shown dates by UTC day: formatting one took about 3 % of a page's CPU, and pages show few distinct days. */
-const shownDays = new Map<number, string>();
+/** Shown dates by language and UTC day: formatting one took about 3 % of a page's CPU, and pages show few distinct days. */
+const shownDays = new Map<string, string>();
 const SHOWN_DAYS_MAX = 1000;
 
-function shownDate(at: Date): string {
-  const day = Math.floor(at.getTime() / DAY_MS);
-  let text = shownDays.get(day);
+function shownDate(language: Language, at: Date): string {
+  const key = `${language}${Math.floor(at.getTime() / DAY_MS)}`;
+  let text = shownDays.get(key);
   if (text === undefined) {
-    text = dateFormat.format(at);
+    text = formatDate(language, at);
     const oldest = shownDays.keys().next();
     if (shownDays.size >= SHOWN_DAYS_MAX && !oldest.done) shownDays.delete(oldest.value);
-    shownDays.set(day, text);
+    shownDays.set(key, text);
   }
   return text;
 }
 
-function date(iso: string): Markup {
-  return html`<time datetime="${iso}">${shownDate(new Date(iso))}</time>`;
-}
-
-/** Outlines drawn in the brand colour on white need 3:1 (WCAG 1.4.11); paler brands outline in ink. */
-const MIN_OUTLINE_CONTRAST = 3;
-
-function brandStyle(nonce: string, color: string | null | undefined): Markup {
-  const brand = safeHexColor(color);
-  if (!brand) return html``;
-  const line = contrastRatio(brand, '#ffffff') >= MIN_OUTLINE_CONTRAST ? brand : 'var(--ink)';
-  return html`<style nonce="${nonce}">:root{--brand:${brand};--on-brand:${textColorOn(brand)};--brand-line:${line}}</style>`;
-}
-
-function htmlDocument(options: {
-  nonce: string;
-  title: string;
-  head?: Markup;
-  brandColor?: string | null;
-  body: Markup;
-}): string {
-  return `<!doctype html>${html`<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<link rel="icon" href="data:,">
-<title>${options.title}</title>
-${options.head}
-<link rel="stylesheet" href="${PAGE_CSS_PATH}?v=${PAGE_ASSETS_VERSION}">
-${brandStyle(options.nonce, options.brandColor)}
-<script src="${PAGE_JS_PATH}?v=${PAGE_ASSETS_VERSION}" defer></script>
-</head>
-<body>
-<a class="skip" href="#main">Skip to content</a>
-${options.body}
-</body>
-</html>`}`;
+/** A `<time>` with the machine-readable instant and the date written for the page's language. */
+export function dateMarkup(language: Language, iso: string): Markup {
+  return html`<time datetime="${iso}">${shownDate(language, new Date(iso))}</time>`;
 }
 
 /**
- * The reason after "has revoked this credential.", in public words: none for a revocation without a
- * stated reason (an erasure reads the same), a link to the newer credential for a reissue.
+ * `template` (a catalogue text) as markup: its own text escaped, each `{name}` replaced by the
+ * value given, escaped unless it is markup built here (a link, a `<strong>`, a date).
  */
-function revocationDetail(view: PageView): Markup {
-  const reason = view.result.revokedReason;
-  if (!reason || reason === REVOKED_BY_ISSUER) return html``;
-  const replacement = view.replacementUrl
-    ? html` <a class="replacement" href="${view.replacementUrl}">See the newer credential</a>`
-    : '';
-  return html` Reason: ${reason}.${replacement}`;
+export function rich(template: string, values: Record<string, Markup | string>): Markup {
+  return new Markup(
+    escapeHtml(template).replace(/\{(\w+)\}/g, (whole, name: string) => {
+      const value = values[name];
+      if (value === undefined) return whole;
+      return value instanceof Markup ? value.value : escapeHtml(value);
+    }),
+  );
+}
+
+/** How the page presents the credential: a reissue's original reads as replaced, not as revoked (issue 46). */
+type Shown = 'valid' | 'expired' | 'revoked' | 'replaced' | 'unknown';
+
+function shownStatus(view: PageView): Shown {
+  const { status, revokedReason } = view.result;
+  return status === 'revoked' && revokedReason === REPLACED_BY_NEWER ? 'replaced' : status;
 }
 
 /**
- * The valid banner's check mark, the page's one character outside Latin-1. Held in the page's text
- * as its character reference, the text stays a one-byte string in V8 and is encoded to UTF-8 in a
- * fast copy; with the character itself in it, the whole page was a two-byte string, whose length
- * and UTF-8 encoding (`unibrow::Utf8::Encode`) took about 10 % of a page's CPU in a perf profile.
- * `pageBytes` puts the character's own bytes back, so the wire carries exactly what it did. No
- * interpolated text can hold this reference: escaping turns every `&` it holds into `&amp;`.
+ * The valid banner's check mark, the page's one character outside Latin-1 in English. Held in the
+ * page's text as its character reference, the text stays a one-byte string in V8 and is encoded to
+ * UTF-8 in a fast copy; with the character itself in it, the whole page was a two-byte string, whose
+ * length and UTF-8 encoding (`unibrow::Utf8::Encode`) took about 10 % of a page's CPU in a perf
+ * profile. `pageBytes` puts the character's own bytes back, so the wire carries exactly what it
+ * did. No interpolated text can hold this reference: escaping turns every `&` it holds into `&amp;`.
  */
 const CHECK_MARK_REF = '&#x2713;';
 const CHECK_MARK = new Markup(CHECK_MARK_REF);
@@ -148,21 +100,34 @@ function pageBytes(page: string): Buffer {
   ]);
 }
 
-function statusBanner(view: PageView): Markup {
-  const { result } = view;
+function statusBanner(view: PageView, words: VerificationMessages, shown: Shown): Markup {
+  const { result, language } = view;
   const issuer = result.issuer.name;
-  switch (result.status) {
+  const region = words.statusRegion;
+  switch (shown) {
     case 'valid':
-      return html`<section class="status status-valid" aria-label="Verification status">
-<p class="label">${CHECK_MARK} Verified</p><p>This credential is authentic and valid. It was issued by ${issuer}.</p></section>`;
+      return html`<section class="status status-valid" aria-label="${region}">
+<p class="label">${CHECK_MARK} ${words.status.valid}</p><p>${rich(words.validBody, { issuer })}</p></section>`;
     case 'expired':
-      return html`<section class="status status-expired" aria-label="Verification status">
-<p class="label">Expired</p><p>This credential was issued by ${issuer} and expired on ${
-        result.expiresOn ? date(result.expiresOn) : 'an earlier date'
-      }.</p></section>`;
-    default:
-      return html`<section class="status status-revoked" aria-label="Verification status">
-<p class="label">Revoked</p><p>${issuer} has revoked this credential.${revocationDetail(view)}</p></section>`;
+      return html`<section class="status status-expired" aria-label="${region}">
+<p class="label">${words.status.expired}</p><p>${
+        result.expiresOn
+          ? rich(words.expiredBody, { issuer, date: dateMarkup(language, result.expiresOn) })
+          : rich(words.expiredBodyUndated, { issuer })
+      }</p></section>`;
+    case 'replaced':
+      return html`<section class="status status-replaced" aria-label="${region}">
+<p class="label">${words.status.replaced}</p><p>${rich(words.replacedBody, { issuer })}${
+        view.replacementUrl ? html` <a class="replacement" href="${view.replacementUrl}">${words.seeNewer}</a>` : ''
+      }</p></section>`;
+    default: {
+      // The issuer's own stated reason is the issuer's to publish, as written; none is said for a
+      // revocation without one (an erasure reads the same).
+      const reason = result.revokedReason;
+      const detail = reason && reason !== REVOKED_BY_ISSUER ? html` ${rich(words.revokedReason, { reason })}` : html``;
+      return html`<section class="status status-revoked" aria-label="${region}">
+<p class="label">${words.status.revoked}</p><p>${rich(words.revokedBody, { issuer })}${detail}</p></section>`;
+    }
   }
 }
 
@@ -171,9 +136,9 @@ function chips(title: string, items: readonly string[]): Markup {
   return html`<h2>${title}</h2><ul class="chips">${items.map((item) => html`<li>${item}</li>`)}</ul>`;
 }
 
-function alignments(view: PageView): Markup {
+function alignments(view: PageView, words: VerificationMessages): Markup {
   if (view.alignments.length === 0) return html``;
-  return html`<h2>Aligned to</h2><ul class="list">${view.alignments.map((a) => {
+  return html`<h2>${words.alignedTo}</h2><ul class="list">${view.alignments.map((a) => {
     const url = safeUrl(a.url);
     const where = [a.framework, a.code].filter((part) => part).join(' · ');
     return html`<li>${url ? html`<a href="${url}">${a.name}</a>` : a.name}${where ? html` <span class="muted">(${where})</span>` : ''}${
@@ -182,51 +147,63 @@ function alignments(view: PageView): Markup {
   })}</ul>`;
 }
 
-function endorsements(view: PageView): Markup {
+function endorsements(view: PageView, words: VerificationMessages): Markup {
   if (view.endorsements.length === 0) return html``;
-  return html`<h2>Endorsements</h2><ul class="list">${view.endorsements.map((e) => {
+  return html`<h2>${words.endorsements}</h2><ul class="list">${view.endorsements.map((e) => {
     const url = safeUrl(e.endorserUrl);
-    return html`<li><blockquote class="prose">${e.claim}</blockquote><span class="muted">${
-      url ? html`<a href="${url}">${e.endorser}</a>` : e.endorser
-    }, endorsing this ${e.of}, ${date(e.on)}</span></li>`;
+    const endorser = url ? html`<a href="${url}">${e.endorser}</a>` : e.endorser;
+    const template = e.of === 'badge' ? words.endorsingBadge : words.endorsingCredential;
+    return html`<li><blockquote class="prose">${e.claim}</blockquote><span class="muted">${rich(template, {
+      endorser,
+      date: dateMarkup(view.language, e.on),
+    })}</span></li>`;
   })}</ul>`;
 }
 
 /** The badge image; greyed with the status across it once the credential no longer stands, so a crop cannot pass as valid. */
-function badgeImage(view: PageView, imageUrl: string | undefined): Markup {
+function badgeImage(view: PageView, words: VerificationMessages, shown: Shown, imageUrl: string | undefined): Markup {
   if (!imageUrl) return html``;
-  const { status, credential } = view.result;
-  const img = html`<img class="badge" src="${imageUrl}" alt="${credential.name} badge" width="136" height="136">`;
-  if (status === 'valid') return img;
-  const word = status === 'expired' ? 'Expired' : 'Revoked';
-  return html`<div class="badge-frame inactive">${img}<span class="stamp" aria-hidden="true">${word}</span></div>`;
+  const alt = fill(words.badgeAlt, { badge: view.result.credential.name });
+  const img = html`<img class="badge" src="${imageUrl}" alt="${alt}" width="136" height="136">`;
+  if (shown === 'valid') return img;
+  const word =
+    shown === 'expired' ? words.stamp.expired : shown === 'replaced' ? words.stamp.replaced : words.stamp.revoked;
+  const stamp = shown === 'replaced' ? 'stamp replaced' : 'stamp';
+  return html`<div class="badge-frame inactive">${img}<span class="${stamp}" aria-hidden="true">${word}</span></div>`;
 }
 
-function shareLinks(view: PageView): Markup {
+function shareLinks(view: PageView, words: VerificationMessages): Markup {
   if (view.result.status === 'revoked') return html``;
   const base = new URL(view.result.verifyPageUrl).pathname;
   const buttons = view.shareButtons.filter(({ action }) => view.result.status === 'valid' || action === 'share_link');
-  return html`${buttons.map(({ action, label }) =>
+  return html`${buttons.map(({ action }) =>
     action === 'share_link'
-      ? html`<a class="button" role="button" href="${base}/share/${action}" data-copy="${view.result.verifyPageUrl}">${label}</a>`
-      : html`<a class="button primary" href="${base}/share/${action}" target="_blank" rel="noopener">${label}</a>`,
-  )}<p id="copy-status" class="copy-status" role="status" aria-live="polite"></p>`;
+      ? html`<a class="button" role="button" href="${base}/share/${action}" data-copy="${view.result.verifyPageUrl}">${words.share[action]}</a>`
+      : html`<a class="button primary" href="${base}/share/${action}" target="_blank" rel="noopener">${words.share[action]}</a>`,
+  )}<p id="copy-status" class="copy-status" role="status" aria-live="polite" data-copied="${words.copied}" data-copy-this="${words.copyThis}"></p>`;
 }
 
-/** The human verification page: server-rendered, every user-supplied value escaped. */
+/** The human verification page, in the language negotiated: server-rendered, every user-supplied value escaped. */
 export async function renderVerificationPage(view: PageView, nonce: string): Promise<Buffer> {
-  const { result } = view;
+  const { result, language } = view;
+  const words = verificationMessages(language);
+  const shown = shownStatus(view);
   const { issuer, credential } = result;
   const imageUrl = safeUrl(credential.imageUrl);
-  const logoUrl = safeUrl(issuer.brandLogoUrl);
+  const logoUrl = safeUrl(view.issuerLogoUrl);
   const criteriaUrl = safeUrl(view.criteriaUrl);
   const evidenceUrl = safeUrl(view.evidenceUrl);
   const issuerUrl = safeUrl(view.issuerUrl) ?? issuer.profileUrl;
   const qr = await qrCode(result.verifyPageUrl);
-  const statusWord = { valid: 'Verified', expired: 'Expired', revoked: 'Revoked', unknown: 'Unknown' }[result.status];
-  const issuedTo = `${credential.name}, issued by ${issuer.name}${result.recipientName ? ` to ${result.recipientName}` : ''}`;
+  const statusWord = words.status[shown];
+  const names = { badge: credential.name, issuer: issuer.name };
+  const issuedTo = result.recipientName
+    ? fill(words.summaryTo, { ...names, recipient: result.recipientName })
+    : fill(words.summary, names);
   // A partial name already ends in a full stop ("Grace H.").
-  const summary = `${issuedTo}${issuedTo.endsWith('.') ? '' : '.'} Status: ${statusWord}.`;
+  const summary = `${issuedTo}${issuedTo.endsWith('.') ? '' : '.'} ${fill(words.summaryStatus, { status: statusWord })}`;
+  const badgeAlt = fill(words.badgeAlt, { badge: credential.name });
+  const path = new URL(result.verifyPageUrl).pathname;
 
   const head = html`<meta name="description" content="${summary}">
 <meta property="og:type" content="website">
@@ -234,61 +211,65 @@ export async function renderVerificationPage(view: PageView, nonce: string): Pro
 <meta property="og:title" content="${credential.name} · ${issuer.name}">
 <meta property="og:description" content="${summary}">
 <meta property="og:url" content="${result.verifyPageUrl}">
-${imageUrl && result.status === 'valid' ? html`<meta property="og:image" content="${imageUrl}"><meta property="og:image:alt" content="${credential.name} badge">` : ''}
+${imageUrl && result.status === 'valid' ? html`<meta property="og:image" content="${imageUrl}"><meta property="og:image:alt" content="${badgeAlt}">` : ''}
 <meta name="twitter:card" content="summary">
 <link rel="canonical" href="${result.verifyPageUrl}">
 <link rel="alternate" type="application/ld+json" href="${view.assertionUrl}">`;
 
+  const endedOn = shown === 'replaced' ? words.facts.replacedOn : words.facts.revokedOn;
   const body = html`<header class="issuer-bar"><div class="inner">
-${logoUrl ? html`<img src="${logoUrl}" alt="${issuer.name} logo">` : ''}
+${logoUrl ? html`<img src="${logoUrl}" alt="${fill(words.logoAlt, { issuer: issuer.name })}">` : ''}
 <a class="issuer-name" href="${issuerUrl}">${issuer.name}</a>
+${languageLinks(path, language, words.languages)}
 </div></header>
 <main id="main">
-${statusBanner(view)}
+${statusBanner(view, words, shown)}
 <div class="layout">
 <div>
 <article class="card credential" aria-labelledby="badge-name">
-${badgeImage(view, imageUrl)}
+${badgeImage(view, words, shown, imageUrl)}
 <div>
 <h1 id="badge-name">${credential.name}</h1>
-${result.recipientName ? html`<p class="lead">Awarded to <strong>${result.recipientName}</strong></p>` : ''}
-<p class="lead">Issued by <strong>${issuer.name}</strong></p>
+${result.recipientName ? html`<p class="lead">${rich(words.awardedTo, { recipient: html`<strong>${result.recipientName}</strong>` })}</p>` : ''}
+<p class="lead">${rich(words.issuedBy, { issuer: html`<strong>${issuer.name}</strong>` })}</p>
 <dl class="facts">
-<dt>Issued on</dt><dd>${date(view.result.issuedOn)}</dd>
-<dt>${result.status === 'expired' ? 'Expired on' : 'Expires'}</dt><dd>${result.expiresOn ? date(result.expiresOn) : 'Does not expire'}</dd>
-${view.revokedAt ? html`<dt>Revoked on</dt><dd>${date(view.revokedAt)}</dd>` : ''}
-<dt>Credential ID</dt><dd>${view.credentialId}</dd>
+<dt>${words.facts.issuedOn}</dt><dd>${dateMarkup(language, result.issuedOn)}</dd>
+<dt>${result.status === 'expired' ? words.facts.expiredOn : words.facts.expires}</dt><dd>${result.expiresOn ? dateMarkup(language, result.expiresOn) : words.facts.doesNotExpire}</dd>
+${view.revokedAt ? html`<dt>${endedOn}</dt><dd>${dateMarkup(language, view.revokedAt)}</dd>` : ''}
+<dt>${words.facts.credentialId}</dt><dd>${view.credentialId}</dd>
 </dl>
 </div>
 </article>
 <section class="card" aria-labelledby="about">
-<h2 id="about">About this credential</h2>
+<h2 id="about">${words.about}</h2>
 <p class="prose">${view.description}</p>
-${view.criteriaNarrative || criteriaUrl ? html`<h2>Criteria</h2>` : ''}
+${view.criteriaNarrative || criteriaUrl ? html`<h2>${words.criteria}</h2>` : ''}
 ${view.criteriaNarrative ? html`<p class="prose">${view.criteriaNarrative}</p>` : ''}
-${criteriaUrl ? html`<p><a class="criteria" href="${criteriaUrl}">Full criteria</a></p>` : ''}
-${evidenceUrl ? html`<h2>Evidence</h2><p><a class="evidence" href="${evidenceUrl}">View the evidence</a></p>` : ''}
-${alignments(view)}
-${chips('Skills', view.skills)}
-${chips('Tags', view.tags)}
-${endorsements(view)}
+${criteriaUrl ? html`<p><a class="criteria" href="${criteriaUrl}">${words.fullCriteria}</a></p>` : ''}
+${evidenceUrl ? html`<h2>${words.evidence}</h2><p><a class="evidence" href="${evidenceUrl}">${words.viewEvidence}</a></p>` : ''}
+${alignments(view, words)}
+${chips(words.skills, view.skills)}
+${chips(words.tags, view.tags)}
+${endorsements(view, words)}
 </section>
 </div>
 <aside class="card share" aria-labelledby="share-heading">
-<h2 id="share-heading">Share and verify</h2>
-${shareLinks(view)}
-<figure class="qr"><div role="img" aria-label="QR code linking to this verification page">${qr}</div>
-<figcaption>Scan to verify this credential</figcaption></figure>
+<h2 id="share-heading">${words.shareHeading}</h2>
+${shareLinks(view, words)}
+<figure class="qr"><div role="img" aria-label="${words.qrLabel}">${qr}</div>
+<figcaption>${words.scanToVerify}</figcaption></figure>
 <p class="page-url">${result.verifyPageUrl}</p>
 </aside>
 </div>
 </main>
-<footer>Hosted verification of an <a href="${view.assertionUrl}">Open Badges 2.0 assertion</a>. Checked live: revocation and expiry show at once. <a href="${view.openBadgeCredentialUrl}" download="credential.json">Download (Open Badges 3.0)</a> · <a href="${view.openBadgeCredentialUrl}/baked.svg" download="badge.svg">badge image with the credential baked in</a>${view.bakedPngUrl ? html` (<a href="${view.bakedPngUrl}" download="badge.png">PNG</a>)` : ''}</footer>`;
+<footer>${rich(words.footer, { assertion: html`<a href="${view.assertionUrl}">${words.assertionLink}</a>` })} <a class="download" href="${view.openBadgeCredentialUrl}?download" download="${view.credentialId}.json">${words.downloadOb3}</a> · <a href="${view.openBadgeCredentialUrl}/baked.svg" download="badge.svg">${words.bakedImage}</a>${view.bakedPngUrl ? html` (<a href="${view.bakedPngUrl}" download="badge.png">${words.png}</a>)` : ''}</footer>`;
 
   return pageBytes(
-    htmlDocument({
+    earnerDocument({
       nonce,
-      title: `${credential.name} · ${issuer.name} · ${statusWord} credential`,
+      language,
+      title: fill(words.title, { ...names, status: statusWord }),
+      skip: words.skip,
       head,
       brandColor: issuer.brandPrimaryColor,
       body,
@@ -297,14 +278,17 @@ ${shareLinks(view)}
 }
 
 /** The page for an id that is unknown here, malformed, or not the named issuer's. */
-export function renderNotFoundPage(nonce: string): string {
-  return htmlDocument({
+export function renderNotFoundPage(nonce: string, language: Language): string {
+  const words = verificationMessages(language);
+  return earnerDocument({
     nonce,
-    title: 'Credential not found',
+    language,
+    title: words.notFoundTitle,
+    skip: words.skip,
     body: html`<main id="main">
-<section class="status status-unknown" aria-label="Verification status">
-<h1 class="label">Credential not found</h1>
-<p>No credential matches this address. Check that the link is complete, or ask the person who shared it for a new one.</p>
+<section class="status status-unknown" aria-label="${words.statusRegion}">
+<h1 class="label">${words.notFoundTitle}</h1>
+<p>${words.notFoundBody}</p>
 </section>
 </main>`,
   });

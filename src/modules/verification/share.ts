@@ -57,14 +57,10 @@ export function shareTarget(action: EngagementAction, item: Shareable, wallets: 
   return pass ? pass.replaceAll('{assertionUrl}', encodeURIComponent(item.assertionUrl)) : item.verifyPageUrl;
 }
 
-const SHARE_BUTTONS: readonly { action: EngagementAction; label: string }[] = [
-  { action: 'linkedin', label: 'Add to LinkedIn' },
-  { action: 'wallet_apple', label: 'Add to Apple Wallet' },
-  { action: 'wallet_google', label: 'Add to Google Wallet' },
-  { action: 'share_link', label: 'Copy link' },
-];
+/** The share buttons in page order; their words are the page's catalogue's (messages/). */
+const SHARE_BUTTONS: readonly EngagementAction[] = ['linkedin', 'wallet_apple', 'wallet_google', 'share_link'];
 
 /** The share buttons the page offers: a wallet's only when its pass service is configured. */
-export function pageShareButtons(wallets: WalletPassUrls): readonly { action: EngagementAction; label: string }[] {
-  return SHARE_BUTTONS.filter(({ action }) => isShareAction(action, wallets));
+export function pageShareButtons(wallets: WalletPassUrls): readonly { action: EngagementAction }[] {
+  return SHARE_BUTTONS.filter((action) => isShareAction(action, wallets)).map((action) => ({ action }));
 }

@@ -55,6 +55,8 @@ export interface VerifiableRow {
 /** What the human page shows beyond the API result. */
 export interface PageRow extends VerifiableRow {
   issuer_url: string;
+  /** The issuer's Open Badges image, the page's logo when no brand logo is set. */
+  issuer_image_url: string | null;
   description: string;
   criteria_narrative: string | null;
   criteria_url: string | null;
@@ -71,6 +73,7 @@ export interface PageRow extends VerifiableRow {
 
 const PAGE_COLUMNS = [
   'issuers.url as issuer_url',
+  'issuers.image_url as issuer_image_url',
   'definitions.description',
   'definitions.criteria_narrative',
   'definitions.criteria_url',
