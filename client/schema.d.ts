@@ -13442,7 +13442,10 @@ export interface operations {
     };
     getVerificationPage: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A BCP 47 language tag (en, fr, de, es, nl; a regional tag falls back to its language). Any other value is ignored. */
+                lang?: string | string[];
+            };
             header?: never;
             path: {
                 /** @description The issuer slug; an unknown one answers the 404 page. */
@@ -15925,7 +15928,10 @@ export interface operations {
     };
     getOpenBadgeCredential: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Present (any value): answered as an attachment, `<id>.json`, so a browser saves it. */
+                download?: string;
+            };
             header?: never;
             path: {
                 slug: string;

@@ -450,8 +450,13 @@ describe.each(dialects)('Open Badges 3.0 credentials on %s', (dialect) => {
     const page = await get(`/verify/${a.slug}/${id}`, { accept: 'text/html' });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain(
-      `<a href="${credentialUrl(id)}" download="credential.json">Download (Open Badges 3.0)</a>`,
+      `<a class="download" href="${credentialUrl(id)}?download" download="${id}.json">Download (Open Badges 3.0)</a>`,
     );
+    // Saved as a file, not shown: the attachment works where the `download` attribute is ignored.
+    const file = await get(`${credentialUrl(id)}?download`);
+    expect(file.statusCode).toBe(200);
+    expect(file.headers['content-disposition']).toBe(`attachment; filename="${id}.json"`);
+    expect(file.json().type).toContain('OpenBadgeCredential');
   });
 
   it('keeps the private key sealed and the earner’s email and name out of the database, logs and responses', async () => {

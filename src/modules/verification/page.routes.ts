@@ -40,7 +40,9 @@ const PageParams = Type.Object({ slug: PageSlug, id: PageId });
  */
 export const PageQuery = Type.Object({
   lang: Type.Optional(
-    Type.Union([Type.String(), Type.Array(Type.String())], {
+    Type.Union([Type.String({ maxLength: 8192 }), Type.Array(Type.String({ maxLength: 8192 }))], {
+      // A URL is at most 8 KiB (app.ts answers 414 beyond): the bound every page parameter states.
+      maxLength: 8192,
       description:
         'A BCP 47 language tag (en, fr, de, es, nl; a regional tag falls back to its language). Any other value is ignored.',
     }),
