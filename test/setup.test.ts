@@ -124,4 +124,52 @@ describe.each(dialects)('changing the slug on %s', (dialect) => {
     });
     expect(JSON.stringify(audit.json())).toContain('slug');
   });
+
+  it('locks the slug once the issuer has given an endorsement, signed or hosted, saying why', async () => {
+    const patch = (key: string, slug: string) =>
+      t.app.inject({ method: 'PATCH', url: '/api/v1/issuer/me', headers: auth(key), payload: { slug } });
+    const endorsed = await t.issuer();
+    const badge = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: auth(endorsed.key),
+      payload: { name: 'Endorsed badge', description: 'd' },
+    });
+    expect(badge.statusCode, badge.body).toBe(201);
+
+    // A signed endorsement of another issuer's badge carries the endorser's did:web.
+    const endorser = await t.issuer();
+    const given = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/endorsements/given',
+      headers: auth(endorser.key),
+      payload: {
+        badgeClass: `${t.config.publicBaseUrl}/v1/issuers/${endorsed.slug}/badges/${badge.json().slug}`,
+        claim: 'Worth it.',
+      },
+    });
+    expect(given.statusCode, given.body).toBe(201);
+    const locked = expectErrorBody(await patch(endorser.key, `moved-${endorser.slug}`), 409, 'slug_locked');
+    expect(locked.message).toContain('given an endorsement');
+
+    // A hosted endorsement of its own badge lives under its slug.
+    const hosting = await t.issuer();
+    const own = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: auth(hosting.key),
+      payload: { name: 'Own badge', description: 'd' },
+    });
+    const hosted = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/definitions/${own.json().id}/endorsements`,
+      headers: auth(hosting.key),
+      payload: { endorserName: 'Cloud Guild', endorserUrl: 'https://guild.example/', claim: 'Rigorous.' },
+    });
+    expect(hosted.statusCode, hosted.body).toBe(201);
+    expectErrorBody(await patch(hosting.key, `moved-${hosting.slug}`), 409, 'slug_locked');
+
+    // The endorsed issuer gave nothing and issued nothing: its slug still moves.
+    expect((await patch(endorsed.key, `moved-${endorsed.slug}`)).statusCode).toBe(200);
+  });
 });

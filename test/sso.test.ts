@@ -5,7 +5,8 @@ import { keyEncryptionKey, open, seal } from '../src/core/kek.js';
 import {
   FLOW_COOKIE,
   FLOW_SEAL_CONTEXT,
-  SSO_TOKEN_REQUESTS_PER_MINUTE,
+  SSO_FAILED_EXCHANGES_PER_ADDRESS,
+  SSO_FAILED_EXCHANGES_PER_ISSUER,
   type SsoFlow,
 } from '../src/modules/accounts/sso.service.js';
 import { type ConsoleUser, consoleUser, PASSWORD, sessionCookie } from './console.support.js';
@@ -425,9 +426,10 @@ describe.each(dialects)('console sign-in through an OpenID Connect provider on %
 });
 
 describe.each(dialects)(
-  'the callbacks of one issuer make a bounded number of token requests on %s (issue 48 §7)',
+  'failed token exchanges are bounded per address and per issuer, and never refuse a sign-in on %s (issue 48 §7, review)',
   (dialect) => {
     const clock = manualClock('2026-12-01T09:00:00.000Z');
+    const OFFICE = '203.0.113.7';
     let t: TestApp;
     let provider: TestProvider;
 
@@ -452,7 +454,7 @@ describe.each(dialects)(
           issuerUrl: provider.issuer,
           clientId: CLIENT_ID,
           clientSecret: CLIENT_SECRET,
-          allowedDomain: null,
+          allowedDomain: DOMAIN,
           passwordSignIn: true,
         },
       });
@@ -460,30 +462,94 @@ describe.each(dialects)(
       return issuer;
     }
 
-    /** An anonymous start and a callback with a made-up code: the reason it is refused for. */
-    async function anonymousPair(issuer: TestIssuer): Promise<string | null> {
+    const reasonOf = (res: LightMyRequestResponse) => {
+      expect(res.statusCode).toBe(302);
+      const target = new URL(String(res.headers.location), 'https://badges.test');
+      return target.pathname === '/console/dashboard' ? 'signed-in' : target.searchParams.get('sso');
+    };
+
+    /** An anonymous start and a callback with a made-up code from `address`: the reason it is refused for. */
+    async function junk(issuer: TestIssuer, address: string): Promise<string | null> {
       const { location, cookie } = await startSignIn(t.app, issuer.slug);
       const state = new URL(location).searchParams.get('state') ?? '';
-      const res = await t.app.inject({
-        method: 'GET',
-        url: `/sso/callback?code=made-up&state=${state}`,
-        headers: { cookie },
-      });
-      expect(res.statusCode).toBe(302);
-      return new URL(String(res.headers.location), 'https://badges.test').searchParams.get('sso');
+      return reasonOf(
+        await t.app.inject({
+          method: 'GET',
+          url: `/sso/callback?code=made-up&state=${state}`,
+          headers: { cookie },
+          remoteAddress: address,
+        }),
+      );
     }
 
-    it(`answers "unavailable" without asking the provider past ${SSO_TOKEN_REQUESTS_PER_MINUTE} a minute, per issuer`, async () => {
-      const busy = await configured();
-      const other = await configured();
+    /** A real member of staff signing in through the provider from `address`. */
+    async function staff(issuer: TestIssuer, login: string, address: string): Promise<string | null> {
+      const { location, cookie } = await startSignIn(t.app, issuer.slug);
+      const back = await loginAtProvider(location, login);
+      return reasonOf(
+        await t.app.inject({
+          method: 'GET',
+          url: `/sso/callback${back.search}`,
+          headers: { cookie },
+          remoteAddress: address,
+        }),
+      );
+    }
+
+    it(`refuses an address past ${SSO_FAILED_EXCHANGES_PER_ADDRESS} failures a minute without asking the provider; others and sign-ins go on`, async () => {
+      const issuer = await configured();
       const reasons: (string | null)[] = [];
-      for (let i = 0; i < SSO_TOKEN_REQUESTS_PER_MINUTE; i++) reasons.push(await anonymousPair(busy));
+      for (let i = 0; i < SSO_FAILED_EXCHANGES_PER_ADDRESS; i++) reasons.push(await junk(issuer, '198.51.100.9'));
       expect(new Set(reasons)).toEqual(new Set(['failed']));
-      expect(await anonymousPair(busy)).toBe('unavailable');
-      expect(await anonymousPair(other)).toBe('failed');
+      expect(await junk(issuer, '198.51.100.9')).toBe('unavailable');
+      // Another address has its own count.
+      expect(await junk(issuer, '198.51.100.10')).toBe('failed');
+      // A whole office behind one address signs in, more often than the failure budget: only failures count.
+      for (let i = 0; i < SSO_FAILED_EXCHANGES_PER_ADDRESS + 5; i++) {
+        expect(await staff(issuer, `teacher${i}@${DOMAIN}`, OFFICE)).toBe('signed-in');
+      }
       clock.advance(60_000);
-      expect(await anonymousPair(busy)).toBe('failed');
+      expect(await junk(issuer, '198.51.100.9')).toBe('failed');
+    }, 180_000);
+
+    it('counts an exchange before it is made: parallel junk from one address passes only its budget', async () => {
+      const issuer = await configured();
+      const reasons = await Promise.all(
+        Array.from({ length: 3 * SSO_FAILED_EXCHANGES_PER_ADDRESS }, () => junk(issuer, '198.51.100.77')),
+      );
+      expect(reasons.filter((r) => r === 'failed')).toHaveLength(SSO_FAILED_EXCHANGES_PER_ADDRESS);
+      expect(reasons.filter((r) => r === 'unavailable')).toHaveLength(2 * SSO_FAILED_EXCHANGES_PER_ADDRESS);
+      clock.advance(60_000);
     }, 120_000);
+
+    it('counts an IPv6 client by its /64', async () => {
+      const issuer = await configured();
+      for (let i = 0; i < SSO_FAILED_EXCHANGES_PER_ADDRESS; i++) {
+        expect(await junk(issuer, `2001:db8:1:2::${(i + 1).toString(16)}`)).toBe('failed');
+      }
+      expect(await junk(issuer, '2001:db8:1:2:ffff::1')).toBe('unavailable');
+      expect(await junk(issuer, '2001:db8:1:3::1')).toBe('failed');
+      clock.advance(60_000);
+    }, 120_000);
+
+    it(`stops junk from many addresses at ${SSO_FAILED_EXCHANGES_PER_ISSUER} failures a minute, and still lets staff in from an address that signed in before`, async () => {
+      const issuer = await configured();
+      const other = await configured();
+      expect(await staff(issuer, `registrar@${DOMAIN}`, OFFICE)).toBe('signed-in');
+      const reasons: (string | null)[] = [];
+      for (let i = 0; i < SSO_FAILED_EXCHANGES_PER_ISSUER; i++) {
+        reasons.push(await junk(issuer, `192.0.2.${Math.floor(i / SSO_FAILED_EXCHANGES_PER_ADDRESS)}`));
+      }
+      expect(new Set(reasons)).toEqual(new Set(['failed']));
+      // The backstop is spent: a fresh address is not heard, the office that signed in before is.
+      expect(await junk(issuer, '192.0.2.200')).toBe('unavailable');
+      expect(await staff(issuer, `registrar@${DOMAIN}`, OFFICE)).toBe('signed-in');
+      expect(await staff(issuer, `new-teacher@${DOMAIN}`, OFFICE)).toBe('signed-in');
+      // Another issuer's budget is its own.
+      expect(await junk(other, '192.0.2.200')).toBe('failed');
+      clock.advance(60_000);
+      expect(await junk(issuer, '192.0.2.200')).toBe('failed');
+    }, 300_000);
   },
 );
 

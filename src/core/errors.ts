@@ -72,10 +72,12 @@ export const errors = {
   validation: (message: string, issues: ValidationIssue[] = []) =>
     new AppError('validation_failed', message, { issues }),
   slugTaken: (slug: string) => new AppError('slug_taken', `The slug "${slug}" is already taken.`),
-  slugLocked: () =>
+  slugLocked: (reason: 'credentials' | 'endorsements') =>
     new AppError(
       'slug_locked',
-      'The slug cannot change once a credential exists: every credential URL, its signed documents and the did:web carry it, and links already shared would break.',
+      reason === 'credentials'
+        ? 'The slug cannot change once a credential exists: every credential URL, its signed documents and the did:web carry it, and links already shared would break.'
+        : 'The slug cannot change once the issuer has given an endorsement: its address and signature carry the slug and the did:web, and the endorsements already given would break.',
     ),
   alreadyHeld: (credentialId: string) =>
     new AppError(

@@ -154,7 +154,7 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
     async (request, reply) => {
       const cookie = request.headers.cookie ? parseCookie(request.headers.cookie)[FLOW_COOKIE] : undefined;
       const at = request.url.indexOf('?');
-      const outcome = await sso.finish(at === -1 ? '' : request.url.slice(at), cookie);
+      const outcome = await sso.finish(at === -1 ? '' : request.url.slice(at), cookie, request.ip);
       // The flow is used up whatever the outcome: the cookie is cleared beside the session cookie.
       const clear = flowCookie(request, '', 0);
       if ('refused' in outcome) {

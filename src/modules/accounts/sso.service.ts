@@ -27,12 +27,22 @@ const FAILED_DISCOVERY_TTL_MS = 60_000;
 /** Used flows remembered per process; beyond this many in 10 minutes the oldest are forgotten first. */
 const USED_FLOWS_MAX = 50_000;
 /**
- * Token requests one issuer's callbacks may make to its provider per minute, per process (issue 48
- * §7): each anonymous start + callback pair costs one outbound request, so without a bound anyone
- * could make the service hammer an issuer's provider. 120 a minute lets a whole staff sign in at
- * the start of a day; past it the callback answers "not available right now" without asking.
+ * Failed token exchanges one client address may cause per minute, per process. Every anonymous start +
+ * callback pair costs one outbound request to the issuer's provider, so it is priced before the
+ * request: the exchange is counted as a failure first and taken back when the provider takes the code. Only
+ * failures are counted, so staff behind one office address (one NAT) are never refused for signing
+ * in, only for junk sent from their own address.
  */
-export const SSO_TOKEN_REQUESTS_PER_MINUTE = 120;
+export const SSO_FAILED_EXCHANGES_PER_ADDRESS = 10;
+/**
+ * The issuer-wide backstop (issue 48 §7, review of 2026-12-01): failed exchanges per issuer per
+ * minute from all addresses together, so many addresses cannot make the service hammer one provider.
+ * Only failures spend it, and an address that signed someone in to the issuer in the last day is not
+ * held to it, so junk from elsewhere does not keep the issuer's own staff out.
+ */
+export const SSO_FAILED_EXCHANGES_PER_ISSUER = 120;
+/** How long an address that signed someone in stays exempt from the issuer-wide backstop. */
+const TRUSTED_ADDRESS_MS = 24 * 60 * 60_000;
 const PROVIDER_TIMEOUT_SECONDS = 10;
 const secretContext = (issuerId: string) => `console_sso:${issuerId}`;
 
@@ -79,6 +89,25 @@ function checkInput(input: SsoSettingsInput): void {
   }
 }
 
+/**
+ * The key a client address is counted under: an IPv4 address (also IPv4-mapped) as it is, an IPv6
+ * address by its /64, the smallest block one site is given (RFC 6177), so one host cannot take a
+ * fresh budget from each address of its own prefix.
+ */
+export function addressKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped?.[1]) return mapped[1];
+  if (!address.includes(':')) return address;
+  const [head = '', tail] = address.toLowerCase().split('%')[0]?.split('::') ?? [];
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
+}
+
 function isUrl(raw: string): URL | null {
   try {
     return new URL(raw);
@@ -114,18 +143,40 @@ export function createSsoService(
   const configurations = new LRUCache<string, Promise<Configuration>>({ max: 200, ttl: DISCOVERY_TTL_MS });
   /** The states of flows whose callback has come (a replayed callback is refused before any request). */
   const usedStates = new LRUCache<string, true>({ max: USED_FLOWS_MAX });
-  /** Each issuer's token requests in the current minute (a fixed window per issuer). */
-  const tokenRequests = new LRUCache<string, { minute: number; used: number }>({ max: 10_000 });
-  function takeTokenRequest(issuerId: string): boolean {
+  /** Failed (or still running) token exchanges in the current minute, per address and per issuer. */
+  const failures = new LRUCache<string, { minute: number; used: number }>({ max: 50_000 });
+  /** `issuer|address` pairs that signed someone in lately (exempt from the issuer-wide backstop). */
+  const trustedAddresses = new LRUCache<string, true>({ max: 50_000, ttl: TRUSTED_ADDRESS_MS });
+  const failuresIn = (key: string, minute: number) => {
+    const window = failures.get(key);
+    return window && window.minute === minute ? window.used : 0;
+  };
+  const addFailures = (key: string, minute: number, units: number) => {
+    failures.set(key, { minute, used: Math.max(0, failuresIn(key, minute) + units) });
+  };
+
+  /**
+   * Counts a token exchange as failed before it is made (synchronously, so parallel callbacks cannot
+   * all pass one check): null when the address, or the issuer for an address it does not trust, has
+   * no failures left this minute. A code the provider takes is not a failure (it cost a real login
+   * at the provider): `exchanged` takes the count back, and `signedIn` trusts the address.
+   */
+  function reserveExchange(issuerId: string, address: string): { exchanged(): void; signedIn(): void } | null {
     const minute = Math.floor(core.clock.now().getTime() / 60_000);
-    const window = tokenRequests.get(issuerId);
-    if (!window || window.minute !== minute) {
-      tokenRequests.set(issuerId, { minute, used: 1 });
-      return true;
-    }
-    if (window.used >= SSO_TOKEN_REQUESTS_PER_MINUTE) return false;
-    window.used++;
-    return true;
+    const byAddress = `address|${issuerId}|${address}`;
+    const byIssuer = `issuer|${issuerId}`;
+    const pair = `${issuerId}|${address}`;
+    if (failuresIn(byAddress, minute) >= SSO_FAILED_EXCHANGES_PER_ADDRESS) return null;
+    if (!trustedAddresses.has(pair) && failuresIn(byIssuer, minute) >= SSO_FAILED_EXCHANGES_PER_ISSUER) return null;
+    addFailures(byAddress, minute, 1);
+    addFailures(byIssuer, minute, 1);
+    return {
+      exchanged: () => {
+        addFailures(byAddress, minute, -1);
+        addFailures(byIssuer, minute, -1);
+      },
+      signedIn: () => trustedAddresses.set(pair, true),
+    };
   }
 
   function checkedIssuerUrl(raw: string): URL {
@@ -322,7 +373,7 @@ export function createSsoService(
      * openid-client; the email (from the ID token, or the user info endpoint when the token has
      * none) must be verified by the provider.
      */
-    async finish(search: string, flowCookie: string | undefined): Promise<SsoOutcome> {
+    async finish(search: string, flowCookie: string | undefined, client: string): Promise<SsoOutcome> {
       const flow = readFlow(flowCookie);
       if (!flow) return { refused: 'expired', slug: null };
       // Single use: a cookie replayed (by whoever started the flow) makes no second token request.
@@ -330,8 +381,9 @@ export function createSsoService(
       usedStates.set(flow.state, true, { ttl: flow.expiresAt - core.clock.now().getTime() });
       const row = await repo.get(flow.issuerId);
       if (!row) return { refused: 'unavailable', slug: flow.slug };
-      if (!takeTokenRequest(flow.issuerId)) {
-        core.log.warn({ action: 'console_sso.budget_spent', issuerId: flow.issuerId }, 'sign-in token budget spent');
+      const exchange = reserveExchange(flow.issuerId, addressKey(client));
+      if (!exchange) {
+        core.log.warn({ action: 'console_sso.budget_spent', issuerId: flow.issuerId }, 'sign-in failure budget spent');
         return { refused: 'unavailable', slug: flow.slug };
       }
       const oidc = await import('openid-client');
@@ -347,6 +399,7 @@ export function createSsoService(
           expectedNonce: flow.nonce,
           idTokenExpected: true,
         });
+        exchange.exchanged();
         const claims = tokens.claims();
         if (!claims) return { refused: 'failed', slug: flow.slug };
         ({ email, email_verified: verified } = claims);
@@ -367,7 +420,9 @@ export function createSsoService(
       }
       if (typeof email !== 'string' || verified !== true) return { refused: 'unverified', slug: flow.slug };
       const signedIn = await deps.signIn(flow.issuerId, email, row.allowed_domain);
-      return signedIn ? { signedIn } : { refused: 'not_allowed', slug: flow.slug };
+      if (!signedIn) return { refused: 'not_allowed', slug: flow.slug };
+      exchange.signedIn();
+      return { signedIn };
     },
   };
 }

@@ -74,14 +74,31 @@ export function createIssuerRepository(db: Executor) {
       const result = await db.updateTable('issuers').set(changes).where('id', '=', issuerId).executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
-    async hasCredentials(issuerId: string): Promise<boolean> {
-      const row = await db
+    /**
+     * What keeps the issuer's slug from changing: a credential it issued, or an endorsement it gave
+     * (hosted under its slug, or signed as its did:web); null when nothing carries the slug yet.
+     */
+    async slugLock(issuerId: string): Promise<'credentials' | 'endorsements' | null> {
+      const credential = await db
         .selectFrom('credentials')
         .select('id')
         .where('issuer_id', '=', issuerId)
         .limit(1)
         .executeTakeFirst();
-      return row !== undefined;
+      if (credential) return 'credentials';
+      const hosted = await db
+        .selectFrom('endorsements')
+        .select('id')
+        .where('issuer_id', '=', issuerId)
+        .limit(1)
+        .executeTakeFirst();
+      const signed = await db
+        .selectFrom('endorsement_credentials')
+        .select('id')
+        .where('endorser_issuer_id', '=', issuerId)
+        .limit(1)
+        .executeTakeFirst();
+      return hosted || signed ? 'endorsements' : null;
     },
     async setSlug(issuerId: string, slug: string): Promise<void> {
       await db.updateTable('issuers').set({ slug }).where('id', '=', issuerId).execute();

@@ -78,7 +78,7 @@ export const issuerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['Issuer'],
         summary: "Change the issuer's profile: shown on its Open Badges documents and verification pages",
         description:
-          'The slug changes only while the issuer has no credential: 409 slug_locked after (credential URLs and the did:web carry it), 409 slug_taken when another issuer has it.',
+          'The slug changes only while the issuer has neither issued a credential nor given an endorsement: 409 slug_locked after (credential and endorsement URLs and the did:web carry it), 409 slug_taken when another issuer has it.',
         body: UpdateIssuerBody,
         response: { 200: Type.Ref(IssuerSchema), ...errorResponses(400, 409, ...keyedErrors) },
       },

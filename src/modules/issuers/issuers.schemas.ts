@@ -50,7 +50,7 @@ export const UpdateIssuerBody = Type.Object(
         pattern: SLUG_PATTERN,
         maxLength: 64,
         description:
-          'Only while the issuer has no credential (409 slug_locked after): every credential URL and the did:web carry it.',
+          'Only while the issuer has neither issued a credential nor given an endorsement (409 slug_locked after): their URLs and the did:web carry it.',
       }),
     ),
   },

@@ -193,13 +193,16 @@ export function createIssuerService(
   /**
    * A slug change (issue 46 §1): allowed while no credential of the issuer exists, since every
    * credential's URL, its signed documents and the issuer's did:web carry the slug and links
-   * already shared would break; afterwards 409 slug_locked. A taken slug is 409 slug_taken.
+   * already shared would break; afterwards 409 slug_locked. The same once the issuer has given an
+   * endorsement (review of 2026-12-01): its hosted URL and signature carry the slug too. A taken
+   * slug is 409 slug_taken.
    */
   async function changeSlug(txRepo: ReturnType<typeof createIssuerRepository>, issuerId: string, slug: string) {
     const current = await txRepo.getById(issuerId);
     if (!current) throw errors.notFound('Issuer');
     if (current.slug === slug) return;
-    if (await txRepo.hasCredentials(issuerId)) throw errors.slugLocked();
+    const lock = await txRepo.slugLock(issuerId);
+    if (lock) throw errors.slugLocked(lock);
     const holder = await txRepo.getBySlug(slug);
     if (holder) throw errors.slugTaken(slug);
     await txRepo.setSlug(issuerId, slug);
