@@ -451,7 +451,7 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
       payload: { definitionId, recipientEmail: 'hooked@example.test', completionKey: 'webhook-1' },
     });
     await expect
-      .poll(() => received.map((delivery) => delivery.event), { timeout: 15_000 })
+      .poll(() => received.map((delivery) => delivery.event), { timeout: 60_000 })
       .toContain('credential.issued');
     await expect
       .poll(
@@ -459,7 +459,7 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
           await page.getByRole('button', { name: 'Refresh deliveries' }).click();
           return page.locator('tbody tr').first().locator('td').allTextContents();
         },
-        { timeout: 15_000 },
+        { timeout: 60_000 },
       )
       .toEqual([
         expect.any(String),
@@ -473,7 +473,7 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
 
     await page.getByRole('button', { name: 'Send test event' }).click();
     await page.getByText('Test event queued.').waitFor();
-    await expect.poll(() => received.map((delivery) => delivery.event), { timeout: 15_000 }).toContain('webhook.test');
+    await expect.poll(() => received.map((delivery) => delivery.event), { timeout: 60_000 }).toContain('webhook.test');
     const issuedBefore = received.filter((delivery) => delivery.event === 'credential.issued').length;
     await page
       .getByRole('row', { name: /credential\.issued/ })
@@ -481,9 +481,9 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
       .click();
     await page.getByText('Delivery queued again.').waitFor();
     await expect
-      .poll(() => received.filter((delivery) => delivery.event === 'credential.issued').length, { timeout: 15_000 })
+      .poll(() => received.filter((delivery) => delivery.event === 'credential.issued').length, { timeout: 60_000 })
       .toBe(issuedBefore + 1);
-  });
+  }, 240_000);
 
   it('saves the issuer profile', async () => {
     await page.getByRole('link', { name: 'Settings' }).click();

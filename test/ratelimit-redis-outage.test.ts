@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../bench/lib/harness.js';
 import { startFaultProxy } from '../scripts/reliability/proxy.js';
 import { buildApp } from '../src/app.js';
+import { REDIS_RETRY_MS } from '../src/core/rate-limit.js';
 import { createDatabase } from '../src/db/database.js';
 import { openRedis } from '../src/runtime.js';
 import { auth, createTestApp, redisUrl, type TestApp, testConfig } from './helpers.js';
@@ -49,12 +50,13 @@ describe('rate limits while Redis does not answer', () => {
   });
 
   const url = redisUrl();
-  it.runIf(url !== null)('Redis stalls, then answers again: local counts meanwhile, shared counts after', async () => {
+  it.runIf(url !== null)('Redis stalls, then answers again: local counts meanwhile, shared counts after', { timeout: 120_000 }, async () => {
     const target = new URL(url as string);
     const proxy = await startFaultProxy({ host: target.hostname, port: Number(target.port || 6379) });
     cleanups.push(() => proxy.close());
     const through = `redis://127.0.0.1:${proxy.port}`;
-    const { t, key } = await limitedApp(await productionRedis(through), 4);
+    const redis = await productionRedis(through);
+    const { t, key } = await limitedApp(redis, 4);
     // A second replica with its own connection, as every server process has.
     const database = createDatabase(t.config.database);
     const replica = await buildApp({
@@ -75,14 +77,27 @@ describe('rate limits while Redis does not answer', () => {
     const stalled = [];
     for (let i = 0; i < 5; i++) stalled.push((await get(t.app, key)).statusCode);
     expect(stalled).toEqual([200, 200, 200, 200, 429]);
-    // Only the first request waited for Redis; the rest counted locally at once.
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // Only the first request asked Redis; the rest counted locally without asking. How long the five
+    // took is the machine's business (issue 46): what is checked is that Redis was asked at most once
+    // per retry period that passed, so the stalled commands left on the connection say it.
+    const periods = Math.floor((performance.now() - started) / REDIS_RETRY_MS);
+    expect(redis.commandQueue.length).toBeGreaterThanOrEqual(1);
+    expect(redis.commandQueue.length).toBeLessThanOrEqual(1 + periods);
 
     proxy.resume();
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    const fresh = await t.issuer({ plan: 'starter' });
-    const shared = [];
-    for (const app of [t.app, replica, t.app, replica, t.app]) shared.push((await get(app, fresh.key)).statusCode);
-    expect(shared).toEqual([200, 200, 200, 200, 429]);
+    // Shared again once Redis answers within its bound: a busy machine may need more than one retry
+    // period, so each try takes a fresh key and the counts are seen shared, not timed. Counted apart,
+    // the replicas would let all five through.
+    await expect
+      .poll(
+        async () => {
+          const fresh = await t.issuer({ plan: 'starter' });
+          const shared = [];
+          for (const app of [t.app, replica, t.app, replica, t.app]) shared.push((await get(app, fresh.key)).statusCode);
+          return shared;
+        },
+        { timeout: 60_000, interval: REDIS_RETRY_MS + 100 },
+      )
+      .toEqual([200, 200, 200, 200, 429]);
   });
 });

@@ -25,11 +25,11 @@ describe('reliability: bulk verify amplification (quick tier)', () => {
       expect(leg.webhookPosts).toBeGreaterThanOrEqual(1);
       expect(leg.webhookPosts).toBeLessThanOrEqual(MAX_ROWS_LEFT);
 
-      // Issue 37.1: a forged VC-JWT costs the client at least what it costs the server, and one
-      // address at the open limit is refused after the one call of 25 its budget pays for.
+      // Issue 37.1: a forged VC-JWT is priced like a credential, so one address at the open limit is
+      // refused after the one call of 25 its budget pays for. Its server time per unit against plain
+      // ids is a speed claim: the full tier checks it on a quiet host (npm run reliability -- --full),
+      // not this test, which must pass on a loaded machine (issue 46).
       const forged = report.figures[`${engine}-forged-jwts`] as ForgedJwtResult;
-      expect(forged.msPerUnit.forgedRealKid).toBeLessThanOrEqual(forged.msPerUnit.plainIds);
-      expect(forged.msPerUnit.forgedUnknownKid).toBeLessThanOrEqual(forged.msPerUnit.plainIds);
       expect(forged.budgetStatuses).toEqual([200, 429, 429, 429, 429]);
       expect(forged.thousandJwtsStatus).toBe(400);
     }

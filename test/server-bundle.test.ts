@@ -70,7 +70,7 @@ describe('the bundled server (dist/src/server.js)', () => {
     mkdirSync(join(root, 'dist', 'console'), { recursive: true });
     writeFileSync(join(root, 'dist', 'console', 'index.html'), '<!doctype html><title>bundle test console</title>');
     metafile = await bundleServer(join(root, 'dist', 'src'));
-  });
+  }, 240_000);
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it('imports the first-use libraries only from chunks loaded at their first use', () => {
@@ -106,15 +106,22 @@ describe('the bundled server (dist/src/server.js)', () => {
       });
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       try {
-        let ready = false;
-        for (let i = 0; i < 300 && !ready && child.exitCode === null; i++) {
-          ready = await fetch(`http://127.0.0.1:${port}/health/ready`).then(
-            (r) => r.ok,
-            () => false,
-          );
-          if (!ready) await new Promise((r) => setTimeout(r, 100));
-        }
-        expect(ready).toBe(true);
+        // Ready when it says so: a loaded 2-core machine may take long to start (issue 46), so the
+        // bound is generous; a server that exits is seen at once.
+        await expect
+          .poll(
+            async () => {
+              if (child.exitCode !== null) return `exited with ${child.exitCode}`;
+              const ok = await fetch(`http://127.0.0.1:${port}/health/ready`).then(
+                (r) => r.ok,
+                () => false,
+              );
+              return ok ? 'ready' : 'starting';
+            },
+            { timeout: 150_000, interval: 200 },
+          )
+          .toMatch(/^(ready|exited)/);
+        expect(child.exitCode).toBeNull();
         const console = await fetch(`http://127.0.0.1:${port}/console`);
         expect(console.status).toBe(200);
         expect(await console.text()).toContain('bundle test console');
@@ -126,6 +133,6 @@ describe('the bundled server (dist/src/server.js)', () => {
         if (child.exitCode === null) child.kill('SIGKILL');
         await db.drop();
       }
-    });
+    }, 240_000);
   }
 });

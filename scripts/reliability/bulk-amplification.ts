@@ -243,11 +243,16 @@ export async function runBulkAmplification(options: RunOptions): Promise<Reliabi
     forgedResults.push(forged);
     report.figures[`${engine}-forged-jwts`] = forged;
     const { plainIds, forgedRealKid, forgedUnknownKid } = forged.msPerUnit;
-    report.check(
-      `${engine} forged VC-JWTs cost the client at least what they cost the server`,
-      forgedRealKid <= plainIds && forgedUnknownKid <= plainIds,
-      `ms of server time per unit charged: ${forgedRealKid} (real kid), ${forgedUnknownKid} (unknown kid), ${plainIds} (plain ids)`,
-    );
+    const timing = `ms of server time per unit charged: ${forgedRealKid} (real kid), ${forgedUnknownKid} (unknown kid), ${plainIds} (plain ids)`;
+    // A comparison of times is a claim about speed: only the full tier, run on a quiet host, checks
+    // it. The quick tier (a vitest, on any machine under any load) reports it (issue 46, busy machine).
+    if (options.full) {
+      report.check(
+        `${engine} forged VC-JWTs cost the client at least what they cost the server`,
+        forgedRealKid <= plainIds && forgedUnknownKid <= plainIds,
+        timing,
+      );
+    } else report.log(`${engine}: ${timing}`);
     const paidCalls = Math.floor(OPEN_LIMIT / (MAX_BULK_JWTS * CREDENTIAL_VERIFY_COST));
     report.check(
       `${engine} one address runs out of its budget`,

@@ -8,7 +8,7 @@ const REDIS_PREFIX = 'accolade-rl:';
 /** A shared count that takes longer than this is given up for the replica's own. */
 const REDIS_TIMEOUT_MS = 500;
 /** After Redis failed, how long each replica counts alone before asking Redis again. */
-const REDIS_RETRY_MS = 1_000;
+export const REDIS_RETRY_MS = 1_000;
 /** Local windows kept at most (expired ones go first, then the oldest). */
 const LOCAL_KEYS_MAX = 10_000;
 
