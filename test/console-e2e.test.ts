@@ -374,7 +374,7 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
       ['One Person', expect.any(String), '1 April 2026', 'already held'],
       ['Uk Four', expect.any(String), '—', 'error'],
     ]);
-    expect(cells[3]?.[5]).toContain('date 31/02/2026 is not a day');
+    expect(cells[3]?.[5]).toContain('“31/02/2026” in Completed is not a real day');
     expect(await page.getByRole('list', { name: 'Rows per class' }).textContent()).toBe(
       'new: 2already held: 1error: 1',
     );

@@ -106,4 +106,61 @@ describe.each(dialects)('console roster import on %s', (dialect) => {
     await expect.poll(() => preview.locator('tbody tr td:nth-child(5)').allTextContents()).toEqual(['new']);
     await expectAccessible(page, 'one-column sort name');
   });
+
+  it('words each problem with its value and column, filters the rows with problems, and names people in the result (issue 46)', async () => {
+    await upload(
+      'term.csv',
+      Buffer.from(
+        [
+          'Learner Ref,Surname,Forename,Email Address,Course Code,Date Achieved',
+          'L1,Lovelace,Ada,ada.l@college.example,WELD1,01/03/2026',
+          'L2,Hopper,Grace,grace.college.example,WELD1,02/03/2026',
+          'L3,Noether,Emmy,emmy@college.example,WELD9,03/03/2026',
+          'L4,Curie,Marie,marie@college.example,WELD1,31/02/2026',
+          'L5,Franklin,Rosalind,rosalind@college.example,WELD1,04/03/2026',
+        ].join('\r\n'),
+      ),
+    );
+    await expect.poll(() => page.getByLabel('Date format').inputValue()).toBe('DD/MM/YYYY');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    const preview = page.getByRole('table', { name: /^Preview \(nothing issued yet\): 5 rows/ });
+    await preview.waitFor();
+    const messages = () => preview.locator('tbody tr td:nth-child(6)').allTextContents();
+    expect(await messages()).toEqual([
+      '',
+      '“grace.college.example” in Email Address is not an email address.',
+      '“WELD9” in Course Code matches no badge: use a definition\'s slug or exact name.',
+      '“31/02/2026” in Date Achieved is not a real day: check the day and the month, and the date format above.',
+      '',
+    ]);
+    // The console words them itself: no field name or request wording of the API.
+    expect((await messages()).join(' ')).not.toMatch(/recipientEmail|definitionRef|issuedOn|mapping\./);
+    await page.getByLabel('Show only the 3 rows with problems').check();
+    await expect.poll(() => preview.locator('tbody tr td:first-child').allTextContents()).toEqual(['3', '4', '5']);
+    await expectAccessible(page, 'preview, rows with problems only');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expectAccessible(page, 'preview at 390 px');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.getByLabel('Show only the 3 rows with problems').uncheck();
+    await expect.poll(() => preview.locator('tbody tr').count()).toBe(5);
+
+    await page.getByRole('button', { name: 'Import 2 credentials' }).click();
+    await page.getByText('Imported: 2 issued, 0 skipped, 3 with errors.').waitFor();
+    const result = page.getByRole('table', { name: /^Import result: 5 rows/ });
+    const names = await result.locator('tbody tr td:nth-child(2)').allTextContents();
+    expect(names).toEqual(['Ada Lovelace', 'Grace Hopper', 'Emmy Noether', 'Marie Curie', 'Rosalind Franklin']);
+    expect(await result.locator('tbody tr td:nth-child(3)').first().textContent()).toBe('Welding level 1');
+    await result.getByRole('link', { name: 'Open the credential of Ada Lovelace' }).waitFor();
+    await page.getByLabel('Show only the 3 rows with errors').check();
+    await expect.poll(() => result.locator('tbody tr td:nth-child(2)').allTextContents()).toEqual([
+      'Grace Hopper',
+      'Emmy Noether',
+      'Marie Curie',
+    ]);
+    await expectAccessible(page, 'import result');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expectAccessible(page, 'import result at 390 px');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    expect(problems).toEqual([]);
+  });
 });

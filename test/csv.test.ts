@@ -270,7 +270,7 @@ describe.each(dialects)('CSV import on %s', (dialect) => {
     expect(names).toEqual(['Lovelace, Ada "Countess"', '=HYPERLINK("http://evil.example")', 'Bad\ufffdByte']);
   });
 
-  it('reports bad cells per row without echoing them, and survives a 1-million-character cell', async () => {
+  it('reports bad cells per row, quoting them short and never an address, and survives a 1-million-character cell', async () => {
     const huge = 'x'.repeat(1_000_000);
     const csv = [
       'email,name,course,date,evidence',
@@ -296,8 +296,46 @@ describe.each(dialects)('CSV import on %s', (dialect) => {
       expect.stringContaining('issuedOn is not a date we can read'),
       'evidenceUrl is not a valid http(s) URL',
     ]);
+    // Each problem quotes its cell (issue 46: the preview shows the bad value), cut to 80
+    // characters, with its column; of an address only the domain.
+    expect(report.rows.map((r) => r.problems)).toEqual([
+      [{ field: 'recipientEmail', code: 'invalid_email', value: `…@big.example`, column: 'email' }],
+      [{ field: 'recipientName', code: 'too_long', value: `${'x'.repeat(80)}…`, column: 'name' }],
+      [{ field: 'recipientEmail', code: 'invalid_email', value: 'not an email', column: 'email' }],
+      [{ field: 'recipientEmail', code: 'missing', value: null, column: 'email' }],
+      [{ field: 'issuedOn', code: 'future_date', value: '2999-01-01', column: 'date' }],
+      [{ field: 'issuedOn', code: 'not_a_day', value: '2021-02-30', column: 'date' }],
+      [{ field: 'issuedOn', code: 'unreadable_date', value: 'yesterday', column: 'date' }],
+      [{ field: 'evidenceUrl', code: 'invalid_url', value: 'javascript:alert(1)', column: 'evidence' }],
+    ]);
     expect(res.body.length).toBeLessThan(10_000);
-    expect(res.body).not.toContain('not an email');
+    expect(res.body).not.toContain('big2@');
+  });
+
+  it('quotes no address in another field, and names the columns a problem came from', async () => {
+    const csv = [
+      'Email Address,Forename,Surname,Key,Course Code,Notify',
+      'ok1@x.example,Ann,Lee,ann@x.example,forklift,',
+      'ok2@x.example,Bo,Ray,k2,no-such-course,',
+      'ok3@x.example,Cy,Dee,k3,forklift,perhaps',
+      'ok4@x.example,Di,Eve,k4,forklift,,extra',
+    ].join('\n');
+    const report = (await postJson(t, a.key, URL, { csv, dryRun: true })).json() as ImportReportBody;
+    expect(report.rows.map((r) => r.problems)).toEqual([
+      [{ field: 'completionKey', code: 'contains_email', value: null, column: 'Key' }],
+      [{ field: 'definition', code: 'unknown_definition', value: 'no-such-course', column: 'Course Code' }],
+      [{ field: 'notify', code: 'invalid_notify', value: 'perhaps', column: 'Notify' }],
+      [{ field: 'row', code: 'cell_count', value: '7', column: null }],
+    ]);
+    // The real import's result names the people too, not only their keys.
+    const real = (
+      await postJson(t, a.key, URL, { csv: 'email,first name,last name,course\nnamed@x.example,Ada,Lovelace,forklift' })
+    ).json() as ImportReportBody;
+    expect(real.rows[0]).toMatchObject({
+      outcome: 'issued',
+      recipientName: 'Ada Lovelace',
+      definitionName: expect.any(String),
+    });
   });
 
   it('answers 422 invalid_csv for empty, headerless, email-less, unparseable and over-long files', async () => {

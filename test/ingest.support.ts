@@ -47,6 +47,9 @@ export interface RowReport {
   completionKey: string | null;
   credentialId: string | null;
   message: string | null;
+  problems?: { field: string; code: string; value: string | null; column?: string | null }[];
+  recipientName?: string | null;
+  definitionName?: string | null;
 }
 
 export interface ImportReportBody {

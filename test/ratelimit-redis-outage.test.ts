@@ -50,54 +50,59 @@ describe('rate limits while Redis does not answer', () => {
   });
 
   const url = redisUrl();
-  it.runIf(url !== null)('Redis stalls, then answers again: local counts meanwhile, shared counts after', { timeout: 120_000 }, async () => {
-    const target = new URL(url as string);
-    const proxy = await startFaultProxy({ host: target.hostname, port: Number(target.port || 6379) });
-    cleanups.push(() => proxy.close());
-    const through = `redis://127.0.0.1:${proxy.port}`;
-    const redis = await productionRedis(through);
-    const { t, key } = await limitedApp(redis, 4);
-    // A second replica with its own connection, as every server process has.
-    const database = createDatabase(t.config.database);
-    const replica = await buildApp({
-      config: t.config,
-      database,
-      redis: await productionRedis(through),
-      logger: false,
-    });
-    cleanups.push(async () => {
-      await replica.close();
-      await database.close();
-    });
-    const get = (app: typeof replica, apiKey: string) =>
-      app.inject({ method: 'GET', url: '/api/v1/issuer/me', headers: auth(apiKey) });
+  it.runIf(url !== null)(
+    'Redis stalls, then answers again: local counts meanwhile, shared counts after',
+    { timeout: 120_000 },
+    async () => {
+      const target = new URL(url as string);
+      const proxy = await startFaultProxy({ host: target.hostname, port: Number(target.port || 6379) });
+      cleanups.push(() => proxy.close());
+      const through = `redis://127.0.0.1:${proxy.port}`;
+      const redis = await productionRedis(through);
+      const { t, key } = await limitedApp(redis, 4);
+      // A second replica with its own connection, as every server process has.
+      const database = createDatabase(t.config.database);
+      const replica = await buildApp({
+        config: t.config,
+        database,
+        redis: await productionRedis(through),
+        logger: false,
+      });
+      cleanups.push(async () => {
+        await replica.close();
+        await database.close();
+      });
+      const get = (app: typeof replica, apiKey: string) =>
+        app.inject({ method: 'GET', url: '/api/v1/issuer/me', headers: auth(apiKey) });
 
-    proxy.pause();
-    const started = performance.now();
-    const stalled = [];
-    for (let i = 0; i < 5; i++) stalled.push((await get(t.app, key)).statusCode);
-    expect(stalled).toEqual([200, 200, 200, 200, 429]);
-    // Only the first request asked Redis; the rest counted locally without asking. How long the five
-    // took is the machine's business (issue 46): what is checked is that Redis was asked at most once
-    // per retry period that passed, so the stalled commands left on the connection say it.
-    const periods = Math.floor((performance.now() - started) / REDIS_RETRY_MS);
-    expect(redis.commandQueue.length).toBeGreaterThanOrEqual(1);
-    expect(redis.commandQueue.length).toBeLessThanOrEqual(1 + periods);
+      proxy.pause();
+      const started = performance.now();
+      const stalled = [];
+      for (let i = 0; i < 5; i++) stalled.push((await get(t.app, key)).statusCode);
+      expect(stalled).toEqual([200, 200, 200, 200, 429]);
+      // Only the first request asked Redis; the rest counted locally without asking. How long the five
+      // took is the machine's business (issue 46): what is checked is that Redis was asked at most once
+      // per retry period that passed, so the stalled commands left on the connection say it.
+      const periods = Math.floor((performance.now() - started) / REDIS_RETRY_MS);
+      expect(redis.commandQueue.length).toBeGreaterThanOrEqual(1);
+      expect(redis.commandQueue.length).toBeLessThanOrEqual(1 + periods);
 
-    proxy.resume();
-    // Shared again once Redis answers within its bound: a busy machine may need more than one retry
-    // period, so each try takes a fresh key and the counts are seen shared, not timed. Counted apart,
-    // the replicas would let all five through.
-    await expect
-      .poll(
-        async () => {
-          const fresh = await t.issuer({ plan: 'starter' });
-          const shared = [];
-          for (const app of [t.app, replica, t.app, replica, t.app]) shared.push((await get(app, fresh.key)).statusCode);
-          return shared;
-        },
-        { timeout: 60_000, interval: REDIS_RETRY_MS + 100 },
-      )
-      .toEqual([200, 200, 200, 200, 429]);
-  });
+      proxy.resume();
+      // Shared again once Redis answers within its bound: a busy machine may need more than one retry
+      // period, so each try takes a fresh key and the counts are seen shared, not timed. Counted apart,
+      // the replicas would let all five through.
+      await expect
+        .poll(
+          async () => {
+            const fresh = await t.issuer({ plan: 'starter' });
+            const shared = [];
+            for (const app of [t.app, replica, t.app, replica, t.app])
+              shared.push((await get(app, fresh.key)).statusCode);
+            return shared;
+          },
+          { timeout: 60_000, interval: REDIS_RETRY_MS + 100 },
+        )
+        .toEqual([200, 200, 200, 200, 429]);
+    },
+  );
 });

@@ -31,6 +31,77 @@ function classOf(row: ImportRow): string {
   return cls;
 }
 
+type RowProblem = NonNullable<ImportRow['problems']>[number];
+
+/** A cell as a message quotes it, with the column it is in ("“31/02/2026” in Date Achieved"). */
+function quoted(problem: RowProblem): string {
+  const where = problem.column ? ` in ${problem.column}` : '';
+  return problem.value === null ? `The value${where}` : `“${problem.value}”${where}`;
+}
+
+/** The column a field was read from, or what the field is called when no column gave it. */
+function columnOf(problem: RowProblem, fallback: string): string {
+  return problem.column ?? fallback;
+}
+
+/**
+ * A problem of a row in the registrar's words, with the bad value and its column (the API's own
+ * message is for API clients: field names such as recipientEmail mean nothing here).
+ */
+function problemText(problem: RowProblem): string {
+  switch (problem.code) {
+    case 'missing':
+      return problem.field === 'definition'
+        ? 'No badge for this row: map the course column, or choose the definition for rows without one.'
+        : `No ${problem.field === 'recipientEmail' ? 'email address' : 'value'}${problem.column ? ` in ${problem.column}` : ''}.`;
+    case 'invalid_email':
+      return `${quoted(problem)} is not an email address.`;
+    case 'unknown_definition':
+      return `${quoted(problem)} matches no badge: use a definition's slug or exact name.`;
+    case 'ambiguous_definition':
+      return `${quoted(problem)} is the name of several badges: use the slug of the one you mean.`;
+    case 'not_a_day':
+      return `${quoted(problem)} is not a real day: check the day and the month, and the date format above.`;
+    case 'date_order':
+      return `${quoted(problem)} could be day/month or month/day: choose the date format above.`;
+    case 'unreadable_date':
+      return `${quoted(problem)} is not a date: write it like 28/02/2026, 2026-02-28 or 28 February 2026.`;
+    case 'future_date':
+      return `${quoted(problem)} is in the future: a badge is dated when it was achieved.`;
+    case 'invalid_url':
+      return `${quoted(problem)} is not a web address (it must start with https:// or http://).`;
+    case 'too_long':
+      return `${columnOf(problem, problem.field === 'recipientName' ? 'The name' : 'The completion key')} is too long (${problem.field === 'recipientName' ? '200' : '255'} characters at most).`;
+    case 'line_break':
+      return `The name in ${columnOf(problem, 'the name column')} has a line break or a tab: write it on one line.`;
+    case 'contains_email':
+      return `The completion key in ${columnOf(problem, 'its column')} holds an email address: use another id (it stays on the credential after an erasure).`;
+    case 'invalid_notify':
+      return `${quoted(problem)} should say yes or no.`;
+    case 'cell_count':
+      return `This row has ${problem.value ?? 'a different number of'} cells, not one per column of the header: check its commas and quotes.`;
+    case 'definition_archived':
+      return 'The badge is archived: it issues no more credentials.';
+    case 'quota_exceeded':
+      return "Your plan's issuing quota is used up: this row was not issued.";
+    default:
+      return `${quoted(problem)} cannot be used.`;
+  }
+}
+
+/** What a preview or result row says beside its class, in the console's words. */
+function rowText(row: ImportRow): string {
+  if (row.problems && row.problems.length > 0) return row.problems.map(problemText).join(' ');
+  if (row.duplicateOf !== undefined) return `Repeats row ${row.duplicateOf} (the same completion key).`;
+  if (row.skippedFor === 'already_issued') return 'Already issued: a credential has this completion key.';
+  if (row.skippedFor === 'already_held') return 'This person already holds this badge, still valid.';
+  if (row.outcome === 'issued' && row.message) return 'The name was not stored: it holds an email address.';
+  return '';
+}
+
+/** A row the registrar should look at: in error, or with a name whose letter was lost. */
+const hasProblem = (row: ImportRow) => row.outcome === 'error' || row.nameWarning !== undefined;
+
 /** What a CSV column can feed, in the order the import reads them. */
 const FIELDS = [
   { key: 'recipientEmail', label: 'Recipient email' },
@@ -546,7 +617,7 @@ function CsvImport({
             Imported: {result.issued} issued, {result.skipped} skipped, {result.errored} with errors.
             {emailed(result)}
           </Alert>
-          <ReportTable report={result} title="Import result" />
+          <ResultTable report={result} />
         </>
       )}
     </section>
@@ -600,6 +671,9 @@ function PreviewTable({
   const totals = new Map<string, number>();
   for (const row of report.rows) totals.set(classOf(row), (totals.get(classOf(row)) ?? 0) + 1);
   const lost = report.rows.filter((row) => row.nameWarning).length;
+  const troubled = report.rows.filter(hasProblem).length;
+  const [onlyProblems, setOnlyProblems] = useState(false);
+  const rows = onlyProblems ? report.rows.filter(hasProblem) : report.rows;
   return (
     <>
       {lost > 0 && (
@@ -619,9 +693,23 @@ function PreviewTable({
       {report.issued === 0 && (
         <Alert kind="info">No row would be issued: fix the rows in error, or choose another mapping.</Alert>
       )}
-      <div class="table-wrap">
+      {troubled > 0 && (
+        <label class="choice">
+          <input
+            type="checkbox"
+            checked={onlyProblems}
+            onChange={(e) => setOnlyProblems((e.currentTarget as HTMLInputElement).checked)}
+          />
+          Show only the {troubled === 1 ? 'row' : `${troubled} rows`} with problems
+        </label>
+      )}
+      {/* Focusable: at phone width the table scrolls sideways, and a keyboard must reach it. */}
+      <div class="table-wrap" tabIndex={0} role="region" aria-label="Preview rows">
         <table class="report">
-          <caption>Preview (nothing issued yet): {report.total} rows</caption>
+          <caption>
+            Preview (nothing issued yet): {report.total} rows
+            {onlyProblems ? `, ${rows.length} with problems shown` : ''}
+          </caption>
           <thead>
             <tr>
               <th scope="col">Row</th>
@@ -633,14 +721,24 @@ function PreviewTable({
             </tr>
           </thead>
           <tbody>
-            {report.rows.map((row) => (
+            {rows.map((row) => (
               <tr key={row.rowNum} class={`row-${row.preview ?? row.outcome}`}>
                 <td>{row.rowNum}</td>
                 <td>{row.nameWarning ? <NameFix row={row} onCorrect={onCorrect} /> : (row.recipientName ?? '—')}</td>
                 <td>{row.definitionName ?? '—'}</td>
                 <td>{row.issuedOn ? formatDay(row.issuedOn) : '—'}</td>
                 <td>{classOf(row)}</td>
-                <td>{row.message ?? ''}</td>
+                <td class="wrap">
+                  {rowText(row)}
+                  {row.skippedFor === 'already_held' && row.credentialId && (
+                    <>
+                      {' '}
+                      <a href={`/console/credentials/${row.credentialId}`}>
+                        Open their credential<span class="visually-hidden"> (row {row.rowNum})</span>
+                      </a>
+                    </>
+                  )}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -691,13 +789,63 @@ function RowsTable({ caption, lines }: { caption: string; lines: ReportLine[] })
   );
 }
 
-function ReportTable({ report, title }: { report: ImportReport; title: string }) {
-  const lines = report.rows.map((row) => ({
-    ...row,
-    row: row.rowNum,
-    outcome: report.dryRun ? (row.preview ?? row.outcome) : row.outcome,
-  }));
-  return <RowsTable caption={`${title}: ${report.total} rows`} lines={lines} />;
+/** An import's result: each row's person and badge, what happened, and a link to the credential. */
+function ResultTable({ report }: { report: ImportReport }) {
+  const troubled = report.rows.filter(hasProblem).length;
+  const [onlyProblems, setOnlyProblems] = useState(false);
+  const rows = onlyProblems ? report.rows.filter(hasProblem) : report.rows;
+  return (
+    <>
+      {troubled > 0 && (
+        <label class="choice">
+          <input
+            type="checkbox"
+            checked={onlyProblems}
+            onChange={(e) => setOnlyProblems((e.currentTarget as HTMLInputElement).checked)}
+          />
+          Show only the {troubled === 1 ? 'row' : `${troubled} rows`} with errors
+        </label>
+      )}
+      <div class="table-wrap" tabIndex={0} role="region" aria-label="Import result rows">
+        <table class="report">
+          <caption>
+            Import result: {report.total} rows{onlyProblems ? `, ${rows.length} with errors shown` : ''}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Row</th>
+              <th scope="col">Name</th>
+              <th scope="col">Badge</th>
+              <th scope="col">Outcome</th>
+              <th scope="col">Details</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={row.rowNum} class={`row-${row.outcome}`}>
+                <td>{row.rowNum}</td>
+                <td class="wrap">{row.recipientName ?? '—'}</td>
+                <td class="wrap">{row.definitionName ?? '—'}</td>
+                <td>{row.outcome}</td>
+                <td class="wrap">
+                  {rowText(row)}
+                  {row.credentialId && (
+                    <>
+                      {' '}
+                      <a href={`/console/credentials/${row.credentialId}`}>
+                        Open the credential
+                        <span class="visually-hidden"> of {row.recipientName ?? `row ${row.rowNum}`}</span>
+                      </a>
+                    </>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
 }
 
 /** A kept batch's report: the entries it did not issue cleanly. */

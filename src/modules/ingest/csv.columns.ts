@@ -24,7 +24,7 @@ export interface ColumnReport {
  * A header as the report shows it: trimmed and bounded. A headerless file's first row would put its
  * cells here, so anything shaped like an email address is withheld.
  */
-function shown(header: string): string {
+export function shownHeader(header: string): string {
   const trimmed = header.trim();
   if (trimmed.includes('@')) return '[redacted]';
   return trimmed.length > HEADER_MAX ? `${trimmed.slice(0, HEADER_MAX)}…` : trimmed;
@@ -65,8 +65,8 @@ export function describeColumns(header: string[], columns: CsvColumns): ColumnRe
   const report: ColumnReport = { recognised: [], ignored: [] };
   header.forEach((name, index) => {
     const field = fields.get(index);
-    if (field !== undefined) report.recognised.push({ header: shown(name), field });
-    else if (report.ignored.length < IGNORED_MAX) report.ignored.push(shown(name));
+    if (field !== undefined) report.recognised.push({ header: shownHeader(name), field });
+    else if (report.ignored.length < IGNORED_MAX) report.ignored.push(shownHeader(name));
   });
   return report;
 }

@@ -114,6 +114,46 @@ const RecognisedColumn = Type.Object({
   }),
 });
 
+const RowProblemSchema = Type.Object({
+  field: Type.String({
+    description:
+      'recipientEmail, recipientName, completionKey, definition, issuedOn, evidenceUrl, notify, quota, or row (the row as a whole).',
+  }),
+  code: Type.Unsafe<string>({
+    type: 'string',
+    enum: [
+      'missing',
+      'invalid_email',
+      'unknown_definition',
+      'ambiguous_definition',
+      'not_a_day',
+      'date_order',
+      'unreadable_date',
+      'future_date',
+      'invalid_url',
+      'too_long',
+      'line_break',
+      'contains_email',
+      'invalid_notify',
+      'invalid_language',
+      'cell_count',
+      'definition_archived',
+      'quota_exceeded',
+    ],
+    description:
+      'What is wrong: date_order is a day/month date whose order must be named (mapping.dateFormat); cell_count: the row has value cells, not as many as the header has columns.',
+  }),
+  value: Nullable(
+    Type.String({
+      description:
+        'The cell as the file gives it, cut to 80 characters; null when empty, or when a cell other than the email holds an email address. In the response only, never stored.',
+    }),
+  ),
+  column: Type.Optional(
+    Nullable(Type.String({ description: 'The header of the column (or "A + B", two columns) the value came from.' })),
+  ),
+});
+
 export const ImportRowReportSchema = Type.Object(
   {
     rowNum: Type.Integer({ description: 'Line number where the row starts; the header is line 1.' }),
@@ -124,17 +164,29 @@ export const ImportRowReportSchema = Type.Object(
     message: Type.Optional(Nullable(Type.String({ description: 'Why a row was skipped or failed; never the email.' }))),
     notification: Type.Optional(NotificationOutcomeSchema),
     recipientName: Type.Optional(
-      Nullable(Type.String({ description: 'Dry run only: the name the row gives (null when none, or not storable).' })),
+      Nullable(Type.String({ description: 'The name the row gives (null when none, or not storable).' })),
     ),
     definitionName: Type.Optional(
-      Nullable(
-        Type.String({ description: "Dry run only: the name of the row's definition (null when none matched)." }),
-      ),
+      Nullable(Type.String({ description: "The name of the row's definition (null when none matched)." })),
     ),
     issuedOn: Type.Optional(
-      Nullable(
-        Type.String({ description: 'Dry run only: the date as read (ISO 8601); null when none or unreadable.' }),
-      ),
+      Nullable(Type.String({ description: 'The date as read (ISO 8601); null when none or unreadable.' })),
+    ),
+    problems: Type.Optional(
+      Type.Array(RowProblemSchema, {
+        description: 'A row in error: each problem of its cells, for a reader to word in its own terms.',
+      }),
+    ),
+    duplicateOf: Type.Optional(
+      Type.Integer({ description: 'A duplicate: the rowNum of the earlier row it repeats (same completion key).' }),
+    ),
+    skippedFor: Type.Optional(
+      Type.Unsafe<'already_issued' | 'already_held'>({
+        type: 'string',
+        enum: ['already_issued', 'already_held'],
+        description:
+          'Skipped: already_issued (the completion key exists) or already_held (the recipient holds a valid credential of the definition, credentialId).',
+      }),
     ),
     nameWarning: Type.Optional(
       Type.String({

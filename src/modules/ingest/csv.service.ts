@@ -8,12 +8,12 @@ import {
   prepareCompletion,
 } from './completion-entry.js';
 import { type ColumnSource, composeName, lostCharacters } from './csv.aliases.js';
-import { type CsvColumns, describeColumns, resolveColumns } from './csv.columns.js';
+import { type CsvColumns, describeColumns, resolveColumns, shownHeader } from './csv.columns.js';
 import { parseCsv } from './csv.parse.js';
 import type { ImportCsvBody, ImportReport } from './csv.schemas.js';
 import { createDateDetector, type DateDetection, type DateFormat, parseDate } from './dates.js';
 import type { DefinitionLookup } from './definition-resolver.js';
-import type { ImportRunner, PreparedEntry } from './import-run.js';
+import type { ImportRunner, PreparedEntry, RowProblem } from './import-run.js';
 
 function defaultsLookup(ctx: IngestContext, defaults: ImportCsvBody['defaults']): DefinitionLookup {
   if (defaults?.definitionId !== undefined) {
@@ -70,6 +70,11 @@ function shownOf(fields: CompletionFields, lookup: DefinitionLookup, options: Ro
   };
 }
 
+/** What a row shows: the name's warning only in the preview, where it can still be corrected. */
+function shownIn({ nameWarning, ...row }: RowShown, dryRun: boolean): RowShown {
+  return dryRun && nameWarning !== undefined ? { ...row, nameWarning } : row;
+}
+
 const LOST_CHARACTERS =
   'The name has a "?" where a letter was probably lost when the file was saved in a code page without it (Windows-1252 has no ễ, ł or ă): correct the name, or save the file as CSV UTF-8.';
 
@@ -117,22 +122,69 @@ async function dateFormatOf(
   return { used: detection.detected, detection };
 }
 
+/** The columns a field of a row was read from (a name may come from two), as the file names them. */
+function columnsOf(field: string, header: string[], columns: CsvColumns, cell: (source: ColumnSource) => string) {
+  const named = (...sources: ColumnSource[]) => {
+    const headers = sources.flatMap((source) => {
+      const index = columns[source];
+      return index === undefined ? [] : [shownHeader(header[index] ?? '')];
+    });
+    return headers.length === 0 ? null : headers.join(' + ');
+  };
+  switch (field) {
+    case 'recipientName':
+      if (columns.recipientName !== undefined) return named('recipientName');
+      if (columns.sortName !== undefined) return named('sortName');
+      return named(columns.preferredName !== undefined ? 'preferredName' : 'givenName', 'familyName');
+    case 'completionKey':
+      return cell('completionKey') !== '' || columns.learnerRef === undefined
+        ? named('completionKey')
+        : named('learnerRef');
+    case 'definition':
+      if (cell('definitionId') !== '') return named('definitionId');
+      return cell('definitionRef') !== '' ? named('definitionRef') : null;
+    default:
+      return named(field as ColumnSource);
+  }
+}
+
+/**
+ * The problems of a row in error as the report lists them, each with the column it came from. A
+ * row naming no definition, in a file without defaults, is missing one rather than naming a wrong one.
+ */
+function locatedProblems(
+  problems: RowProblem[],
+  header: string[],
+  columns: CsvColumns,
+  cell: (source: ColumnSource) => string,
+  defaults: DefinitionLookup,
+): RowProblem[] {
+  return problems.map((problem) => {
+    const column = columnsOf(problem.field, header, columns, cell);
+    if (problem.field !== 'definition') return { ...problem, column };
+    const value = cell('definitionId') || cell('definitionRef');
+    if (value === '') return { ...problem, column, value: null, ...('problem' in defaults ? { code: 'missing' } : {}) };
+    return { ...problem, column, value: value.includes('@') ? null : value.slice(0, 80) };
+  });
+}
+
 function prepareRow(
   ctx: IngestContext,
-  width: number,
+  header: string[],
   cells: string[],
   columns: CsvColumns,
   defaults: DefinitionLookup,
   options: RowOptions,
-  shown: RowShown[] | null,
+  shown: RowShown[],
   correctedName: string | undefined,
 ): PreparedEntry {
-  if (cells.length !== width) {
-    shown?.push(NOTHING_SHOWN);
+  if (cells.length !== header.length) {
+    shown.push(NOTHING_SHOWN);
     return {
       kind: 'error',
-      message: `the row has ${cells.length} cells but the header has ${width} columns`,
+      message: `the row has ${cells.length} cells but the header has ${header.length} columns`,
       completionKey: null,
+      problems: [{ field: 'row', code: 'cell_count', value: String(cells.length), column: null }],
     };
   }
   const cell = (source: ColumnSource) => cellOf(cells, columns[source]);
@@ -146,8 +198,10 @@ function prepareRow(
     notify: cell('notify'),
     language: cell('language'),
   };
-  shown?.push(shownOf(fields, lookup, options));
-  return prepareCompletion(ctx, fields, lookup, { dateField: 'issuedOn', ...options });
+  shown.push(shownOf(fields, lookup, options));
+  const entry = prepareCompletion(ctx, fields, lookup, { dateField: 'issuedOn', ...options });
+  if (entry.kind !== 'error' || !entry.problems) return entry;
+  return { ...entry, problems: locatedProblems(entry.problems, header, columns, cell, defaults) };
 }
 
 /** CSV import: parse, map columns, validate every row, then issue (or preview) in batches. */
@@ -174,7 +228,8 @@ export function createCsvImportService(
       let columns: CsvColumns = {};
       const entries: PreparedEntry[] = [];
       const lines: number[] = [];
-      const shown: RowShown[] | null = dryRun ? [] : null;
+      // What each row shows (its name, definition, date), in the preview and the import's result alike.
+      const shown: RowShown[] = [];
       const corrected = new Map(body.nameCorrections?.map((fix) => [fix.rowNum, fix.recipientName.trim()]));
       await parseCsv(body.csv, {
         header(cells) {
@@ -183,9 +238,7 @@ export function createCsvImportService(
         },
         row(cells, line) {
           lines.push(line);
-          entries.push(
-            prepareRow(ctx, header.length, cells, columns, defaults, rowOptions, shown, corrected.get(line)),
-          );
+          entries.push(prepareRow(ctx, header, cells, columns, defaults, rowOptions, shown, corrected.get(line)));
         },
       });
       const lineOf = (index: number) => lines[index] as number;
@@ -216,7 +269,10 @@ export function createCsvImportService(
           credentialId: entry.credentialId,
           message: entry.message,
           ...(entry.notification ? { notification: entry.notification } : {}),
-          ...(shown === null ? {} : (shown[index] as RowShown)),
+          ...(entry.problems ? { problems: entry.problems } : {}),
+          ...(entry.duplicateOf === undefined ? {} : { duplicateOf: lineOf(entry.duplicateOf) }),
+          ...(entry.skippedFor ? { skippedFor: entry.skippedFor } : {}),
+          ...shownIn(shown[index] as RowShown, dryRun),
         })),
       };
     },

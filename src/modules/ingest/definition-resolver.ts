@@ -1,7 +1,13 @@
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 
 /** A reference resolved to a definition, or why it resolves to none. */
-export type DefinitionLookup = { definition: DefinitionRow } | { problem: string };
+export type DefinitionLookup =
+  | { definition: DefinitionRow }
+  | {
+      problem: string;
+      /** Why, for a report's problems: the reference names several definitions, or matches none. */
+      ambiguous?: boolean;
+    };
 
 /**
  * The definition a name means: the one definition of that name, else the one of them that is not
@@ -48,7 +54,10 @@ export function createDefinitionResolver(rows: DefinitionRow[]) {
         .map((row) => row.slug)
         .sort()
         .join(', ');
-      return { problem: `${label} names ${found.length} definitions; give one of their slugs instead: ${slugs}` };
+      return {
+        problem: `${label} names ${found.length} definitions; give one of their slugs instead: ${slugs}`,
+        ambiguous: true,
+      };
     },
     /** A definitionMap value: an id or a slug. */
     byIdOrSlug: (value: string) => byId.get(value.trim()) ?? bySlug.get(value.trim()),

@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
-import type { BatchIssuance, BatchItem, BatchOutcome } from '../credentials/issuance.batch.js';
+import type { BatchError, BatchIssuance, BatchItem, BatchOutcome } from '../credentials/issuance.batch.js';
 import { heldKey, type IssuanceService, NAME_DROPPED_MESSAGE, storableName } from '../credentials/issuance.service.js';
 import type {
   NotificationOutcome,
@@ -10,6 +10,36 @@ import type {
 } from '../notifications/notifications.service.js';
 import { createImportBatchRepository } from './import-batches.repository.js';
 
+/** What is wrong with a field of an entry, for a reader to word (the message is the API's wording). */
+export type RowProblemCode =
+  | 'missing'
+  | 'invalid_email'
+  | 'unknown_definition'
+  | 'ambiguous_definition'
+  | 'not_a_day'
+  | 'date_order'
+  | 'unreadable_date'
+  | 'future_date'
+  | 'invalid_url'
+  | 'too_long'
+  | 'line_break'
+  | 'contains_email'
+  | 'invalid_notify'
+  | 'invalid_language'
+  | 'cell_count'
+  | 'definition_archived'
+  | 'quota_exceeded';
+
+export interface RowProblem {
+  /** The field (recipientEmail, definition, issuedOn, completionKey, …). */
+  field: string;
+  code: RowProblemCode;
+  /** The value as sent, cut short; null when there is none or it may not be echoed. */
+  value: string | null;
+  /** CSV only: the header of the column (or columns) the value came from; null when none did. */
+  column?: string | null;
+}
+
 /**
  * A CSV row or connector record after validation: something to issue, a credential the recipient
  * already holds (an entry without its own key, design.md §4 CSV import), or why not.
@@ -17,7 +47,7 @@ import { createImportBatchRepository } from './import-batches.repository.js';
 export type PreparedEntry =
   | { kind: 'issue'; item: BatchItem; ownKey: boolean; notifyTo: string | null }
   | { kind: 'held'; credentialId: string }
-  | { kind: 'skip' | 'error'; message: string; completionKey: string | null };
+  | { kind: 'skip' | 'error'; message: string; completionKey: string | null; problems?: RowProblem[] };
 
 /** What a run does with an entry (a dry run: what the real run would do). */
 export type EntryOutcome = 'issued' | 'skipped' | 'error';
@@ -33,6 +63,12 @@ export interface EntryReport {
   message: string | null;
   /** Set when a new credential's earner is to be told: queued, or off (no SMTP server). */
   notification?: NotificationOutcome;
+  /** An entry in error: each problem of its fields (the message joins their API wording). */
+  problems?: RowProblem[];
+  /** A duplicate: the index of the entry it repeats. */
+  duplicateOf?: number;
+  /** Not issued because of the credential (this key's, or one the recipient holds): why. */
+  skippedFor?: 'already_issued' | 'already_held';
 }
 
 export interface ImportRunOptions {
@@ -115,17 +151,31 @@ function batchReport(
   switch (result.class) {
     case 'new':
       return report('issued', preview('new'), { completionKey, credentialId, message: null });
-    case 'error':
-      return report('error', preview('error'), { completionKey, credentialId, message: result.error });
+    case 'error': {
+      const code = result.error as BatchError;
+      const field = code === 'quota_exceeded' ? 'quota' : 'definition';
+      return report('error', preview('error'), {
+        completionKey,
+        credentialId,
+        message: code,
+        problems: [{ field, code, value: null }],
+      });
+    }
     case 'duplicate': {
-      const first = options.label(positions[result.duplicateOf as number] as number);
-      return report('skipped', preview('duplicate'), { completionKey, credentialId, message: `duplicate of ${first}` });
+      const duplicateOf = positions[result.duplicateOf as number] as number;
+      return report('skipped', preview('duplicate'), {
+        completionKey,
+        credentialId,
+        message: `duplicate of ${options.label(duplicateOf)}`,
+        duplicateOf,
+      });
     }
     case 'already_issued':
       return report('skipped', preview('already_issued'), {
         completionKey,
         credentialId,
         message: ALREADY_ISSUED_MESSAGE,
+        skippedFor: 'already_issued',
       });
   }
 }
@@ -138,6 +188,7 @@ function preparedReport(entry: Exclude<PreparedEntry, { kind: 'issue' }>, dryRun
         completionKey: null,
         credentialId: entry.credentialId,
         message: heldMessage(entry.credentialId),
+        skippedFor: 'already_held',
       });
     case 'skip':
       // Only connectors skip records, and they have no dry run.
@@ -151,6 +202,7 @@ function preparedReport(entry: Exclude<PreparedEntry, { kind: 'issue' }>, dryRun
         completionKey: entry.completionKey,
         credentialId: null,
         message: entry.message,
+        ...(entry.problems ? { problems: entry.problems } : {}),
       });
   }
 }
