@@ -67,8 +67,20 @@ describe.each(dialects)('console sign-in with the organisation’s login in a br
     await owner.getByRole('heading', { name: 'Sign-in', level: 1 }).waitFor();
     await owner.getByRole('heading', { name: 'Set up a provider' }).waitFor();
     await expectAccessible(owner, 'sign-in settings, empty');
+    // Issue 46: the redirect URI to register at the provider is shown before anything is saved.
+    await owner.getByRole('heading', { name: 'First, at your provider' }).waitFor();
+    await owner.getByText(`${base}/sso/callback`).waitFor();
 
     await owner.getByLabel('Provider name').fill('Staff Login');
+    // An http:// address is flagged as it is typed, and a provider that is not there is refused in words.
+    await owner.getByLabel('Issuer URL').fill('http://127.0.0.1:9/');
+    await owner.getByText('This address starts with http://').waitFor();
+    await owner.getByLabel('Client ID').fill(CLIENT_ID);
+    await owner.getByLabel('Client secret').fill(CLIENT_SECRET);
+    await owner.getByRole('button', { name: 'Save' }).click();
+    await owner.getByRole('alert').getByText('No sign-in provider answered at that address').waitFor();
+    expect(await owner.getByRole('alert').textContent()).not.toContain('body/issuerUrl');
+    await expectAccessible(owner, 'sign-in settings, refused');
     await owner.getByLabel('Issuer URL').fill(provider.issuer);
     await owner.getByLabel('Client ID').fill(CLIENT_ID);
     await owner.getByLabel('Client secret').fill(CLIENT_SECRET);
@@ -102,6 +114,36 @@ describe.each(dialects)('console sign-in with the organisation’s login in a br
     await throughProvider(page, `someone@${DOMAIN}`);
     await page.getByText(`someone@${DOMAIN} (viewer)`).waitFor();
     await page.context().close();
+  });
+
+  it('offers the organisation’s login on the plain login page: the one this browser signed in to, or one named (issue 46)', async () => {
+    // A browser that signed in before (here through the provider) is offered its organisation's login.
+    const returning = await loginLink();
+    await throughProvider(returning, `returning@${DOMAIN}`);
+    await returning.getByText(`returning@${DOMAIN} (viewer)`).waitFor();
+    await returning.getByRole('button', { name: 'Sign out' }).click();
+    await returning.goto(`${base}/console/login`);
+    await returning.getByRole('button', { name: 'Sign in with Staff Login' }).waitFor();
+    await expectAccessible(returning, 'plain login, remembered organisation');
+    await returning.getByRole('button', { name: 'Not your organisation? Forget it on this browser' }).click();
+    await expect.poll(() => returning.getByRole('button', { name: 'Sign in with Staff Login' }).count()).toBe(0);
+    await returning.context().close();
+
+    // A new browser names its organisation by its web address.
+    const fresh = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+    watched.push(watchProblems(fresh));
+    await fresh.goto(`${base}/console/login`);
+    expect(await fresh.getByRole('button', { name: 'Sign in with Staff Login' }).count()).toBe(0);
+    await fresh.getByText("Sign in with your organisation's login").click();
+    await fresh.getByLabel("Your organisation's web address").fill('no-such-college');
+    await fresh.getByRole('button', { name: 'Find its login' }).click();
+    await fresh.getByText('No organisation login is set up for “no-such-college”.').waitFor();
+    await fresh.getByLabel("Your organisation's web address").fill(`${base}/v1/issuers/${issuer.slug}`);
+    await fresh.getByRole('button', { name: 'Find its login' }).click();
+    await fresh.getByRole('button', { name: 'Sign in with Staff Login' }).waitFor();
+    await expectAccessible(fresh, 'login, organisation named, 390 px');
+    expect(await fresh.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await fresh.context().close();
   });
 
   it('refuses anyone else, and an answer whose state is not the browser’s flow, with a message on the login page', async () => {
@@ -146,5 +188,45 @@ describe.each(dialects)('console sign-in with the organisation’s login in a br
     await page.getByRole('alert').getByText('signs in with its own login').waitFor();
     await page.context().close();
     expect(watched.flat()).toEqual([]);
+  });
+});
+
+describe.each(dialects)('the sign-in settings outside development on %s (issue 46)', (dialect) => {
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    ({ t, base } = await startConsoleApp(dialect, { env: { WEBHOOK_ALLOW_PRIVATE: 'false' } }));
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('refuses an http provider in words, not with the pattern the request broke', async () => {
+    const issuer = await t.issuer({ name: 'Strict College' });
+    const email = (await consoleUser(t.app, issuer.id, 'owner', `strict-${dialect}@college.example`)).email;
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    const problems = watchProblems(page);
+    await page.goto(`${base}/console/login`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    await page.goto(`${base}/console/sign-in-settings`);
+    await page.getByLabel('Provider name').fill('Staff Login');
+    await page.getByLabel('Issuer URL').fill('http://login.college.example/');
+    await page.getByLabel('Client ID').fill(CLIENT_ID);
+    await page.getByLabel('Client secret').fill(CLIENT_SECRET);
+    await page.getByRole('button', { name: 'Save' }).click();
+    const alert = page.getByRole('alert');
+    await alert.getByText("it must be your provider's https:// address").waitFor();
+    expect(await alert.textContent()).not.toMatch(/pattern|body\//);
+    await expectAccessible(page, 'sign-in settings, http refused');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expectAccessible(page, 'sign-in settings, http refused, 390 px');
+    expect(problems).toEqual([]);
   });
 });

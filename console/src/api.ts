@@ -27,6 +27,20 @@ api.use({
   },
 });
 
+const PROFILE_PATH = '/api/v1/issuer/me';
+
+/** A saved profile renames the issuer in the session too, so the header shows the new name at once. */
+api.use({
+  async onResponse({ request, response }) {
+    const session = getSession();
+    if (session && request.method === 'PATCH' && response.ok && new URL(request.url).pathname === PROFILE_PATH) {
+      const { name, slug } = (await response.clone().json()) as { name: string; slug: string };
+      setSession({ ...session, user: { ...session.user, issuer: { ...session.user.issuer, name, slug } } });
+    }
+    return response;
+  },
+});
+
 /** The message of an Error body (`{error, message, issues?}`), for an alert. */
 export function problem(error: unknown, fallback = 'Something went wrong. Try again.'): string {
   if (error && typeof error === 'object') {

@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { signOut } from './api';
+import { rememberIssuer } from './pages/login';
 import { type ConsoleUser, can } from './session';
 
 const NAV: { href: string; label: string; needs?: 'issue' | 'own' }[] = [
@@ -28,6 +29,8 @@ export function Layout({ user, children }: { user: ConsoleUser; children: Compon
   useEffect(() => {
     main.current?.focus({ preventScroll: true });
   }, [path]);
+  // The plain login page of this browser offers this organisation's own login next time (SSO too).
+  useEffect(() => rememberIssuer(user.issuer.slug), [user.issuer.slug]);
   const links = NAV.filter((item) => !item.needs || can(user, item.needs));
   return (
     <>

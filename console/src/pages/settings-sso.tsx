@@ -6,6 +6,23 @@ import { can, useSession } from '../session';
 import { Alert, ConfirmDialog, Field, inputValue, ReadOnlyNotice } from '../ui';
 
 type Settings = components['schemas']['SsoSettings'];
+type Links = components['schemas']['SsoLinks'];
+
+/**
+ * A refused save in words for the owner: the API's refusal of an http (or private) issuer URL is a
+ * pattern or a rule, which says nothing to someone copying an address from their provider.
+ */
+function refusalOf(failure: unknown): string {
+  const body = failure as { issues?: { path?: string; message?: string }[] } | undefined;
+  const issue = body?.issues?.find((found) => found.path === '/issuerUrl');
+  if (issue?.message?.includes('OpenID Connect issuer')) {
+    return 'No sign-in provider answered at that address. Check the issuer URL in your provider’s app registration (its /.well-known/openid-configuration must name it), and that the provider is reachable from this service.';
+  }
+  if (issue) {
+    return "The issuer URL was refused: it must be your provider's https:// address on the public internet (http:// and private addresses are taken only on a development set-up). Copy it from your provider's app registration.";
+  }
+  return problem(failure);
+}
 
 /** Sign-in settings: the issuer's own login (OpenID Connect) for its staff. */
 export function SignInSettingsPage() {
@@ -30,6 +47,8 @@ export function SsoSettings() {
   const [allowedDomain, setAllowedDomain] = useState('');
   const [passwordSignIn, setPasswordSignIn] = useState(true);
   const [confirmRemove, setConfirmRemove] = useState(false);
+  const [links, setLinks] = useState<Links | null>(null);
+  const [saveError, setSaveError] = useState<string | null>(null);
   const { busy, error, notice, submit } = useSubmission();
 
   function show(settings: Settings | null) {
@@ -51,6 +70,8 @@ export function SsoSettings() {
 
   useEffect(() => {
     load();
+    // The redirect URI is registered at the provider before the form can be saved (discovery checks the client).
+    api.GET('/api/v1/sso/links').then(({ data }) => setLinks(data ?? null));
   }, []);
 
   async function save(event: Event) {
@@ -64,9 +85,11 @@ export function SsoSettings() {
       passwordSignIn,
     };
     let saved: Settings | undefined;
+    setSaveError(null);
     const done = await submit(async () => {
       const result = await api.PUT('/api/v1/sso/settings', { body });
       saved = result.data;
+      if (result.error) setSaveError(refusalOf(result.error));
       return result;
     }, 'Saved. Staff can now sign in with their organisation’s login.');
     if (done && saved) show(saved);
@@ -79,6 +102,7 @@ export function SsoSettings() {
     }
   }
 
+  const insecure = /^http:\/\//i.test(issuerUrl.trim());
   if (readError) return <Alert>{readError}</Alert>;
   if (current === undefined) return <p class="loading">Loading…</p>;
   return (
@@ -88,15 +112,23 @@ export function SsoSettings() {
         Connect provider). Invited staff keep their role; anyone with a verified address of the domain you name gets in
         as a viewer. Nobody else gets in.
       </p>
-      {current && (
+      {(current ?? links) && (
         <section class="panel" aria-labelledby="sso-links">
-          <h2 id="sso-links">At your provider and for your staff</h2>
-          <p>
-            Register this redirect URI at {current.providerName}: <code>{current.redirectUri}</code>
-          </p>
+          <h2 id="sso-links">{current ? 'At your provider and for your staff' : 'First, at your provider'}</h2>
           <p class="wrap">
-            Staff sign in at <a href={current.signInUrl}>{current.signInUrl}</a>
+            Register this redirect URI {current ? `at ${current.providerName}` : 'in your provider’s app registration'}:{' '}
+            <code>{(current ?? links)?.redirectUri}</code>
           </p>
+          {current ? (
+            <p class="wrap">
+              Staff sign in at <a href={current.signInUrl}>{current.signInUrl}</a>
+            </p>
+          ) : (
+            <p>
+              Then copy its issuer URL, client ID and client secret into the form below. Saving checks them with the
+              provider at once.
+            </p>
+          )}
         </section>
       )}
       <form class="panel" onSubmit={save} aria-labelledby="sso-form">
@@ -116,11 +148,17 @@ export function SsoSettings() {
             id="sso-issuer"
             type="url"
             required
-            aria-describedby="sso-issuer-hint"
+            aria-describedby={insecure ? 'sso-issuer-hint sso-issuer-http' : 'sso-issuer-hint'}
             value={issuerUrl}
             onInput={(e) => setIssuerUrl(inputValue(e))}
           />
         </Field>
+        {insecure && (
+          <p id="sso-issuer-http" class="hint">
+            This address starts with http://: staff sign-ins would travel unencrypted, so it is refused outside a
+            development set-up. Use your provider's https:// address.
+          </p>
+        )}
         <Field label="Client ID" id="sso-client">
           <input id="sso-client" required value={clientId} onInput={(e) => setClientId(inputValue(e))} />
         </Field>
@@ -173,7 +211,7 @@ export function SsoSettings() {
             </button>
           )}
         </div>
-        {error && <Alert>{error}</Alert>}
+        {error && <Alert>{saveError ?? error}</Alert>}
         {notice && <Alert kind="success">{notice}</Alert>}
       </form>
       {confirmRemove && current && (

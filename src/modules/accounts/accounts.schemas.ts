@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { DateTime, Email, Nullable, StringEnum } from '../../core/schemas.js';
 import { ROLES } from './accounts.service.js';
 import { PASSWORD_MAX, PASSWORD_MIN } from './passwords.js';
-import { SsoSettingsSchema } from './sso.schemas.js';
+import { SsoLinksSchema, SsoSettingsSchema } from './sso.schemas.js';
 
 export const Role = StringEnum(ROLES, {
   description: 'owner: everything; issuer: definitions, issuing, imports, revocation, pathways; viewer: read only',
@@ -73,4 +73,4 @@ export const InvitedUser = Type.Object({
 
 export const ChangeRoleBody = Type.Object({ role: Role }, { additionalProperties: false });
 
-export const accountSchemas = [SessionUserSchema, SessionSchema, TeamMemberSchema, SsoSettingsSchema];
+export const accountSchemas = [SessionUserSchema, SessionSchema, TeamMemberSchema, SsoSettingsSchema, SsoLinksSchema];

@@ -4,7 +4,14 @@ import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorResponses, keyedErrors, openErrors } from '../../core/schemas.js';
 import type { SignedIn } from './session.types.js';
-import { SsoCallbackQuery, SsoLoginOptions, SsoSettingsSchema, SsoSlugParams, ssoSettingsBody } from './sso.schemas.js';
+import {
+  SsoCallbackQuery,
+  SsoLinksSchema,
+  SsoLoginOptions,
+  SsoSettingsSchema,
+  SsoSlugParams,
+  ssoSettingsBody,
+} from './sso.schemas.js';
 import { CALLBACK_PATH, FLOW_COOKIE, FLOW_SECONDS, type SsoRefusal, START_PATH } from './sso.service.js';
 
 const TAGS = ['Console'];
@@ -54,6 +61,22 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (request) => sso.settings(request.issuerId()),
+  );
+
+  app.get(
+    '/api/v1/sso/links',
+    {
+      config: { auth: 'session', role: 'owner' },
+      schema: {
+        operationId: 'getSsoLinks',
+        tags: TAGS,
+        summary: 'The redirect URI to register at a provider and the staff sign-in link (owner)',
+        description:
+          'Answered before any provider is set up, so the owner can register the redirect URI at the provider first.',
+        response: { 200: Type.Ref(SsoLinksSchema), ...errorResponses(...keyedErrors) },
+      },
+    },
+    async (request) => sso.links(request.issuerId()),
   );
 
   app.put(

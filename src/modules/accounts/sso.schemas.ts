@@ -23,6 +23,14 @@ export const SsoSettingsSchema = Type.Object(
   { $id: 'SsoSettings', description: 'The client secret is never returned.' },
 );
 
+export const SsoLinksSchema = Type.Object(
+  {
+    redirectUri: Type.String({ description: 'The redirect URI to register at the provider (before or after set-up).' }),
+    signInUrl: Type.String({ description: 'The login page that shows the provider once it is set up.' }),
+  },
+  { $id: 'SsoLinks' },
+);
+
 /** PUT body; `allowHttp` (WEBHOOK_ALLOW_PRIVATE, development and tests) takes an http issuer too. */
 export function ssoSettingsBody(allowHttp: boolean) {
   return Type.Object(

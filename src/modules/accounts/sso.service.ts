@@ -221,16 +221,23 @@ export function createSsoService(
     return found;
   }
 
+  /** What the owner registers at the provider and shares with staff; the same before any provider is set up. */
+  async function links(issuerId: string) {
+    const issuer = await deps.issuers.getIssuer(issuerId);
+    return {
+      redirectUri,
+      signInUrl: `${core.config.publicBaseUrl}/console/login?issuer=${encodeURIComponent(issuer.slug)}`,
+    };
+  }
+
   async function view(row: SsoRow) {
-    const issuer = await deps.issuers.getIssuer(row.issuer_id);
     return {
       providerName: row.provider_name,
       issuerUrl: row.issuer_url,
       clientId: row.client_id,
       allowedDomain: row.allowed_domain,
       passwordSignIn: row.password_sign_in === 1,
-      redirectUri,
-      signInUrl: `${core.config.publicBaseUrl}/console/login?issuer=${encodeURIComponent(issuer.slug)}`,
+      ...(await links(row.issuer_id)),
       updatedAt: row.updated_at,
     };
   }
@@ -254,6 +261,7 @@ export function createSsoService(
 
   return {
     redirectUri,
+    links,
 
     async settings(issuerId: string) {
       const row = await repo.get(issuerId);
