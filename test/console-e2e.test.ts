@@ -211,11 +211,13 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
 
   it('revokes a credential with a reason, audited as the signed-in user', async () => {
     await page.goto(`${base}/console/credentials/${credentialId}`);
-    await page.getByRole('heading', { name: 'Credential console-e2e-1' }).waitFor();
+    // Titled by the badge and the earner (issue 46); the completion key is one of the facts.
+    await page.getByRole('heading', { name: 'Console Badge for Ada Earner' }).waitFor();
+    await page.getByText('console-e2e-1', { exact: true }).waitFor();
     await expectAccessible(page, 'credential detail');
     await page.getByRole('button', { name: 'Revoke' }).click();
     // One click only asks: the dialog needs a reason before it revokes.
-    const dialog = page.getByRole('alertdialog', { name: 'Revoke credential console-e2e-1?' });
+    const dialog = page.getByRole('alertdialog', { name: 'Revoke Console Badge for Ada Earner?' });
     await dialog.waitFor();
     expect(await dialog.getByRole('button', { name: 'Revoke credential' }).isDisabled()).toBe(true);
     await expectAccessible(page, 'revoke dialog');
@@ -247,7 +249,7 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
     await page.getByRole('button', { name: 'Search' }).click();
     await expect.poll(() => page.locator('tbody tr td:nth-child(4)').allTextContents()).toEqual(['console-e2e-1']);
     await page.getByRole('link', { name: /\d{4}/ }).first().click();
-    await page.getByRole('heading', { name: 'Credential console-e2e-1' }).waitFor();
+    await page.getByRole('heading', { name: 'Console Badge for Ada Earner' }).waitFor();
   });
 
   it('draws the dashboard with the issuance numbers of the flow above', async () => {
@@ -620,7 +622,10 @@ describe.each(dialects)('web console in a browser on %s', (dialect) => {
       });
       const id = issued.json().credentialId as string;
       await viewer.goto(`${base}/console/credentials/${id}`);
-      await viewer.getByRole('heading', { name: 'Credential viewer-sees-this' }).waitFor();
+      await viewer.getByRole('heading', { name: 'Console Badge for an earner without a name' }).waitFor();
+      await viewer.getByText('viewer-sees-this', { exact: true }).waitFor();
+      // Issue 46: the credential detail fits a phone; the page never scrolls sideways.
+      expect(await viewer.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
       await expectAccessible(viewer, 'credential detail (viewer, phone)');
       expect(await viewer.getByRole('button', { name: 'Revoke' }).count()).toBe(0);
       expect(await viewer.getByRole('button', { name: 'Reissue' }).count()).toBe(0);

@@ -128,9 +128,10 @@ describe.each(dialects)('console expiry, renewal and archive confirmation on %s'
     const renewed = await credentialByKey('exp-1#reissue-1');
     expect(renewed.status).toBe('valid');
     await page.getByRole('link', { name: 'Open the new credential' }).click();
-    await page.getByRole('heading', { name: 'Credential exp-1#reissue-1' }).waitFor();
+    await page.getByText('exp-1#reissue-1', { exact: true }).waitFor();
+    await page.getByRole('heading', { name: 'Forklift Safety for Ada Lovelace' }).waitFor();
     await page.getByRole('link', { name: 'The earlier credential' }).click();
-    await page.getByRole('heading', { name: 'Credential exp-1', exact: true }).waitFor();
+    await page.getByText('exp-1', { exact: true }).waitFor();
     await page.getByText('(Replaced by a newer credential)').waitFor();
     await page.getByRole('link', { name: 'The newer credential' }).waitFor();
     expect(await page.getByRole('button', { name: 'Renew' }).count()).toBe(0);
@@ -168,10 +169,11 @@ describe.each(dialects)('console expiry, renewal and archive confirmation on %s'
   it('renews from the credential page after a confirmation, shows the delivery status and names the actor', async () => {
     const grace = await credentialByKey('exp-3');
     await page.goto(`${base}/console/credentials/${grace.id}`);
-    await page.getByRole('heading', { name: 'Credential exp-3' }).waitFor();
+    await page.getByRole('heading', { name: 'Forklift Safety for Grace Hopper' }).waitFor();
+    await page.getByText('exp-3', { exact: true }).waitFor();
     await page.getByText('No email was sent to the earner.').waitFor();
     await page.getByRole('button', { name: 'Renew' }).click();
-    const dialog = page.getByRole('alertdialog', { name: 'Renew credential exp-3?' });
+    const dialog = page.getByRole('alertdialog', { name: 'Renew Forklift Safety for Grace Hopper?' });
     await dialog.waitFor();
     await expectAccessible(page, 'renew dialog');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
@@ -180,7 +182,7 @@ describe.each(dialects)('console expiry, renewal and archive confirmation on %s'
     await dialog.getByRole('button', { name: 'Renew credential' }).click();
     await page.getByText('Renewed.').waitFor();
     await page.getByRole('link', { name: 'The newer credential' }).click();
-    await page.getByRole('heading', { name: 'Credential exp-3#reissue-1' }).waitFor();
+    await page.getByText('exp-3#reissue-1', { exact: true }).waitFor();
     await expect
       .poll(() => page.locator('.timeline li').allTextContents())
       .toEqual([expect.stringContaining(`credential.reissued by ${OWNER}`)]);
@@ -233,7 +235,9 @@ describe.each(dialects)('console expiry, renewal and archive confirmation on %s'
     expect(await viewer.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     const fresh = await credentialByKey('exp-3#reissue-1');
     await viewer.goto(`${base}/console/credentials/${fresh.id}`);
-    await viewer.getByRole('heading', { name: 'Credential exp-3#reissue-1' }).waitFor();
+    await viewer.getByText('exp-3#reissue-1', { exact: true }).waitFor();
+    await viewer.getByRole('heading', { name: 'Forklift Safety for Grace Hopper' }).waitFor();
+    expect(await viewer.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     expect(await viewer.getByRole('button', { name: /Renew|Reissue/ }).count()).toBe(0);
     await viewer.goto(`${base}/console/definitions`);
     await viewer.getByRole('heading', { name: 'Definitions' }).waitFor();

@@ -129,7 +129,7 @@ describe.each(dialects)('console roster import on %s', (dialect) => {
     expect(await messages()).toEqual([
       '',
       '“grace.college.example” in Email Address is not an email address.',
-      '“WELD9” in Course Code matches no badge: use a definition\'s slug or exact name.',
+      "“WELD9” in Course Code matches no badge: use a definition's slug or exact name.",
       '“31/02/2026” in Date Achieved is not a real day: check the day and the month, and the date format above.',
       '',
     ]);
@@ -152,11 +152,9 @@ describe.each(dialects)('console roster import on %s', (dialect) => {
     expect(await result.locator('tbody tr td:nth-child(3)').first().textContent()).toBe('Welding level 1');
     await result.getByRole('link', { name: 'Open the credential of Ada Lovelace' }).waitFor();
     await page.getByLabel('Show only the 3 rows with errors').check();
-    await expect.poll(() => result.locator('tbody tr td:nth-child(2)').allTextContents()).toEqual([
-      'Grace Hopper',
-      'Emmy Noether',
-      'Marie Curie',
-    ]);
+    await expect
+      .poll(() => result.locator('tbody tr td:nth-child(2)').allTextContents())
+      .toEqual(['Grace Hopper', 'Emmy Noether', 'Marie Curie']);
     await expectAccessible(page, 'import result');
     await page.setViewportSize({ width: 390, height: 844 });
     await expectAccessible(page, 'import result at 390 px');

@@ -41,7 +41,7 @@ function auditQuery(filters: Filters) {
 }
 
 /**
- * Each record names the hash of the one before it in its stripe: the page checks that the
+ * Each record names the hash of the one before it in its strand (the API's stripe): the page checks that the
  * records it shows link up, and asks the service to recompute every chain (`audit verify`).
  */
 function chainBreaks(records: AuditRecord[]): number {
@@ -121,16 +121,22 @@ export function AuditPage() {
             <Alert kind="success">Chain verified: {report.records} records recompute and end at their heads.</Alert>
           ) : (
             <Alert>
-              Chain broken at stripe {report.brokenAt?.stripe}, seq {report.brokenAt?.seq}: {report.brokenAt?.reason}
+              Chain broken in strand {(report.brokenAt?.stripe ?? 0) + 1}, at record {report.brokenAt?.seq}:{' '}
+              {report.brokenAt?.reason}
             </Alert>
           ))}
         {head && (
           <>
-            <p>Head taken {formatDate(head.takenAt)}:</p>
+            <p>
+              The log is written in {head.stripes.length === 1 ? 'one strand' : `${head.stripes.length} strands`}{' '}
+              (parallel chains, so busy hours do not queue on one). Their last records, taken {formatDate(head.takenAt)}
+              :
+            </p>
             <ul class="links">
               {head.stripes.map((stripe) => (
                 <li key={stripe.stripe}>
-                  Stripe {stripe.stripe}: {stripe.count} records, head <code>{stripe.hash}</code>
+                  Strand {stripe.stripe + 1}: {stripe.count} {stripe.count === 1 ? 'record' : 'records'}, ending in{' '}
+                  <code class="wrap">{stripe.hash}</code>
                 </li>
               ))}
             </ul>

@@ -47,7 +47,10 @@ export function CredentialDetailPage() {
   const [reason, setReason] = useState('');
   const [confirming, setConfirming] = useState(false);
   const [confirmingRenewal, setConfirmingRenewal] = useState(false);
-  const [renewed, setRenewed] = useState<string | null>(null);
+  /** The replacement just issued, and what the person did: "Renewed" or "Reissued". */
+  const [renewed, setRenewed] = useState<{ id: string; done: string } | null>(null);
+  /** The badge's name (from its public BadgeClass), for the page's title. */
+  const [badgeName, setBadgeName] = useState<string | null>(null);
 
   const load = useCallback(async () => {
     const { data, error: failure } = await api.GET('/api/v1/credentials/{id}', { params: { path: { id } } });
@@ -56,6 +59,10 @@ export function CredentialDetailPage() {
       return;
     }
     setCredential(data);
+    fetch(data.badgeClassUrl, { headers: { accept: 'application/json' } })
+      .then((res) => (res.ok ? res.json() : null))
+      .then((badge: { name?: unknown } | null) => setBadgeName(typeof badge?.name === 'string' ? badge.name : null))
+      .catch(() => setBadgeName(null));
     const audit = await api.GET('/api/v1/audit', {
       params: { query: { limit: TIMELINE_LIMIT, targetType: 'credential', targetId: id } },
     });
@@ -80,7 +87,7 @@ export function CredentialDetailPage() {
   }
 
   /** Renewal is a reissue: a replacement whose expiry the definition's validity counts from today. */
-  async function renew() {
+  async function renew(done: string) {
     setConfirmingRenewal(false);
     const { data, error: failure } = await api.POST('/api/v1/credentials/{id}/reissue', {
       params: { path: { id } },
@@ -88,7 +95,7 @@ export function CredentialDetailPage() {
     });
     if (failure) setError(problem(failure));
     else {
-      setRenewed(data.credentialId);
+      setRenewed({ id: data.credentialId, done });
       load();
     }
   }
@@ -104,14 +111,19 @@ export function CredentialDetailPage() {
   const replaced = credential.revokedReason === REISSUED;
   // A revoked credential is not renewed but may still be replaced (issued in error, say).
   const renewVerb = credential.status === 'revoked' ? 'Reissue' : 'Renew';
+  // Titled by the badge and the earner, as a registrar knows it; the completion key is a fact below.
+  const earner = credential.recipientName ?? 'an earner without a name';
+  const badge = badgeName ?? 'Credential';
   return (
     <>
-      <h1>Credential {credential.completionKey}</h1>
+      <h1 class="wrap">
+        {badge} for {earner}
+      </h1>
       {error && <Alert>{error}</Alert>}
       {notice && <Alert kind="success">{notice}</Alert>}
       {renewed && (
         <Alert kind="success">
-          Renewed. <a href={`/console/credentials/${renewed}`}>Open the new credential</a>
+          {renewed.done}. <a href={`/console/credentials/${renewed.id}`}>Open the new credential</a>
         </Alert>
       )}
       <dl class="facts">
@@ -142,6 +154,10 @@ export function CredentialDetailPage() {
             </dd>
           </>
         )}
+        <dt>Completion key</dt>
+        <dd class="wrap">
+          <code>{credential.completionKey}</code>
+        </dd>
         <dt>Issued</dt>
         <dd>{formatDate(credential.issuedOn)}</dd>
         <dt>Expires</dt>
@@ -184,7 +200,7 @@ export function CredentialDetailPage() {
       {confirming && (
         <ConfirmDialog
           id="confirm-revoke-credential"
-          title={`Revoke credential ${credential.completionKey}?`}
+          title={`Revoke ${badge} for ${earner}?`}
           confirmLabel="Revoke credential"
           confirmDisabled={reason.trim() === ''}
           onConfirm={revoke}
@@ -219,9 +235,9 @@ export function CredentialDetailPage() {
       {confirmingRenewal && (
         <ConfirmDialog
           id="confirm-renew-credential"
-          title={`${renewVerb} credential ${credential.completionKey}?`}
+          title={`${renewVerb} ${badge} for ${earner}?`}
           confirmLabel={`${renewVerb} credential`}
-          onConfirm={renew}
+          onConfirm={() => renew(renewVerb === 'Reissue' ? 'Reissued' : 'Renewed')}
           onCancel={() => setConfirmingRenewal(false)}
         >
           <p>

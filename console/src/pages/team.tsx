@@ -98,7 +98,7 @@ function TeamManager({ selfId }: { selfId: string | undefined }) {
       </form>
       <div class="table-wrap">
         <table class="cards">
-          <caption>{members.length} members</caption>
+          <caption>{members.length === 1 ? '1 member' : `${members.length} members`}</caption>
           <thead>
             <tr>
               <th scope="col">Email</th>
