@@ -69,6 +69,11 @@ describe.each(dialects)('console pages of issue 39 on %s', { timeout: 240_000 },
     expect(href).toMatch(/^\/console\/assets\/favicon-[0-9a-f]{8}\.svg$/);
     const icon = await t.app.inject({ method: 'GET', url: href });
     expect(icon.statusCode).toBe(200);
+    // The path every browser asks for on its own (issue 46): the same icon, not a 404.
+    const ico = await t.app.inject({ method: 'GET', url: '/favicon.ico' });
+    expect(ico.statusCode).toBe(200);
+    expect(ico.headers['content-type']).toContain('image/svg+xml');
+    expect(ico.body).toBe(icon.body);
     expect(icon.headers['content-type']).toMatch(/^image\/svg\+xml/);
     expect(icon.headers['cache-control']).toContain('immutable');
     expect(icon.body).toContain('<svg');

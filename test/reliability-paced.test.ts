@@ -49,22 +49,26 @@ describe('reliability: paced load', () => {
     expect(result).toMatchObject({ fiveXx: 0, socketErrors: 0, timeouts: 0 });
 
     // In every 100 ms of the run about rate/10 requests arrive; autocannon's overallRate would send
-    // a whole second's share (ten times that) in the first few of them. A loaded machine's stalls
-    // bunch a few bins' share together, so the bound sits between the two: three bins' share.
+    // a whole second's share (rate) in the first few ms of each second. A loaded machine's stalls
+    // bunch requests (100 in one bin was seen), so the bound is the burst itself: no bin holds a
+    // second's share. Only a stall of a whole second could reach it (issue 46).
     const start = run[0]?.at ?? 0;
     const bins = new Array(29).fill(0);
     for (const { at } of run) {
       const bin = Math.floor((at - start) / 100);
       if (bin < bins.length) bins[bin]++;
     }
-    expect(Math.max(...bins)).toBeLessThanOrEqual((3 * rate) / 10);
+    expect(Math.max(...bins)).toBeLessThan(rate);
 
+    // The generator cycles issue → verify → list. Ten connections may deliver neighbours out of
+    // order on a loaded machine (issue 46), so the cycle is checked by the counts: all three kinds,
+    // none more than one ahead of another.
     const kinds = run.map((a) => `${a.method} ${a.url}`);
-    expect(kinds.slice(0, 3)).toEqual([
-      'POST /api/v1/credentials',
-      'POST /api/v1/verify',
-      'GET /api/v1/credentials?limit=20',
-    ]);
+    const counts = ['POST /api/v1/credentials', 'POST /api/v1/verify', 'GET /api/v1/credentials?limit=20'].map(
+      (kind) => kinds.filter((k) => k === kind).length,
+    );
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(kinds.length);
+    expect(Math.max(...counts) - Math.min(...counts), JSON.stringify(counts)).toBeLessThanOrEqual(1);
     const issues = kinds.filter((k) => k === 'POST /api/v1/credentials').length;
     expect(result.issuance).toEqual({ sent: issues, created201: issues, answeredOther: 0, unanswered: 0 });
   });

@@ -126,7 +126,8 @@ export function CredentialDetailPage() {
           {renewed.done}. <a href={`/console/credentials/${renewed.id}`}>Open the new credential</a>
         </Alert>
       )}
-      <dl class="facts">
+      {/* wrap: long keys, addresses and reasons break rather than widen the page at 390 px (issue 46). */}
+      <dl class="facts wrap">
         <dt>Recipient</dt>
         <dd>{credential.recipientName ?? 'No name given'}</dd>
         <dt>Status</dt>
@@ -155,7 +156,7 @@ export function CredentialDetailPage() {
           </>
         )}
         <dt>Completion key</dt>
-        <dd class="wrap">
+        <dd>
           <code>{credential.completionKey}</code>
         </dd>
         <dt>Issued</dt>
@@ -251,7 +252,7 @@ export function CredentialDetailPage() {
         {timeline.length === 0 ? (
           <p>No audit records for this credential.</p>
         ) : (
-          <ol class="timeline">
+          <ol class="timeline wrap">
             {timeline.map((record) => (
               <li key={record.id}>
                 <time dateTime={record.occurredAt}>{formatDate(record.occurredAt)}</time> {record.action} by{' '}

@@ -86,7 +86,7 @@ export function DashboardPage() {
     () =>
       data
         ? [
-            { label: 'Issued', values: perDay(days, data.series.issuance) },
+            { label: 'Achieved', values: perDay(days, data.series.issuance) },
             { label: 'Verifications', values: perDay(days, data.series.verifies) },
             { label: 'Engagement', values: perDay(days, data.series.engagement) },
           ]
@@ -118,7 +118,7 @@ export function DashboardPage() {
           <dl class="totals">
             {(
               [
-                ['Issued in range', data.totals.issuedInWindow],
+                ['Achieved in range', data.totals.issuedInWindow],
                 ['Valid', data.totals.valid],
                 ['Revoked', data.totals.revoked],
                 ['Verifications', data.totals.verifies],
@@ -131,6 +131,10 @@ export function DashboardPage() {
               </div>
             ))}
           </dl>
+          <p class="hint">
+            Credentials are counted by their date: the date achieved, as your import or system gave it (a roster's “Date
+            Achieved”), not the day they were issued here. A term's roster imported today counts on its own dates.
+          </p>
           <div class="charts">
             <ChartFigure
               title="Per day"

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
@@ -66,4 +66,12 @@ export const consoleUiRoutes: FastifyPluginAsync<ConsoleUiOptions> = async (app,
   app.get('/console/assets/*', hidden, async () => {
     throw new AppError('not_found', 'No such console asset.');
   });
+  // Browsers ask for /favicon.ico on every page of the origin (the verification pages too), whatever
+  // the page links: it answers the console's icon, an SVG, which every current browser takes there.
+  const icon = readdirSync(join(dir, 'assets')).find((name) => /^favicon-[0-9a-f]{8}\.svg$/.test(name));
+  if (icon) {
+    app.get('/favicon.ico', hidden, (_request, reply) =>
+      reply.header('cache-control', 'public, max-age=86400').type('image/svg+xml').sendFile(join('assets', icon)),
+    );
+  }
 };
