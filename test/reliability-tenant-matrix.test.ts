@@ -33,5 +33,5 @@ describe.each(dialects)('the cross-tenant matrix on %s', (dialect) => {
     expect(result.bRowsChanged).toEqual([]);
     expect(result.controls.run).toBeGreaterThan(0);
     expect(result.controls.failed).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 });
