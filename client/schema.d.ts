@@ -348,7 +348,7 @@ export interface paths {
         head?: never;
         /**
          * Change the issuer's profile: shown on its Open Badges documents and verification pages
-         * @description The slug changes only while the issuer has no credential: 409 slug_locked after (credential URLs and the did:web carry it), 409 slug_taken when another issuer has it.
+         * @description The slug changes only while the issuer has neither issued a credential nor given an endorsement: 409 slug_locked after (credential and endorsement URLs and the did:web carry it), 409 slug_taken when another issuer has it.
          */
         patch: operations["updateIssuerMe"];
         trace?: never;
@@ -3230,12 +3230,33 @@ export interface components {
              * @enum {string}
              */
             notification?: "queued" | "suppressed" | "off";
-            /** @description Dry run only: the name the row gives (null when none, or not storable). */
+            /** @description The name the row gives (null when none, or not storable). */
             recipientName?: string | null;
-            /** @description Dry run only: the name of the row's definition (null when none matched). */
+            /** @description The name of the row's definition (null when none matched). */
             definitionName?: string | null;
-            /** @description Dry run only: the date as read (ISO 8601); null when none or unreadable. */
+            /** @description The date as read (ISO 8601); null when none or unreadable. */
             issuedOn?: string | null;
+            /** @description A row in error: each problem of its cells, for a reader to word in its own terms. */
+            problems?: {
+                /** @description recipientEmail, recipientName, completionKey, definition, issuedOn, evidenceUrl, notify, quota, or row (the row as a whole). */
+                field: string;
+                /**
+                 * @description What is wrong: date_order is a day/month date whose order must be named (mapping.dateFormat); cell_count: the row has value cells, not as many as the header has columns.
+                 * @enum {string}
+                 */
+                code: "missing" | "invalid_email" | "unknown_definition" | "ambiguous_definition" | "not_a_day" | "date_order" | "unreadable_date" | "future_date" | "invalid_url" | "too_long" | "line_break" | "contains_email" | "invalid_notify" | "invalid_language" | "cell_count" | "definition_archived" | "quota_exceeded";
+                /** @description The cell as the file gives it, cut to 80 characters; null when empty, or when a cell other than the email holds an email address. In the response only, never stored. */
+                value: string | null;
+                /** @description The header of the column (or "A + B", two columns) the value came from. */
+                column?: string | null;
+            }[];
+            /** @description A duplicate: the rowNum of the earlier row it repeats (same completion key). */
+            duplicateOf?: number;
+            /**
+             * @description Skipped: already_issued (the completion key exists) or already_held (the recipient holds a valid credential of the definition, credentialId).
+             * @enum {string}
+             */
+            skippedFor?: "already_issued" | "already_held";
             /** @description Dry run only: the name has a "?" where a character was probably lost when the file was saved (Windows-1252); correct it with nameCorrections. */
             nameWarning?: string;
         };
@@ -6346,7 +6367,7 @@ export interface operations {
                     language?: string;
                     /** @description The number in its LinkedIn company page admin URL (linkedin.com/company/<number>/admin): LinkedIn then shows the certification under that organization */
                     linkedinOrganizationId?: string | null;
-                    /** @description Only while the issuer has no credential (409 slug_locked after): every credential URL and the did:web carry it. */
+                    /** @description Only while the issuer has neither issued a credential nor given an endorsement (409 slug_locked after): their URLs and the did:web carry it. */
                     slug?: string;
                 };
             };
