@@ -2825,6 +2825,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/certificates/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A design drawn as a PDF with sample values, before it is saved (the console’s live preview)
+         * @description The body is a design as PUT /definitions/{id}/certificate takes it, and optionally the definition whose name to print; a sample earner, date and credential id fill the rest, and no credential is embedded. Nothing is stored. Costs 5 requests of the caller's limit.
+         */
+        post: operations["previewCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/credentials/{id}/certificate-link": {
         parameters: {
             query?: never;
@@ -4328,6 +4348,8 @@ export interface components {
             orientation: "landscape" | "portrait";
             /** @enum {string} */
             size: "auto" | "A4" | "Letter";
+            color: string | null;
+            logoImageId: string | null;
             /** @description How many times this design was saved (0: never). */
             version: number;
             /** Format: date-time */
@@ -4349,6 +4371,8 @@ export interface components {
             orientation: "landscape" | "portrait";
             /** @enum {string} */
             size: "auto" | "A4" | "Letter";
+            color: string | null;
+            logoImageId: string | null;
             /** @description How many times this design was saved (0: never). */
             version: number;
             /** Format: date-time */
@@ -20283,6 +20307,13 @@ export interface operations {
                      * @enum {string}
                      */
                     size?: "auto" | "A4" | "Letter";
+                    /** @description The colour of the title, badge name and border (#rrggbb); null: the issuer's brand colour. */
+                    color?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An uploaded PNG of the issuer drawn at the top; null: the issuer's brand logo when hosted here as a PNG.
+                     */
+                    logoImageId?: string | null;
                 };
             };
         };
@@ -20608,6 +20639,13 @@ export interface operations {
                      * @enum {string}
                      */
                     size?: "auto" | "A4" | "Letter";
+                    /** @description The colour of the title, badge name and border (#rrggbb); null: the issuer's brand colour. */
+                    color?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An uploaded PNG of the issuer drawn at the top; null: the issuer's brand logo when hosted here as a PNG.
+                     */
+                    logoImageId?: string | null;
                     /** @description The issuer's country (ISO 3166-1 alpha-2): the paper size of `auto` and the date format. */
                     country?: string | null;
                 };
@@ -20768,6 +20806,169 @@ export interface operations {
             };
             /** @description The request URL is longer than 8 KiB */
             414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unprocessable */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    previewCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description false: no certificate is made for these credentials (404). */
+                    enabled: boolean;
+                    title?: string;
+                    /** @description Printed under the earner's name. Placeholders: {earnerName}, {badgeName}, {issuerName}, {issuedOn}, {expiresOn}, {credentialId}. */
+                    wording?: string;
+                    signatories?: {
+                        name: string;
+                        /** @default  */
+                        role?: string;
+                        /**
+                         * Format: uuid
+                         * @description An uploaded PNG of the issuer (POST /api/v1/images), drawn above the name.
+                         */
+                        signatureImageId?: string | null;
+                    }[];
+                    /**
+                     * Format: uuid
+                     * @description An uploaded PNG of the issuer, drawn over the whole page under the text.
+                     */
+                    backgroundImageId?: string | null;
+                    /**
+                     * @description The built-in border, in the issuer colour.
+                     * @enum {string}
+                     */
+                    borderStyle?: "classic" | "double" | "modern" | "none";
+                    /** @enum {string} */
+                    orientation?: "landscape" | "portrait";
+                    /**
+                     * @description auto: Letter for an issuer in a Letter country, else A4.
+                     * @enum {string}
+                     */
+                    size?: "auto" | "A4" | "Letter";
+                    /** @description The colour of the title, badge name and border (#rrggbb); null: the issuer's brand colour. */
+                    color?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description An uploaded PNG of the issuer drawn at the top; null: the issuer's brand logo when hosted here as a PNG.
+                     */
+                    logoImageId?: string | null;
+                    /**
+                     * Format: uuid
+                     * @description A definition of the issuer: the preview prints its name (else a sample badge's).
+                     */
+                    definitionId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The certificate */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: the console role may not do this, or the CSRF token is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -34,6 +34,7 @@ import { CLIENT_ID, CLIENT_SECRET, startProvider } from './sso.support.js';
 /** Non-GET operations that change nothing the audit log is for; docs/audit.md argues each. */
 const EXEMPT = new Set([
   'searchCredentials',
+  'previewCertificate',
   'getPathwayProgress',
   'verifyCredential',
   'verifyCredentialsBulk',

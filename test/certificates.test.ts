@@ -278,6 +278,66 @@ describe.each(dialects)('Certificates on %s', { timeout: TIMEOUT }, (dialect) =>
     );
   });
 
+  it('a preview draws an unsaved design with sample values and stores nothing; its images are checked', async () => {
+    const before = (await call(a.key, 'GET', `/api/v1/definitions/${definitionId}/certificate`)).json();
+    const res = await call(a.key, 'POST', '/api/v1/certificates/preview', {
+      definitionId,
+      enabled: true,
+      title: 'Preview Title',
+      wording: 'Awarded to {earnerName} for {badgeName}.',
+      signatories: [{ name: 'Siân O’Brien', role: 'Dean', signatureImageId: signatureId }],
+      color: '#8a1538',
+      logoImageId: signatureId,
+      orientation: 'portrait',
+      size: 'Letter',
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['content-type']).toBe('application/pdf');
+    const { text, attachments } = await readPdf(res.rawPayload);
+    const flat = oneLine(text);
+    for (const field of ['Preview Title', 'Alex Sample', 'Data Science 101', 'Siân O’Brien', 'Northwind Academy']) {
+      expect(flat).toContain(field);
+    }
+    expect(res.rawPayload.toString('latin1')).toContain('/MediaBox [0 0 612 792]');
+    expect(Buffer.from(attachments.get('open-badges-credential.json')?.content ?? []).toString()).toContain('preview');
+    // Nothing was saved.
+    expect((await call(a.key, 'GET', `/api/v1/definitions/${definitionId}/certificate`)).json()).toEqual(before);
+
+    // Without a definition: a sample badge.
+    const sample = await call(a.key, 'POST', '/api/v1/certificates/preview', { enabled: true });
+    expect(sample.statusCode, sample.body).toBe(200);
+    expect(oneLine((await readPdf(sample.rawPayload)).text)).toContain('Sample Badge');
+
+    const foreign = expectErrorBody(
+      await call(b.key, 'POST', '/api/v1/certificates/preview', { enabled: true, logoImageId: signatureId }),
+      400,
+      'validation_failed',
+    );
+    expect(JSON.stringify(foreign.issues)).toContain('/logoImageId');
+    expectErrorBody(
+      await call(b.key, 'POST', '/api/v1/certificates/preview', { enabled: true, definitionId }),
+      404,
+      'not_found',
+    );
+    expectErrorBody(
+      await call(a.key, 'POST', '/api/v1/certificates/preview', { enabled: true, color: 'red' }),
+      400,
+      'validation_failed',
+    );
+  });
+
+  it('a design may set its own colour and logo; null takes the issuer’s', async () => {
+    const saved = await call(a.key, 'PUT', '/api/v1/certificates/settings', {
+      enabled: true,
+      color: '#8a1538',
+      logoImageId: signatureId,
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect(saved.json()).toMatchObject({ color: '#8a1538', logoImageId: signatureId });
+    const cleared = await call(a.key, 'PUT', '/api/v1/certificates/settings', { enabled: true, color: null });
+    expect(cleared.json()).toMatchObject({ color: null, logoImageId: null });
+  });
+
   it('needs a key, and another issuer’s definition or credential is not found', async () => {
     const credential = await issue('Mary Somerville', 'cert-tenancy');
     await expectKeyRequired(t.app, { method: 'GET', url: `/api/v1/credentials/${credential.id}/certificate.pdf` });

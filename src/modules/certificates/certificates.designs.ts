@@ -17,6 +17,8 @@ export const DEFAULT_DESIGN: CertificateDesign = {
   borderStyle: 'classic',
   orientation: 'landscape',
   size: 'auto',
+  color: null,
+  logoImageId: null,
 };
 
 /** The design a body describes: every field it leaves out takes the built-in default. */
@@ -34,6 +36,8 @@ export function completeDesign(input: CertificateDesignInput): CertificateDesign
     borderStyle: input.borderStyle ?? DEFAULT_DESIGN.borderStyle,
     orientation: input.orientation ?? DEFAULT_DESIGN.orientation,
     size: input.size ?? DEFAULT_DESIGN.size,
+    color: input.color ?? null,
+    logoImageId: input.logoImageId ?? null,
   };
 }
 

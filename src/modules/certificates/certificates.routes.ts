@@ -5,6 +5,7 @@ import { EARNER_LINK_PATH, TOKEN_PATTERN } from './certificates.links.js';
 import {
   CertificateDesignBody,
   CertificateLinkSchema,
+  CertificatePreviewBody,
   CertificateSettingsBody,
   CertificateSettingsSchema,
   DefinitionCertificateSchema,
@@ -20,6 +21,8 @@ const CertificateLink = Type.Ref(CertificateLinkSchema);
  * of certificates a minute under the open limit whatever it sends.
  */
 const EARNER_DOWNLOAD_COST = 30;
+/** A preview is drawn afresh as the designer types: it costs its user this many requests of their limit. */
+const PREVIEW_COST = 5;
 const pdfResponse = {
   description: 'The certificate',
   content: { 'application/pdf': { schema: Type.String({ format: 'binary' }) } },
@@ -143,6 +146,29 @@ export const certificateRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .header('content-type', 'application/pdf')
         .header('content-disposition', `attachment; filename="certificate-${request.params.id}.pdf"`)
         .header('cache-control', 'private, no-cache')
+        .send(pdf);
+    },
+  );
+
+  app.post(
+    '/api/v1/certificates/preview',
+    {
+      config: { auth: 'key', rateLimitCost: () => PREVIEW_COST },
+      schema: {
+        operationId: 'previewCertificate',
+        tags,
+        summary: 'A design drawn as a PDF with sample values, before it is saved (the console’s live preview)',
+        description: `The body is a design as PUT /definitions/{id}/certificate takes it, and optionally the definition whose name to print; a sample earner, date and credential id fill the rest, and no credential is embedded. Nothing is stored. Costs ${PREVIEW_COST} requests of the caller's limit.`,
+        body: CertificatePreviewBody,
+        response: { 200: pdfResponse, ...errorResponses(400, 404, 422, ...keyedErrors) },
+      },
+    },
+    async (request, reply) => {
+      const pdf = await certificates.preview(request.issuerId(), request.body);
+      return reply
+        .header('content-type', 'application/pdf')
+        .header('content-disposition', 'inline; filename="certificate-preview.pdf"')
+        .header('cache-control', 'no-store')
         .send(pdf);
     },
   );

@@ -11,6 +11,8 @@ export const MAX_SIGNATORIES = 3;
 export const MAX_TITLE = 120;
 export const MAX_WORDING = 600;
 
+export const HEX_COLOR_PATTERN = '^#[0-9a-fA-F]{6}$';
+
 /** Text printed on the certificate: no control characters except a line break in the wording. */
 const WORDING_PATTERN = '^[^\\u0000-\\u0009\\u000b-\\u001f\\u007f-\\u009f]*$';
 
@@ -43,6 +45,21 @@ const designProperties = {
   borderStyle: Type.Optional(StringEnum(BORDER_STYLES, { description: 'The built-in border, in the issuer colour.' })),
   orientation: Type.Optional(StringEnum(ORIENTATIONS)),
   size: Type.Optional(StringEnum(SIZES, { description: 'auto: Letter for an issuer in a Letter country, else A4.' })),
+  color: Type.Optional(
+    Nullable(
+      Type.String({
+        pattern: HEX_COLOR_PATTERN,
+        description: "The colour of the title, badge name and border (#rrggbb); null: the issuer's brand colour.",
+      }),
+    ),
+  ),
+  logoImageId: Type.Optional(
+    Nullable({
+      ...Uuid,
+      description:
+        "An uploaded PNG of the issuer drawn at the top; null: the issuer's brand logo when hosted here as a PNG.",
+    }),
+  ),
 };
 
 export const CertificateDesignBody = Type.Object(designProperties, { additionalProperties: false });
@@ -52,6 +69,8 @@ export type CertificateDesignInput = Static<typeof CertificateDesignBody>;
 export type CertificateDesign = Required<Omit<CertificateDesignInput, 'signatories'>> & {
   signatories: { name: string; role: string; signatureImageId: string | null }[];
   backgroundImageId: string | null;
+  color: string | null;
+  logoImageId: string | null;
 };
 
 const designResponse = {
@@ -65,6 +84,8 @@ const designResponse = {
   borderStyle: StringEnum(BORDER_STYLES),
   orientation: StringEnum(ORIENTATIONS),
   size: StringEnum(SIZES),
+  color: Nullable(Type.String()),
+  logoImageId: Nullable(Type.String()),
   version: Type.Integer({ description: 'How many times this design was saved (0: never).' }),
   updatedAt: Nullable(DateTime),
 };
@@ -113,5 +134,17 @@ export const CertificateLinkSchema = Type.Object(
   },
   { $id: 'CertificateLink' },
 );
+
+export const CertificatePreviewBody = Type.Object(
+  {
+    ...designProperties,
+    definitionId: Type.Optional({
+      ...Uuid,
+      description: "A definition of the issuer: the preview prints its name (else a sample badge's).",
+    }),
+  },
+  { additionalProperties: false },
+);
+export type CertificatePreviewInput = Static<typeof CertificatePreviewBody>;
 
 export const certificateSchemas = [DefinitionCertificateSchema, CertificateSettingsSchema, CertificateLinkSchema];

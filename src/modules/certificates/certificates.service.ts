@@ -8,6 +8,7 @@ import { publicUrls } from '../../core/urls.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { CredentialService } from '../credentials/credentials.service.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
+import { expiryFor } from '../definitions/definitions.validity.js';
 import type { ImageService } from '../images/images.service.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
 import type { NotificationService } from '../notifications/notifications.service.js';
@@ -25,12 +26,22 @@ import {
 import { fontChains } from './certificates.fonts.js';
 import { type CertificateContent, renderCertificate } from './certificates.render.js';
 import { type CertificateDesignRow, createCertificateRepository, ISSUER_TARGET } from './certificates.repository.js';
-import type { CertificateDesign, CertificateDesignInput, CertificateSettingsInput } from './certificates.schemas.js';
+import type {
+  CertificateDesign,
+  CertificateDesignInput,
+  CertificatePreviewInput,
+  CertificateSettingsInput,
+} from './certificates.schemas.js';
 
 /** Rendered PDFs kept per replica, by content; a certificate is about 60 KB plus its images. */
 const CACHE_BYTES = 64 * 1024 * 1024;
 const FALLBACK_COLOR = '#1f3a5f';
 const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
+/** What a preview prints in place of a credential's values. */
+const PREVIEW_EARNER = 'Alex Sample';
+const PREVIEW_BADGE = 'Sample Badge';
+const PREVIEW_CREDENTIAL = '00000000-0000-4000-8000-000000000000';
+const PREVIEW_NOTE = 'A preview of a certificate design: a real certificate embeds the signed credential here.';
 
 type Source = 'definition' | 'issuer' | 'default';
 
@@ -68,6 +79,7 @@ export function createCertificateService(
     const issues: ValidationIssue[] = checkWording(design.wording, '/wording');
     const images: [string, string | null][] = [
       ['/backgroundImageId', design.backgroundImageId],
+      ['/logoImageId', design.logoImageId],
       ...design.signatories.map((s, i): [string, string | null] => [
         `/signatories/${i}/signatureImageId`,
         s.signatureImageId,
@@ -121,7 +133,7 @@ export function createCertificateService(
     }
   }
 
-  return {
+  const service = {
     async definitionDesign(issuerId: string, definitionId: string) {
       await requireDefinition(issuerId, definitionId);
       const { own, settings } = await stored(issuerId, definitionId);
@@ -233,65 +245,125 @@ export function createCertificateService(
           'This credential has no recipient name stored, so no certificate can name its earner. Reissue it with a recipientName.',
         );
       }
-      const [issuer, notification] = await Promise.all([
-        deps.issuers.getIssuer(issuerId),
-        deps.notifications.settings(issuerId),
-      ]);
+      const issuer = await deps.issuers.getIssuer(issuerId);
       const signed = await deps.vc.credential(issuer.slug, credential.id);
-      const language = notification.language;
-      const locale = settings.country ? `${language}-${settings.country}` : language;
-      const issuedOn = formatDate(credential.issued_on, locale);
-      const expiresOn = credential.expires_on ? formatDate(credential.expires_on, locale) : null;
-      const verifyUrl = urls.verifyPage(issuer.slug, credential.id);
-      const [background, logo, ...signatures] = await Promise.all([
-        image(issuerId, design.backgroundImageId),
-        deps.images.hostedPng(issuer.brand_logo_url),
-        ...design.signatories.map((s) => image(issuerId, s.signatureImageId)),
-      ]);
-      const content: CertificateContent = {
-        title: design.title,
-        earnerName: credential.display_name.normalize('NFC'),
-        badgeName: definition.name.normalize('NFC'),
-        issuerName: issuer.name.normalize('NFC'),
-        issuedOn,
-        expiresOn,
-        credentialId: credential.id,
-        verifyUrl,
-        wording: fillWording(design.wording, {
+      return render(
+        await compose(issuer, design, settings, {
           earnerName: credential.display_name,
           badgeName: definition.name,
-          issuerName: issuer.name,
-          issuedOn,
-          expiresOn: expiresOn ?? 'no expiry',
+          issuedOn: credential.issued_on,
+          expiresOn: credential.expires_on,
           credentialId: credential.id,
-        }).normalize('NFC'),
-        signatories: design.signatories.map((s, i) => ({
-          name: s.name.normalize('NFC'),
-          role: s.role.normalize('NFC'),
-          signature: signatures[i] ?? null,
-        })),
-        background,
-        logo,
-        color:
-          issuer.brand_primary_color && HEX_COLOR.test(issuer.brand_primary_color)
-            ? issuer.brand_primary_color
-            : FALLBACK_COLOR,
-        borderStyle: design.borderStyle,
-        orientation: design.orientation,
-        size: paperSize(design.size, settings.country),
-        lang: language,
-        credentialJson: signed.dataIntegrity,
-        credentialUrl: urls.openBadgeCredential(issuer.slug, credential.id),
-        createdAt: core.clock.now(),
-      };
-      const key = contentKey(content);
-      const cached = rendered.get(key);
-      if (cached) return cached;
-      const pdf = await renderCertificate(content, await fonts());
-      rendered.set(key, pdf);
-      return pdf;
+          verifyUrl: urls.verifyPage(issuer.slug, credential.id),
+          credentialJson: signed.dataIntegrity,
+          credentialUrl: urls.openBadgeCredential(issuer.slug, credential.id),
+        }),
+      );
+    },
+
+    /**
+     * A design drawn with sample values (an unsaved one, for the console's live preview): the
+     * definition's name when one is given, else a sample badge, and a sample earner and credential.
+     * Its images are checked as a save checks them.
+     */
+    async preview(issuerId: string, input: CertificatePreviewInput): Promise<Buffer> {
+      const { definitionId, ...body } = input;
+      const definition = definitionId ? await requireDefinition(issuerId, definitionId) : null;
+      const design = completeDesign(body);
+      await checkDesign(issuerId, design);
+      const [issuer, { settings }] = await Promise.all([
+        deps.issuers.getIssuer(issuerId),
+        stored(issuerId, definitionId ?? ISSUER_TARGET),
+      ]);
+      const issuedOn = isoNow(core.clock);
+      return render(
+        await compose(issuer, design, settings, {
+          earnerName: PREVIEW_EARNER,
+          badgeName: definition?.name ?? PREVIEW_BADGE,
+          issuedOn,
+          expiresOn: definition ? expiryFor(definition, issuedOn) : null,
+          credentialId: PREVIEW_CREDENTIAL,
+          verifyUrl: urls.verifyPage(issuer.slug, PREVIEW_CREDENTIAL),
+          credentialJson: JSON.stringify({ preview: PREVIEW_NOTE }),
+          credentialUrl: urls.openBadgeCredential(issuer.slug, PREVIEW_CREDENTIAL),
+        }),
+      );
     },
   };
+
+  return service;
+
+  /** Everything one certificate prints, resolved from its design and the record it certifies. */
+  async function compose(
+    issuer: Awaited<ReturnType<typeof deps.issuers.getIssuer>>,
+    design: CertificateDesign,
+    settings: IssuerCertificateSettings,
+    record: {
+      earnerName: string;
+      badgeName: string;
+      issuedOn: string;
+      expiresOn: string | null;
+      credentialId: string;
+      verifyUrl: string;
+      credentialJson: string;
+      credentialUrl: string;
+    },
+  ): Promise<CertificateContent> {
+    const notification = await deps.notifications.settings(issuer.id);
+    const language = notification.language;
+    const locale = settings.country ? `${language}-${settings.country}` : language;
+    const issuedOn = formatDate(record.issuedOn, locale);
+    const expiresOn = record.expiresOn ? formatDate(record.expiresOn, locale) : null;
+    const [background, logo, ...signatures] = await Promise.all([
+      image(issuer.id, design.backgroundImageId),
+      design.logoImageId ? image(issuer.id, design.logoImageId) : deps.images.hostedPng(issuer.brand_logo_url),
+      ...design.signatories.map((s) => image(issuer.id, s.signatureImageId)),
+    ]);
+    const brand = issuer.brand_primary_color;
+    return {
+      title: design.title,
+      earnerName: record.earnerName.normalize('NFC'),
+      badgeName: record.badgeName.normalize('NFC'),
+      issuerName: issuer.name.normalize('NFC'),
+      issuedOn,
+      expiresOn,
+      credentialId: record.credentialId,
+      verifyUrl: record.verifyUrl,
+      wording: fillWording(design.wording, {
+        earnerName: record.earnerName,
+        badgeName: record.badgeName,
+        issuerName: issuer.name,
+        issuedOn,
+        expiresOn: expiresOn ?? 'no expiry',
+        credentialId: record.credentialId,
+      }).normalize('NFC'),
+      signatories: design.signatories.map((s, i) => ({
+        name: s.name.normalize('NFC'),
+        role: s.role.normalize('NFC'),
+        signature: signatures[i] ?? null,
+      })),
+      background,
+      logo,
+      color: design.color ?? (brand && HEX_COLOR.test(brand) ? brand : FALLBACK_COLOR),
+      borderStyle: design.borderStyle,
+      orientation: design.orientation,
+      size: paperSize(design.size, settings.country),
+      lang: language,
+      credentialJson: record.credentialJson,
+      credentialUrl: record.credentialUrl,
+      createdAt: core.clock.now(),
+    };
+  }
+
+  /** The PDF of `content`, drawn once per content (the cache is keyed by what it prints). */
+  async function render(content: CertificateContent): Promise<Buffer> {
+    const key = contentKey(content);
+    const cached = rendered.get(key);
+    if (cached) return cached;
+    const pdf = await renderCertificate(content, await fonts());
+    rendered.set(key, pdf);
+    return pdf;
+  }
 }
 
 /** The hash of everything the PDF prints (images by their hash), not of when it was made. */
