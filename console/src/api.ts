@@ -79,7 +79,7 @@ export async function signOut(): Promise<void> {
   setSession(null);
 }
 
-/** POST /api/v1/images: an SVG or PNG as the raw body; the answer's url can be a definition's imageUrl. */
+/** POST /api/v1/images: an SVG or PNG as the raw body; the answer's url can be a definition's imageUrl, its id a certificate's image. */
 export async function uploadImage(body: Blob, contentType: 'image/png' | 'image/svg+xml') {
   const token = getSession()?.csrfToken;
   const response = await fetch('/api/v1/images', {
@@ -88,6 +88,6 @@ export async function uploadImage(body: Blob, contentType: 'image/png' | 'image/
     headers: { 'content-type': contentType, ...(token ? { 'x-csrf-token': token } : {}) },
     body,
   });
-  const parsed = (await response.json().catch(() => undefined)) as { url?: string } | undefined;
-  return response.ok && parsed?.url ? { url: parsed.url } : { error: parsed };
+  const parsed = (await response.json().catch(() => undefined)) as { url?: string; id?: string } | undefined;
+  return response.ok && parsed?.url ? { url: parsed.url, id: parsed.id } : { error: parsed };
 }

@@ -5,6 +5,7 @@ import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { loadSession, onSessionExpired } from './api';
 import { Layout } from './layout';
 import { AuditPage } from './pages/audit';
+import { CertificateSettingsPage, DefinitionCertificatePage } from './pages/certificate-design';
 import { ConnectorsPage } from './pages/connectors';
 import { CredentialDetailPage } from './pages/credential-detail';
 import { CredentialsPage } from './pages/credentials';
@@ -61,6 +62,7 @@ function Signed() {
         <Route path="/console" component={DashboardPage} />
         <Route path="/console/dashboard" component={DashboardPage} />
         <Route path="/console/definitions" component={DefinitionsPage} />
+        <Route path="/console/definitions/:id/certificate" component={DefinitionCertificatePage} />
         <Route path="/console/issue" component={IssuePage} />
         <Route path="/console/credentials" component={CredentialsPage} />
         <Route path="/console/credentials/:id" component={CredentialDetailPage} />
@@ -74,6 +76,7 @@ function Signed() {
         <Route path="/console/audit" component={AuditPage} />
         <Route path="/console/privacy" component={PrivacyPage} />
         <Route path="/console/settings" component={SettingsPage} />
+        <Route path="/console/settings/certificates" component={CertificateSettingsPage} />
         <Route path="/console/sign-in-settings" component={SignInSettingsPage} />
         <Route default component={NotFoundPage} />
       </Router>

@@ -4,6 +4,7 @@ import type { components } from '../../../client/index';
 import { api, problem } from '../api';
 import { can, useSession } from '../session';
 import { Alert, ConfirmDialog, Field, formatDate, inputValue } from '../ui';
+import { CertificateSection } from './credential-certificate';
 import { CorrectName } from './credential-name';
 
 type Credential = components['schemas']['CredentialDetail'];
@@ -189,6 +190,7 @@ export function CredentialDetailPage() {
           </ul>
         </dd>
       </dl>
+      {credential.status !== 'revoked' && <CertificateSection credentialId={id} mayChange={mayChange} />}
       {mayChange && credential.status !== 'revoked' && (
         <section class="panel" aria-labelledby="revoke-title">
           <h2 id="revoke-title">Revoke</h2>

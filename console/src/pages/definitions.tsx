@@ -270,6 +270,9 @@ export function DefinitionsPage() {
                       <button type="button" class="secondary" onClick={() => setEditing(definition)}>
                         Edit<span class="visually-hidden"> {definition.name}</span>
                       </button>
+                      <a href={`/console/definitions/${definition.id}/certificate`}>
+                        Certificate<span class="visually-hidden"> of {definition.name}</span>
+                      </a>
                       {definition.status !== 'archived' && (
                         <button type="button" class="secondary" onClick={() => setArchiving(definition)}>
                           Archive<span class="visually-hidden"> {definition.name}</span>

@@ -340,6 +340,13 @@ export function SettingsPage() {
         {owner && <button type="submit">Save profile</button>}
       </form>
       <NotificationsSection />
+      <section class="panel" aria-labelledby="certificates-title">
+        <h2 id="certificates-title">Certificates</h2>
+        <p>
+          <a href="/console/settings/certificates">Design the default certificate</a> of every badge without one of its
+          own.
+        </p>
+      </section>
       {usage && (
         <section class="panel" aria-labelledby="usage-title">
           <h2 id="usage-title">Usage and plan</h2>

@@ -7,10 +7,12 @@ import { AppError } from '../../core/errors.js';
 
 /**
  * The console's own policy: everything from this origin, no inline script or style, nothing may
- * frame it, and forms and the API are this origin's only.
+ * frame it, and forms and the API are this origin's only. It may frame a `blob:` of its own making:
+ * the certificate designer's live preview, a PDF the API drew (a blob URL belongs to the origin
+ * whose script made it).
  */
 export const CONSOLE_CSP =
-  "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+  "default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-src 'self' blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 /**
  * Where `npm run build` writes the console: <root>/dist/console, whether this file runs from
