@@ -6,6 +6,14 @@ import type { EarnerSignInLinksTable } from '../src/modules/backpack/backpack.ta
 
 export const form = { 'content-type': 'application/x-www-form-urlencoded' };
 
+/** Every cookie a response sets, as one Cookie header (the session and its sealed address). */
+export function cookiesOf(setCookie: string | string[] | undefined): string {
+  return [setCookie ?? []]
+    .flat()
+    .map((c) => c.split(';')[0] as string)
+    .join('; ');
+}
+
 /** The sign-in link of the latest message to `to`, as the path the app answers. */
 export function signInLinkFrom(messages: ReceivedMail[], to: string, base: string): string {
   const mail = messages.filter((m) => m.to.includes(to.toLowerCase())).at(-1);
@@ -28,7 +36,7 @@ export async function signInToBackpack(app: FastifyInstance, messages: ReceivedM
   const path = signInLinkFrom(messages, email, base);
   const confirmed = await app.inject({ method: 'POST', url: path });
   expect(confirmed.statusCode, confirmed.body).toBe(303);
-  const cookie = String(confirmed.headers['set-cookie']).split(';')[0] as string;
+  const cookie = cookiesOf(confirmed.headers['set-cookie']);
   const page = await app.inject({ method: 'GET', url: '/backpack', headers: { cookie } });
   const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)?.[1] as string;
   return { cookie, csrf, page, path };
@@ -59,7 +67,7 @@ export async function earnerSession(app: FastifyInstance, email: string) {
     url: `/backpack/sign-in/${token}.${secrets.sealEmail(email, token)}`,
   });
   expect(confirmed.statusCode, confirmed.body).toBe(303);
-  const cookie = String(confirmed.headers['set-cookie']).split(';')[0] as string;
+  const cookie = cookiesOf(confirmed.headers['set-cookie']);
   const page = await app.inject({ method: 'GET', url: '/backpack', headers: { cookie } });
   const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)?.[1] as string;
   const account = await app.core.db

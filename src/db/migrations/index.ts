@@ -44,6 +44,7 @@ import { earnerAccountsMigration } from './0090_earner_accounts.js';
 import { obApiMigration } from './0091_ob_api.js';
 import { translationsAndMetadataMigration } from './0100_translations_and_metadata.js';
 import { certificateLinksMigration } from './0120_certificate_links.js';
+import { earnerImportsMigration } from './0125_earner_imports.js';
 import { clrCredentialsMigration } from './0130_clr_credentials.js';
 import { ltiIssuerToolKeysMigration } from './0135_lti_issuer_tool_keys.js';
 
@@ -94,6 +95,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0091_ob_api': obApiMigration(),
     '0100_translations_and_metadata': translationsAndMetadataMigration(),
     '0120_certificate_links': certificateLinksMigration(),
+    '0125_earner_imports': earnerImportsMigration(),
     '0130_clr_credentials': clrCredentialsMigration(),
     '0135_lti_issuer_tool_keys': ltiIssuerToolKeysMigration(),
   };

@@ -1,38 +1,15 @@
 import { html, type Markup, safeUrl } from '../../core/html.js';
+import type { ImportedBadge } from './backpack.import.js';
+import { importedSection } from './backpack.import.pages.js';
+import { backpackDocument, csrfField, shownDate } from './backpack.layout.js';
+
+export { backpackCsp } from './backpack.layout.js';
+
 import type { BackpackBadge } from './backpack.service.js';
-
-/** Styles by nonce, forms only to this origin, images from anywhere a badge's image may be. */
-export function backpackCsp(nonce: string): string {
-  return [
-    "default-src 'none'",
-    `style-src 'nonce-${nonce}'`,
-    "img-src 'self' https: data:",
-    "form-action 'self'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
-
-const STYLE =
-  'body{font-family:system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1b1b1b}' +
-  'label{display:block;font-weight:600;margin:.5rem 0 .25rem}input[type=email]{font-size:1rem;padding:.5rem;width:100%;max-width:24rem;box-sizing:border-box}' +
-  'button{font-size:1rem;padding:.5rem 1rem;border-radius:6px;border:1px solid #1f4e79;background:#1f4e79;color:#fff;cursor:pointer;margin-top:.75rem}' +
-  'button.secondary{background:#fff;color:#1f4e79}button.danger{background:#a4262c;border-color:#a4262c}' +
-  '.badge{border:1px solid #d0d7de;border-radius:8px;padding:1rem;margin:1rem 0;display:flex;gap:1rem}.badge img{width:72px;height:72px;object-fit:contain}' +
-  '.status{font-weight:600}.status-valid{color:#1a7f37}.status-expired{color:#9a6700}.status-revoked{color:#a4262c}' +
-  '.links a{margin-right:1rem}.error{color:#a4262c;font-weight:600}header{display:flex;justify-content:space-between;align-items:center}' +
-  'form.inline{display:inline}';
-
-function page(title: string, nonce: string, body: Markup): string {
-  return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><title>${title}</title><style nonce="${nonce}">${STYLE}</style></head>
-<body><main>${body}</main></body></html>`.value;
-}
 
 /** The sign-in form: one textbox, one button; `next` carries on where the earner was going. */
 export function signInPage(nonce: string, options: { next: string | null; error?: string } = { next: null }): string {
-  return page(
+  return backpackDocument(
     'Sign in to your backpack',
     nonce,
     html`<h1>Your badges, in one place</h1>
@@ -49,7 +26,7 @@ ${options.next ? html`<input type="hidden" name="next" value="${options.next}">`
 
 /** The same answer for every address, whether or not it holds a badge. */
 export function linkSentPage(nonce: string, minutes: number): string {
-  return page(
+  return backpackDocument(
     'Check your email',
     nonce,
     html`<h1>Check your email</h1>
@@ -60,7 +37,7 @@ export function linkSentPage(nonce: string, minutes: number): string {
 
 /** What a link opens: a button, so a mail scanner fetching the link signs nobody in. */
 export function confirmSignInPage(nonce: string, action: string): string {
-  return page(
+  return backpackDocument(
     'Sign in to your backpack',
     nonce,
     html`<h1>Sign in to your backpack</h1>
@@ -69,7 +46,7 @@ export function confirmSignInPage(nonce: string, action: string): string {
 }
 
 export function linkUnusablePage(nonce: string): string {
-  return page(
+  return backpackDocument(
     'This link no longer works',
     nonce,
     html`<h1>This link no longer works</h1>
@@ -78,13 +55,6 @@ export function linkUnusablePage(nonce: string): string {
   );
 }
 
-function csrfField(csrf: string): Markup {
-  return html`<input type="hidden" name="csrf" value="${csrf}">`;
-}
-
-const dateFormat = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'UTC' });
-const shown = (iso: string) => dateFormat.format(new Date(iso));
-
 function badgeCard(badge: BackpackBadge, csrf: string): Markup {
   const image = safeUrl(badge.imageUrl) ?? badge.bakedSvgUrl;
   const live = badge.status !== 'revoked';
@@ -92,7 +62,7 @@ function badgeCard(badge: BackpackBadge, csrf: string): Markup {
 <img src="${image}" alt="">
 <div>
 <h2>${badge.name}</h2>
-<p>${badge.issuerName} · issued ${shown(badge.issuedOn)}${badge.expiresOn ? html` · expires ${shown(badge.expiresOn)}` : ''}</p>
+<p>${badge.issuerName} · issued ${shownDate(badge.issuedOn)}${badge.expiresOn ? html` · expires ${shownDate(badge.expiresOn)}` : ''}</p>
 <p class="status status-${badge.status}">Status: ${badge.status}</p>
 <p class="links">
 <a href="${badge.verifyUrl}">Verification page</a>
@@ -106,14 +76,21 @@ ${live ? html`<form class="inline" method="post" action="/backpack/badges/${badg
 </article>`;
 }
 
-export function backpackPage(nonce: string, badges: BackpackBadge[], csrf: string, records: Markup = html``): string {
-  return page(
+export function backpackPage(
+  nonce: string,
+  badges: BackpackBadge[],
+  csrf: string,
+  imports: ImportedBadge[] = [],
+  records: Markup = html``,
+): string {
+  return backpackDocument(
     'Your backpack',
     nonce,
     html`<header><h1>Your backpack</h1>
 <form method="post" action="/backpack/sign-out">${csrfField(csrf)}<button type="submit" class="secondary">Sign out</button></form></header>
 <p>${badges.length === 0 ? 'No badges have been issued to your address on this service yet.' : `${badges.length} ${badges.length === 1 ? 'badge' : 'badges'} from every issuer on this service.`}</p>
 ${badges.map((badge) => badgeCard(badge, csrf))}
+${importedSection(imports, csrf)}
 ${records}
 <h2>Your account</h2>
 <p><a href="/backpack/account/delete">Delete my account</a></p>`,
@@ -121,7 +98,7 @@ ${records}
 }
 
 export function deleteAccountPage(nonce: string, csrf: string, badges: number): string {
-  return page(
+  return backpackDocument(
     'Delete your account',
     nonce,
     html`<h1>Delete your account</h1>
@@ -132,7 +109,7 @@ export function deleteAccountPage(nonce: string, csrf: string, badges: number): 
 }
 
 export function accountDeletedPage(nonce: string): string {
-  return page(
+  return backpackDocument(
     'Account deleted',
     nonce,
     html`<h1>Your account is deleted</h1><p role="status">Nothing of it is kept.</p><p><a href="/backpack">Sign in again</a></p>`,
@@ -140,7 +117,7 @@ export function accountDeletedPage(nonce: string): string {
 }
 
 export function walletOfferPage(nonce: string, offer: { offer: string; qr: string; lcw: string }): string {
-  return page(
+  return backpackDocument(
     'Add to a wallet',
     nonce,
     html`<h1>Add to a wallet</h1>

@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { parseCookie, stringifySetCookie } from 'cookie';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { AppError } from '../../core/errors.js';
 import { errorResponses, openErrors, ValidationErrorBody } from '../../core/schemas.js';
 import { clrSection } from '../clr/clr.pages.js';
+import { BACKPACK_ADDRESS_COOKIE, BACKPACK_COOKIE, backpackHttp } from './backpack.http.js';
+import { backpackImportRoutes } from './backpack.import.routes.js';
 import {
   accountDeletedPage,
-  backpackCsp,
   backpackPage,
   confirmSignInPage,
   deleteAccountPage,
@@ -16,12 +16,10 @@ import {
   signInPage,
   walletOfferPage,
 } from './backpack.pages.js';
-import { type EarnerSession, LINK_MINUTES, SESSION_HOURS } from './backpack.service.js';
+import { LINK_MINUTES, SESSION_HOURS } from './backpack.service.js';
 
-/** The backpack's session cookie (an earner's, apart from the console's). */
-export const BACKPACK_COOKIE = 'accolade_backpack';
-const HTML = 'text/html; charset=utf-8';
-const NONCE_LENGTH = 24;
+export { BACKPACK_COOKIE } from './backpack.http.js';
+
 const FORM = 'application/x-www-form-urlencoded';
 const FORM_LIMIT = 4096;
 /** A sign-in link costs a write and an email: it is worth this many open requests of its address. */
@@ -68,51 +66,17 @@ export function localPath(next: string | undefined): string | null {
  */
 export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { backpack } = app.services;
-  const { ids } = app.core;
+  const { send, setCookie: setNamedCookie, sessionOf, changingSession } = backpackHttp(app);
+  const setCookie = (reply: FastifyReply, value: string, maxAge: number) => {
+    setNamedCookie(reply, BACKPACK_COOKIE, value, maxAge);
+    if (maxAge === 0) setNamedCookie(reply, BACKPACK_ADDRESS_COOKIE, '', 0);
+  };
   const tags = ['Backpack'];
 
   app.addContentTypeParser(FORM, { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
-
-  function send(reply: FastifyReply, status: number, render: (nonce: string) => string) {
-    const nonce = ids.token(NONCE_LENGTH);
-    return reply
-      .status(status)
-      .header('content-type', HTML)
-      .header('content-security-policy', backpackCsp(nonce))
-      .header('cache-control', 'no-store')
-      .send(render(nonce));
-  }
-
-  function setCookie(reply: FastifyReply, value: string, maxAge: number) {
-    reply.header(
-      'set-cookie',
-      stringifySetCookie({
-        name: BACKPACK_COOKIE,
-        value,
-        httpOnly: true,
-        sameSite: 'lax',
-        path: '/',
-        secure: backpack.secureCookies,
-        maxAge,
-      }),
-    );
-  }
-
-  async function sessionOf(request: FastifyRequest): Promise<EarnerSession | null> {
-    const header = request.headers.cookie;
-    if (typeof header !== 'string' || !header.includes(BACKPACK_COOKIE)) return null;
-    return backpack.authenticate(parseCookie(header)[BACKPACK_COOKIE] ?? null);
-  }
-
-  /** The session of a change: signed in, and the form's CSRF token is the session's. */
-  async function changingSession(request: FastifyRequest, csrf: string): Promise<EarnerSession> {
-    const session = await sessionOf(request);
-    if (!session) throw new AppError('unauthorized', 'Sign in to your backpack first.');
-    if (csrf !== session.csrfToken) throw new AppError('csrf_failed', 'The form is out of date; reload the page.');
-    return session;
-  }
+  await app.register(backpackImportRoutes);
 
   app.get(
     '/backpack',
@@ -130,9 +94,12 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const session = await sessionOf(request);
       if (!session) return send(reply, 200, (nonce) => signInPage(nonce, { next: localPath(request.query.next) }));
-      const badges = await backpack.badges(session.accountId);
-      const records = clrSection(await app.services.clr.forAccount(session.accountId));
-      return send(reply, 200, (nonce) => backpackPage(nonce, badges, session.csrfToken, records));
+      const [badges, imports, records] = await Promise.all([
+        backpack.badges(session.accountId),
+        backpack.imports.list(session.accountId),
+        app.services.clr.forAccount(session.accountId),
+      ]);
+      return send(reply, 200, (nonce) => backpackPage(nonce, badges, session.csrfToken, imports, clrSection(records)));
     },
   );
 
@@ -213,6 +180,7 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const signedIn = await backpack.signIn(request.params.link);
       if (!signedIn) return send(reply, 400, linkUnusablePage);
       setCookie(reply, signedIn.token, SESSION_HOURS * 3600);
+      setNamedCookie(reply, BACKPACK_ADDRESS_COOKIE, signedIn.sealedAddress, SESSION_HOURS * 3600);
       return reply.header('cache-control', 'no-store').redirect(localPath(request.query.next) ?? '/backpack', 303);
     },
   );

@@ -7,6 +7,7 @@ import type { Executor } from '../../db/database.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { Mailer } from '../notifications/notifications.mailer.js';
 import type { WalletService } from '../wallet/wallet.service.js';
+import { createImportsRepository } from './backpack.imports.repository.js';
 import { signInMail } from './backpack.mail.js';
 import { type BadgeRow, createBackpackRepository, LOOKUP_CHUNK } from './backpack.repository.js';
 import type { BackpackSecrets } from './backpack.secrets.js';
@@ -180,7 +181,9 @@ export function createBackpackService(
      * credential of the address across the issuers, and starts a session. Null for a used, expired
      * or altered link.
      */
-    async signIn(link: string): Promise<{ token: string; csrfToken: string; linked: number } | null> {
+    async signIn(
+      link: string,
+    ): Promise<{ token: string; csrfToken: string; sealedAddress: string; linked: number } | null> {
       const dot = link.indexOf('.');
       if (dot <= 0) return null;
       const token = link.slice(0, dot);
@@ -219,7 +222,15 @@ export function createBackpackService(
         await audit(trx, account.id, `earner:${account.id}`, 'earner.signed_in', { linked: count });
         return count;
       });
-      return { token: sessionToken, csrfToken, linked };
+      // The address, sealed to the session token, goes to the earner's browser only (a cookie): an
+      // import checks its recipient against it, and the service keeps nothing of it.
+      return { token: sessionToken, csrfToken, sealedAddress: deps.secrets.sealEmail(address, sessionToken), linked };
+    },
+
+    /** The signed-in address a session's sealed-address cookie carries, or null (missing, altered, another session's). */
+    addressOf(sessionToken: string, sealed: string | null): string | null {
+      if (!sealed || sealed.length > 700) return null;
+      return deps.secrets.openEmail(sealed, sessionToken);
     },
 
     /** The session a backpack cookie names, while it lasts. */
@@ -272,8 +283,8 @@ export function createBackpackService(
     },
 
     /**
-     * Erases the account: its links to the issuers' credentials, its sessions and sign-in links,
-     * and the account. The issuers' records stay as they are (design.md "Added 2026-12-01").
+     * Erases the account: its links to the issuers' credentials, its imported credentials, its
+     * sessions and sign-in links, and the account. The issuers' records stay as they are (design.md "Added 2026-12-01").
      */
     async deleteAccount(accountId: string): Promise<void> {
       const account = await repo.findAccount(accountId);
@@ -281,6 +292,7 @@ export function createBackpackService(
       const linked = (await repo.badges(accountId)).length;
       await core.db.transaction().execute(async (trx) => {
         await createBackpackRepository(trx).deleteAccount(accountId, account.email_hash);
+        await createImportsRepository(trx).deleteAccount(accountId);
         for (const erase of erasers) await erase(trx, accountId);
         await audit(trx, accountId, `earner:${accountId}`, 'earner.account_deleted', { unlinked: linked });
       });

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 
-/** The backpack's tables (migration 0090); the module reaches them through `withBackpack`. */
+/** The backpack's tables (migrations 0090 and 0125); the module reaches them through `withBackpack`. */
 export interface EarnerAccountsTable {
   id: string;
   email_hash: string;
@@ -32,11 +32,35 @@ export interface EarnerCredentialsTable {
   linked_at: string;
 }
 
+/** An imported credential (migration 0125) and what its last check found. */
+export interface EarnerImportsTable {
+  id: string;
+  account_id: string;
+  credential_key: string;
+  spec: 'ob2' | 'ob3';
+  format: 'url' | 'json' | 'jws' | 'png' | 'svg';
+  document: string;
+  source_url: string | null;
+  name: string;
+  description: string;
+  issuer_name: string;
+  issuer_id: string;
+  image_url: string | null;
+  issued_on: string | null;
+  expires_on: string | null;
+  status: 'verified' | 'expired' | 'revoked' | 'suspended' | 'unverified';
+  reason: string | null;
+  checked_at: string;
+  created_at: string;
+}
+
 export type BackpackTables = {
   earner_accounts: EarnerAccountsTable;
   earner_sign_in_links: EarnerSignInLinksTable;
   earner_sessions: EarnerSessionsTable;
   earner_credentials: EarnerCredentialsTable;
+  earner_imports: EarnerImportsTable;
+  earner_import_attempts: { account_id: string; attempted_at: string };
 };
 
 export type BackpackDb = Kysely<DB & BackpackTables>;

@@ -2,17 +2,24 @@ import type { Core } from '../../core/context.js';
 import type { AuditService } from '../audit/audit.service.js';
 import { createSmtpMailer } from '../notifications/notifications.mailer.js';
 import type { WalletService } from '../wallet/wallet.service.js';
+import { systemLookup } from '../webhooks/ssrf.js';
+import { createImportService } from './backpack.import.js';
 import { backpackSecrets } from './backpack.secrets.js';
-import { createBackpackService } from './backpack.service.js';
+import { createBackpackService, EARNER_AUDIT_CHAIN } from './backpack.service.js';
 
-/** The earner's backpack: accounts, sign-in links, sessions and the cross-issuer list of badges. */
+/** The earner's backpack: accounts, sign-in links, sessions, the cross-issuer list of badges and imports. */
 export function createBackpackModule(
   core: Core,
   deps: { audit: Pick<AuditService, 'append'>; wallet: Pick<WalletService, 'createOffer'> },
 ) {
   const secrets = backpackSecrets(core.config);
   const mailer = core.config.mail ? createSmtpMailer(core.config.mail.smtpUrl) : null;
-  return { ...createBackpackService(core, { ...deps, secrets, mailer }), secrets, mailer };
+  const imports = createImportService(core, {
+    audit: deps.audit,
+    lookup: systemLookup,
+    auditChain: EARNER_AUDIT_CHAIN,
+  });
+  return { ...createBackpackService(core, { ...deps, secrets, mailer }), secrets, mailer, imports };
 }
 
 export type BackpackModule = ReturnType<typeof createBackpackModule>;

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { parseCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { html } from '../../core/html.js';
-import { BACKPACK_COOKIE } from '../backpack/backpack.routes.js';
+import { BACKPACK_COOKIE } from '../backpack/backpack.http.js';
 import { consentCsp, consentPage } from './consent.page.js';
 import { ALL_SCOPES, OAUTH } from './obapi.scopes.js';
 
