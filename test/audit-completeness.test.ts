@@ -215,6 +215,15 @@ const manualPlatform = () => ({
   jwksUri: 'https://lms.example/jwks',
 });
 
+/** An OB 3.0 credential without a proof: the backpack keeps it, marked not verified, and audits it. */
+const unsignedBadge = (id: string) => ({
+  '@context': ['https://www.w3.org/ns/credentials/v2'],
+  id,
+  type: ['VerifiableCredential', 'OpenBadgeCredential'],
+  issuer: 'did:web:elsewhere.example',
+  credentialSubject: { achievement: { name: 'Unsigned' } },
+});
+
 const builders: Record<string, (w: Walk) => Promise<Call>> = {
   signInToBackpack: async (w) => {
     const email = `${unique('earner')}@example.org`;
@@ -258,6 +267,51 @@ const builders: Record<string, (w: Walk) => Promise<Call>> = {
       request: {
         method: 'POST',
         url: '/backpack/account/delete',
+        headers: { ...formHeaders, cookie: earner.cookie },
+        payload: earner.form(),
+      },
+      actor: `earner:${earner.accountId}`,
+      issuerId: 'earners',
+    };
+  },
+  importIntoBackpack: async (w) => {
+    const earner = await earnerSession(w.t.app, `${unique('earner')}@example.org`);
+    return {
+      request: {
+        method: 'POST',
+        url: '/backpack/imports',
+        headers: { ...formHeaders, cookie: earner.cookie },
+        payload: earner.form({ source: JSON.stringify(unsignedBadge(unique('urn:uuid:import'))) }),
+      },
+      actor: `earner:${earner.accountId}`,
+      issuerId: 'earners',
+    };
+  },
+  checkBackpackImport: async (w) => {
+    const earner = await earnerSession(w.t.app, `${unique('earner')}@example.org`);
+    const imported = await w.t.app.services.backpack.imports.importCredential(earner.accountId, null, {
+      text: JSON.stringify(unsignedBadge(unique('urn:uuid:check'))),
+    });
+    return {
+      request: {
+        method: 'POST',
+        url: `/backpack/imports/${imported.id}/check`,
+        headers: { ...formHeaders, cookie: earner.cookie },
+        payload: earner.form(),
+      },
+      actor: `earner:${earner.accountId}`,
+      issuerId: 'earners',
+    };
+  },
+  deleteBackpackImport: async (w) => {
+    const earner = await earnerSession(w.t.app, `${unique('earner')}@example.org`);
+    const imported = await w.t.app.services.backpack.imports.importCredential(earner.accountId, null, {
+      text: JSON.stringify(unsignedBadge(unique('urn:uuid:delete'))),
+    });
+    return {
+      request: {
+        method: 'POST',
+        url: `/backpack/imports/${imported.id}/delete`,
         headers: { ...formHeaders, cookie: earner.cookie },
         payload: earner.form(),
       },

@@ -433,11 +433,15 @@ describe.each(dialects)('OpenAPI document says what the service does on %s', (di
     );
     expect(redirects.map(([name]) => name).sort()).toEqual([
       'GET /backpack/account/delete 303',
+      'GET /backpack/import 303',
       'GET /lti/login 302',
       'GET /sso/callback 302',
       'GET /sso/start/{slug} 302',
       'GET /v1/issuers/{slug}/assertions/{id} 303',
       'GET /verify/{slug}/{id}/share/{action} 302',
+      'POST /backpack/imports 303',
+      'POST /backpack/imports/{id}/check 303',
+      'POST /backpack/imports/{id}/delete 303',
       'POST /backpack/sign-in/{link} 303',
       'POST /backpack/sign-out 303',
       'POST /lti/login 302',

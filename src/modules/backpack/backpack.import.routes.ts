@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../core/errors.js';
-import { errorResponses, openErrors, ValidationErrorBody } from '../../core/schemas.js';
+import { errorResponses, openErrors, StringEnum, ValidationErrorBody } from '../../core/schemas.js';
 import { backpackHttp } from './backpack.http.js';
 import type { ImportSource } from './backpack.import.js';
 import { importPage } from './backpack.import.pages.js';
@@ -23,7 +23,7 @@ const ImportBody = Type.Object(
     image: Type.Optional(
       Type.String({ maxLength: IMPORT_BODY_LIMIT * 2, contentEncoding: 'base64', description: 'A baked PNG or SVG' }),
     ),
-    imageType: Type.Optional(Type.Union([Type.Literal('image/png'), Type.Literal('image/svg+xml')])),
+    imageType: Type.Optional(StringEnum(['image/png', 'image/svg+xml'])),
   },
   { additionalProperties: false },
 );
