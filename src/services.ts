@@ -113,7 +113,7 @@ export function createServices(core: Core) {
   const webhooks = createWebhookModule(core, { outbox, audit });
   const jobs: Job[] = changeFeed ? [changeFeed] : [];
   if (core.config.webhookDispatch === 'inline') jobs.push(...webhooks.jobs);
-  jobs.push(...verification.jobs, countCompaction, ...notifications.jobs, ...lti.jobs);
+  jobs.push(...verification.jobs, countCompaction, ...notifications.jobs, ...lti.jobs, ...backpack.jobs, ...obapi.jobs);
   return {
     issuers,
     accounts,

@@ -5,7 +5,7 @@ import type { InjectOptions } from 'fastify';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EarnerSignInLinksTable } from '../src/modules/backpack/backpack.tables.js';
-import { earnerSession, form as formHeaders } from './backpack.support.js';
+import { cookiesOf, earnerSession, form as formHeaders } from './backpack.support.js';
 import { axcelerateMergedRows } from './connectors.fixtures.js';
 import { type ConsoleUser, consoleUser, PASSWORD } from './console.support.js';
 import { auth, createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
@@ -242,8 +242,16 @@ const builders: Record<string, (w: Walk) => Promise<Call>> = {
         used_at: null,
       })
       .execute();
+    const url = `/backpack/sign-in/${token}.${secrets.sealEmail(email, token)}`;
+    const page = await w.t.app.inject({ method: 'GET', url });
+    const binding = /name="binding" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
     return {
-      request: { method: 'POST', url: `/backpack/sign-in/${token}.${secrets.sealEmail(email, token)}` },
+      request: {
+        method: 'POST',
+        url,
+        headers: { ...formHeaders, cookie: cookiesOf(page.headers['set-cookie']) },
+        payload: new URLSearchParams({ binding }).toString(),
+      },
       actor: `earner:${accountId}`,
       issuerId: 'earners',
     };

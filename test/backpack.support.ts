@@ -14,6 +14,21 @@ export function cookiesOf(setCookie: string | string[] | undefined): string {
     .join('; ');
 }
 
+/**
+ * Follows a sign-in link as a browser does: opens its page (which sets the pre-session cookie and
+ * puts its binding in the form), then presses Sign in.
+ */
+export async function followLink(app: FastifyInstance, path: string, headers: Record<string, string> = {}) {
+  const page = await app.inject({ method: 'GET', url: path });
+  const binding = /name="binding" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
+  return app.inject({
+    method: 'POST',
+    url: path,
+    headers: { ...form, cookie: cookiesOf(page.headers['set-cookie']), ...headers },
+    payload: new URLSearchParams({ binding }).toString(),
+  });
+}
+
 /** The sign-in link of the latest message to `to`, as the path the app answers. */
 export function signInLinkFrom(messages: ReceivedMail[], to: string, base: string): string {
   const mail = messages.filter((m) => m.to.includes(to.toLowerCase())).at(-1);
@@ -34,9 +49,12 @@ export async function signInToBackpack(app: FastifyInstance, messages: ReceivedM
   });
   expect(asked.statusCode, asked.body).toBe(200);
   const path = signInLinkFrom(messages, email, base);
-  const confirmed = await app.inject({ method: 'POST', url: path });
+  const confirmed = await followLink(app, path);
   expect(confirmed.statusCode, confirmed.body).toBe(303);
-  const cookie = cookiesOf(confirmed.headers['set-cookie']);
+  const cookie = cookiesOf(confirmed.headers['set-cookie'])
+    .split('; ')
+    .filter((c) => !c.startsWith('accolade_backpack_sign_in='))
+    .join('; ');
   const page = await app.inject({ method: 'GET', url: '/backpack', headers: { cookie } });
   const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)?.[1] as string;
   return { cookie, csrf, page, path };
@@ -62,12 +80,12 @@ export async function earnerSession(app: FastifyInstance, email: string) {
       used_at: null,
     })
     .execute();
-  const confirmed = await app.inject({
-    method: 'POST',
-    url: `/backpack/sign-in/${token}.${secrets.sealEmail(email, token)}`,
-  });
+  const confirmed = await followLink(app, `/backpack/sign-in/${token}.${secrets.sealEmail(email, token)}`);
   expect(confirmed.statusCode, confirmed.body).toBe(303);
-  const cookie = cookiesOf(confirmed.headers['set-cookie']);
+  const cookie = cookiesOf(confirmed.headers['set-cookie'])
+    .split('; ')
+    .filter((c) => !c.startsWith('accolade_backpack_sign_in='))
+    .join('; ');
   const page = await app.inject({ method: 'GET', url: '/backpack', headers: { cookie } });
   const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)?.[1] as string;
   const account = await app.core.db

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtpServer } from '../scripts/reliability/lib/smtp-receiver.js';
-import { form, signInLinkFrom, signInToBackpack } from './backpack.support.js';
+import { cookiesOf, followLink, form, signInLinkFrom, signInToBackpack } from './backpack.support.js';
 import { auth, createTestApp, dialects, manualClock, type TestApp, type TestIssuer } from './helpers.js';
 
 const EMAIL = 'Grace.Backpack+Canary@Example.TEST';
@@ -82,7 +82,7 @@ describe.each(dialects)('the earner backpack on %s', (dialect) => {
     expect(page.body).toContain(`/verify/${b.slug}/${atB}/share/linkedin`);
     expect(page.body).toContain(`/v1/issuers/${b.slug}/credentials/${atB}/baked.svg`);
     expect(page.body).toContain('Sign out');
-    const again = await t.app.inject({ method: 'POST', url: path });
+    const again = await followLink(t.app, path);
     expect(again.statusCode).toBe(400);
     expect(again.body).toContain('This link no longer works');
 
@@ -129,9 +129,9 @@ describe.each(dialects)('the earner backpack on %s', (dialect) => {
     });
     const path = signInLinkFrom(smtp.messages, EMAIL, BASE);
     const tampered = path.replace(/\.([A-Za-z0-9_-])/, (_m, c: string) => `.${c === 'A' ? 'B' : 'A'}`);
-    expect((await t.app.inject({ method: 'POST', url: tampered })).statusCode).toBe(400);
+    expect((await followLink(t.app, tampered)).statusCode).toBe(400);
     clock.advance(16 * 60_000);
-    expect((await t.app.inject({ method: 'POST', url: path })).statusCode).toBe(400);
+    expect((await followLink(t.app, path)).statusCode).toBe(400);
     const { cookie } = await signInToBackpack(t.app, smtp.messages, EMAIL, BASE);
     const refused = await t.app.inject({
       method: 'POST',
@@ -147,6 +147,41 @@ describe.each(dialects)('the earner backpack on %s', (dialect) => {
       payload: 'csrf=x',
     });
     expect(anonymous.statusCode).toBe(401);
+  });
+
+  it('refuses a sign-in post that did not start on the link’s page in this browser (login CSRF), without spending the link', async () => {
+    await t.app.inject({
+      method: 'POST',
+      url: '/backpack/sign-in',
+      headers: form,
+      payload: `email=${encodeURIComponent(EMAIL)}`,
+    });
+    const path = signInLinkFrom(smtp.messages, EMAIL, BASE);
+    // An attacker's page posts the attacker's own link from the victim's browser: no pre-session cookie.
+    const forged = await t.app.inject({ method: 'POST', url: path, headers: form, payload: 'binding=anything' });
+    expect(forged.statusCode).toBe(403);
+    expect(forged.headers['set-cookie'] ?? '').not.toContain('accolade_backpack=');
+    expect(forged.body).toContain('Open the link from your email again');
+    // The attacker's own cookie and binding, replayed from a page of another origin.
+    const page = await t.app.inject({ method: 'GET', url: path });
+    const binding = /name="binding" value="([^"]+)"/.exec(page.body)?.[1] ?? '';
+    const cookie = cookiesOf(page.headers['set-cookie']);
+    const crossOrigin = await t.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { ...form, cookie, origin: 'https://attacker.example' },
+      payload: `binding=${binding}`,
+    });
+    expect(crossOrigin.statusCode).toBe(403);
+    const otherCookie = await t.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { ...form, cookie: 'accolade_backpack_sign_in=not-the-one' },
+      payload: `binding=${binding}`,
+    });
+    expect(otherCookie.statusCode).toBe(403);
+    const genuine = await followLink(t.app, path, { origin: BASE });
+    expect(genuine.statusCode, genuine.body).toBe(303);
   });
 
   it('offers a badge to a wallet, only the earner’s own', async () => {

@@ -36,12 +36,22 @@ export function linkSentPage(nonce: string, minutes: number): string {
 }
 
 /** What a link opens: a button, so a mail scanner fetching the link signs nobody in. */
-export function confirmSignInPage(nonce: string, action: string): string {
+export function confirmSignInPage(nonce: string, action: string, binding: string): string {
   return backpackDocument(
     'Sign in to your backpack',
     nonce,
     html`<h1>Sign in to your backpack</h1>
-<form method="post" action="${action}"><button type="submit">Sign in</button></form>`,
+<form method="post" action="${action}"><input type="hidden" name="binding" value="${binding}"><button type="submit">Sign in</button></form>`,
+  );
+}
+
+/** A sign-in post that did not come from the link's own page in this browser (login CSRF): nothing is signed in. */
+export function signInNotStartedHerePage(nonce: string): string {
+  return backpackDocument(
+    'Open the link again',
+    nonce,
+    html`<h1>Open the link from your email again</h1>
+<p>This sign-in did not start on the page the link opens, in this browser, so nobody was signed in. Open the link from your email and press Sign in there.</p>`,
   );
 }
 

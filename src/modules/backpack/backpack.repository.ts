@@ -98,6 +98,13 @@ export function createBackpackRepository(root: Kysely<DB>) {
         .where('expires_at', '>', now)
         .executeTakeFirst(),
 
+    /** Expired sessions, expired sign-in links and import checks older than `attemptsBefore`: none is ever read again. */
+    async pruneExpired(now: string, attemptsBefore: string) {
+      await db.deleteFrom('earner_sessions').where('expires_at', '<=', now).execute();
+      await db.deleteFrom('earner_sign_in_links').where('expires_at', '<=', now).execute();
+      await db.deleteFrom('earner_import_attempts').where('attempted_at', '<=', attemptsBefore).execute();
+    },
+
     async deleteSession(tokenHash: string) {
       await db.deleteFrom('earner_sessions').where('token_hash', '=', tokenHash).execute();
     },

@@ -1,6 +1,8 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply } from 'fastify';
+import { stringifySetCookie } from 'cookie';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.js';
 import { errorResponses, openErrors, ValidationErrorBody } from '../../core/schemas.js';
 import { clrSection } from '../clr/clr.pages.js';
@@ -13,6 +15,7 @@ import {
   deleteAccountPage,
   linkSentPage,
   linkUnusablePage,
+  signInNotStartedHerePage,
   signInPage,
   walletOfferPage,
 } from './backpack.pages.js';
@@ -38,6 +41,10 @@ const SignInBody = Type.Object(
   { additionalProperties: false },
 );
 const CsrfBody = Type.Object({ csrf: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
+const SignInLinkBody = Type.Object({ binding: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
+/** The pre-session cookie the link's page sets and its form's post must come back with (login CSRF). */
+const SIGN_IN_COOKIE = 'accolade_backpack_sign_in';
+const PRE_SESSION_LENGTH = 32;
 const LinkParams = Type.Object({ link: Type.String({ maxLength: 600 }) });
 const NextQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 2048 })) });
 const BadgeParams = Type.Object({ id: Type.String({ maxLength: 104 }) });
@@ -66,12 +73,44 @@ export function localPath(next: string | undefined): string | null {
  */
 export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { backpack } = app.services;
-  const { send, setCookie: setNamedCookie, sessionOf, changingSession } = backpackHttp(app);
+  const { send, setCookie: setNamedCookie, sessionOf, changingSession, cookie } = backpackHttp(app);
   const setCookie = (reply: FastifyReply, value: string, maxAge: number) => {
     setNamedCookie(reply, BACKPACK_COOKIE, value, maxAge);
     if (maxAge === 0) setNamedCookie(reply, BACKPACK_ADDRESS_COOKIE, '', 0);
   };
   const tags = ['Backpack'];
+  const ownOrigin = new URL(app.core.config.publicBaseUrl).origin;
+
+  function setSignInCookie(reply: FastifyReply, value: string, maxAge: number) {
+    reply.header(
+      'set-cookie',
+      stringifySetCookie({
+        name: SIGN_IN_COOKIE,
+        value,
+        httpOnly: true,
+        sameSite: 'strict',
+        path: '/backpack/sign-in',
+        secure: backpack.secureCookies,
+        maxAge,
+      }),
+    );
+  }
+
+  /**
+   * A sign-in post comes from the link's own page in this browser: its pre-session cookie, the
+   * form's binding of it (an HMAC only this service makes), and no foreign Origin or cross-site
+   * fetch (Fetch Metadata). A page elsewhere cannot sign a visitor in to the attacker's account.
+   */
+  function startedHere(request: FastifyRequest, binding: string): boolean {
+    const origin = request.headers.origin;
+    if (origin !== undefined && origin !== ownOrigin) return false;
+    if (request.headers['sec-fetch-site'] === 'cross-site') return false;
+    const preSession = cookie(request, SIGN_IN_COOKIE);
+    if (!preSession) return false;
+    const expected = Buffer.from(backpack.signInBinding(preSession));
+    const given = Buffer.from(binding);
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  }
 
   app.addContentTypeParser(FORM, { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
@@ -153,7 +192,9 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const next = localPath(request.query.next);
       const action = `/backpack/sign-in/${encodeURIComponent(request.params.link)}${next ? `?next=${encodeURIComponent(next)}` : ''}`;
-      return send(reply, 200, (nonce) => confirmSignInPage(nonce, action));
+      const preSession = app.core.ids.token(PRE_SESSION_LENGTH);
+      setSignInCookie(reply, preSession, LINK_MINUTES * 60);
+      return send(reply, 200, (nonce) => confirmSignInPage(nonce, action, backpack.signInBinding(preSession)));
     },
   );
 
@@ -163,20 +204,25 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'signInToBackpack',
         description:
-          'Open. Spends the link (once, within 15 minutes), creates the account on first use, links every credential of the address on the service and sets the session cookie (HttpOnly, SameSite=Lax).',
+          'Open form post (binding), from the page the link opens: the post must carry that page’s pre-session cookie and its binding, and come from this origin, else 403 and the link is not spent (login CSRF). Spends the link (once, within 15 minutes), creates the account on first use, links every credential of the address on the service and sets the session cookie (HttpOnly, SameSite=Lax).',
         tags,
         summary:
           'Follows a sign-in link once: opens (or creates) the account, links its badges, sets the session cookie',
         params: LinkParams,
         querystring: NextQuery,
+        consumes: [FORM],
+        body: SignInLinkBody,
         response: {
           303: seeOther('Signed in: on to the backpack, or to where the earner was going'),
           400: htmlOrInvalid('The link was used, has expired or is not a sign-in link'),
+          403: htmlPage('The post did not come from the link’s page in this browser; nothing was signed in'),
           ...errorResponses(...openErrors),
         },
       },
     },
     async (request, reply) => {
+      if (!startedHere(request, request.body.binding)) return send(reply, 403, signInNotStartedHerePage);
+      setSignInCookie(reply, '', 0);
       const signedIn = await backpack.signIn(request.params.link);
       if (!signedIn) return send(reply, 400, linkUnusablePage);
       setCookie(reply, signedIn.token, SESSION_HOURS * 3600);

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
@@ -105,6 +106,8 @@ export function createBackpackService(
   const secure = core.config.publicBaseUrl.startsWith('https://');
   /** What other modules keep of an account (the OB 3.0 API's grants, upserts and profile), erased with it. */
   const erasers: ((executor: Executor, accountId: string) => Promise<void>)[] = [];
+  /** What other modules end with a sign-out (the authorization server's login sessions of the account). */
+  const signOuts: ((executor: Executor, accountId: string) => Promise<void>)[] = [];
 
   /** Every credential on the service whose issuer's salted hash of `address` it carries, issuers a page at a time. */
   async function credentialsOfAddress(address: string) {
@@ -144,6 +147,20 @@ export function createBackpackService(
     onAccountDeleted(eraser: (executor: Executor, accountId: string) => Promise<void>) {
       erasers.push(eraser);
     },
+
+    /** Adds what signing out also ends, in the same transaction. */
+    onSignedOut(end: (executor: Executor, accountId: string) => Promise<void>) {
+      signOuts.push(end);
+    },
+
+    /**
+     * The value a sign-in form carries for its pre-session cookie: an HMAC of it under a service key,
+     * so only a browser this service gave the cookie (and the page) can post the link (login CSRF).
+     */
+    signInBinding: (preSession: string) =>
+      createHmac('sha256', deps.secrets.derive('accolade/backpack/sign-in-binding/v1'))
+        .update(preSession)
+        .digest('base64url'),
 
     /** Whether sign-in links can be sent at all (SMTP_URL set). */
     canSendLinks: deps.mailer !== null,
@@ -243,8 +260,15 @@ export function createBackpackService(
     async signOut(session: EarnerSession): Promise<void> {
       await core.db.transaction().execute(async (trx) => {
         await createBackpackRepository(trx).deleteSession(session.tokenHash);
+        for (const end of signOuts) await end(trx, session.accountId);
         await audit(trx, session.accountId, `earner:${session.accountId}`, 'earner.signed_out');
       });
+    },
+
+    /** Deletes what has expired (sessions, links, import checks past their hour); every replica may run it. */
+    async pruneExpired(): Promise<void> {
+      const now = core.clock.now();
+      await repo.pruneExpired(now.toISOString(), new Date(now.getTime() - 3_600_000).toISOString());
     },
 
     /** Every badge of the account, from every issuer, with its status now. */

@@ -2,10 +2,14 @@ import type { Core } from '../../core/context.js';
 import type { AuditService } from '../audit/audit.service.js';
 import { createSmtpMailer } from '../notifications/notifications.mailer.js';
 import type { WalletService } from '../wallet/wallet.service.js';
+import { createPollingJob } from '../webhooks/polling-job.js';
 import { systemLookup } from '../webhooks/ssrf.js';
 import { createImportService } from './backpack.import.js';
 import { backpackSecrets } from './backpack.secrets.js';
 import { createBackpackService, EARNER_AUDIT_CHAIN } from './backpack.service.js';
+
+/** How often expired sessions, sign-in links and import checks are deleted. */
+const PRUNE_INTERVAL_MS = 15 * 60_000;
 
 /** The earner's backpack: accounts, sign-in links, sessions, the cross-issuer list of badges and imports. */
 export function createBackpackModule(
@@ -19,7 +23,14 @@ export function createBackpackModule(
     lookup: systemLookup,
     auditChain: EARNER_AUDIT_CHAIN,
   });
-  return { ...createBackpackService(core, { ...deps, secrets, mailer }), secrets, mailer, imports };
+  const service = createBackpackService(core, { ...deps, secrets, mailer });
+  const prune = createPollingJob({
+    name: 'backpack-prune',
+    intervalMs: PRUNE_INTERVAL_MS,
+    log: core.log,
+    pass: service.pruneExpired,
+  });
+  return { ...service, secrets, mailer, imports, jobs: [prune] };
 }
 
 export type BackpackModule = ReturnType<typeof createBackpackModule>;

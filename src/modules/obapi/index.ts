@@ -5,8 +5,13 @@ import type { AuditService } from '../audit/audit.service.js';
 import type { BackpackModule } from '../backpack/index.js';
 import type { ClrService } from '../clr/clr.service.js';
 import type { VcService } from '../vc/vc.service.js';
+import { createPollingJob } from '../webhooks/polling-job.js';
+import { pruneExpired } from './oauth.adapter.js';
 import { createOauthProvider } from './oauth.provider.js';
 import { createObApiService } from './obapi.service.js';
+
+/** How often expired authorization server state (codes, tokens, sessions, clients) is deleted. */
+const PRUNE_INTERVAL_MS = 15 * 60_000;
 
 /**
  * The Open Badges 3.0 API: its authorization server (oidc-provider) and its resource endpoints.
@@ -18,7 +23,7 @@ export function createObApiModule(
   deps: {
     audit: Pick<AuditService, 'append'>;
     vc: Pick<VcService, 'credential'>;
-    backpack: Pick<BackpackModule, 'secrets' | 'onAccountDeleted'>;
+    backpack: Pick<BackpackModule, 'secrets' | 'onAccountDeleted' | 'onSignedOut'>;
     clr: Pick<ClrService, 'signedForAccount'>;
   },
 ) {
@@ -37,8 +42,19 @@ export function createObApiModule(
     return built;
   }
   deps.backpack.onAccountDeleted((executor, accountId) => service.deleteAccountData(executor, accountId));
+  deps.backpack.onSignedOut((executor, accountId) => service.endLoginSessions(executor, accountId));
+  // Every replica prunes; a delete of expired rows is the same whoever runs it (oauth.adapter.ts).
+  const prune = createPollingJob({
+    name: 'oauth-prune',
+    intervalMs: PRUNE_INTERVAL_MS,
+    log: core.log,
+    pass: async () => {
+      await pruneExpired(core.db, core.clock);
+    },
+  });
   return {
     ...service,
+    jobs: [prune],
     provider: () => current().provider,
     callback: (request: IncomingMessage, response: ServerResponse) => current().callback(request, response),
   };

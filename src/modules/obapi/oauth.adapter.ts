@@ -23,7 +23,7 @@ export interface OauthWrites {
  * oidc-provider's storage (its Adapter interface) in our database, on both engines: one table of
  * JSON payloads keyed by model and id, with the grant, interaction uid and expiry it looks up by.
  * Every replica reads and writes the same rows, so a flow begun on one finishes on another.
- * Expired rows are never answered (and are pruned as new ones are written).
+ * Expired rows are never answered, and `oauthPruneJob` deletes them.
  */
 export function kyselyAdapter(database: Db, clock: Clock, writes: OauthWrites): new (model: string) => Adapter {
   const db = withObApi(database);
@@ -39,7 +39,13 @@ export function kyselyAdapter(database: Db, clock: Clock, writes: OauthWrites): 
     constructor(private readonly model: string) {}
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-      const expiresAt = expiresIn ? new Date(clock.now().getTime() + expiresIn * 1000).toISOString() : null;
+      // A registered client lives until its secret expires (RFC 7591 §3.2.1 client_secret_expires_at).
+      const secretExpiry = this.model === 'Client' ? Number(payload.client_secret_expires_at ?? 0) : 0;
+      const expiresAt = expiresIn
+        ? new Date(clock.now().getTime() + expiresIn * 1000).toISOString()
+        : secretExpiry > 0
+          ? new Date(secretExpiry * 1000).toISOString()
+          : null;
       const row = {
         model: this.model,
         id,
@@ -121,7 +127,36 @@ export function kyselyAdapter(database: Db, clock: Clock, writes: OauthWrites): 
   };
 }
 
-/** Deletes rows past their expiry; the adapter never answers them, this only keeps the table small. */
-export async function pruneExpired(database: Db, clock: Clock): Promise<void> {
-  await withObApi(database).deleteFrom('oauth_payloads').where('expires_at', '<', clock.now().toISOString()).execute();
+/** Rows deleted per statement, so pruning a backlog never holds a long write lock. */
+const PRUNE_BATCH = 1000;
+
+/**
+ * Deletes rows past their expiry, a batch at a time; the adapter never answers them, this keeps the
+ * table to live state. Two replicas pruning at once delete disjoint or already-deleted rows: no lock
+ * is needed. Returns how many went.
+ */
+export async function pruneExpired(database: Db, clock: Clock): Promise<number> {
+  const db = withObApi(database);
+  const now = clock.now().toISOString();
+  let total = 0;
+  for (;;) {
+    const result = await db
+      .deleteFrom('oauth_payloads')
+      .where((eb) =>
+        eb(
+          eb.refTuple('model', 'id'),
+          'in',
+          eb
+            .selectFrom('oauth_payloads as expired')
+            .select(['expired.model', 'expired.id'])
+            .where('expired.expires_at', '<', now)
+            .limit(PRUNE_BATCH)
+            .$asTuple('model', 'id'),
+        ),
+      )
+      .executeTakeFirst();
+    const deleted = Number(result.numDeletedRows);
+    total += deleted;
+    if (deleted < PRUNE_BATCH) return total;
+  }
 }

@@ -7,6 +7,13 @@ import type { BackpackSecrets } from '../backpack/backpack.secrets.js';
 import { kyselyAdapter, type OauthWrites } from './oauth.adapter.js';
 import { ALL_SCOPES, OAUTH, OB_API } from './obapi.scopes.js';
 
+/**
+ * How long the secret of a client registered without an initial access token lasts (RFC 7591
+ * §3.2.1 client_secret_expires_at): anyone may register, so no registration lives for ever. The
+ * client's row expires with it (oauth.adapter.ts) and is pruned; a client registers again.
+ */
+export const CLIENT_SECRET_TTL_S = 30 * 86_400;
+
 /** PKCS #8 DER before a raw 32-byte Ed25519 seed (RFC 8410). */
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
@@ -106,6 +113,11 @@ export function createOauthProvider(
         if (key !== 'software_id') return;
         if (!redirectUrisAllowed(metadata.redirect_uris, config.webhookAllowPrivate)) {
           throw new errors.InvalidRedirectUri('redirect_uris must be https URLs');
+        }
+        // Set at registration from the issue time, so a client read back from storage keeps its expiry.
+        const issued = metadata.client_id_issued_at;
+        if (!metadata.client_secret_expires_at && metadata.client_secret && typeof issued === 'number') {
+          metadata.client_secret_expires_at = issued + CLIENT_SECRET_TTL_S;
         }
       },
     },

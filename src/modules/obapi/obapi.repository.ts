@@ -94,6 +94,14 @@ export function createObApiRepository(root: Kysely<DB>) {
         .execute();
     },
 
+    async deleteLoginSessions(accountId: string) {
+      await db
+        .deleteFrom('oauth_payloads')
+        .where('model', '=', 'Session')
+        .where('account_id', '=', accountId)
+        .execute();
+    },
+
     async deleteAccountData(accountId: string) {
       await db.deleteFrom('earner_api_credentials').where('account_id', '=', accountId).execute();
       await db.deleteFrom('earner_profiles').where('account_id', '=', accountId).execute();

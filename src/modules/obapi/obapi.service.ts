@@ -144,7 +144,7 @@ export function createObApiService(
           title: 'Accolade Open Badges API',
           version: '3.0',
           description:
-            'The Open Badges API (1EdTech Open Badges 3.0 §6) of this service: an earner’s credentials and profile.',
+            'The Open Badges API (1EdTech Open Badges 3.0 §6) of this service: an earner’s credentials and profile. A client registers without an initial access token; its secret expires after 30 days (client_secret_expires_at in the registration response), and it then registers again.',
           termsOfService: trust,
           'x-imssf-privacyPolicyUrl': trust,
         },
@@ -301,6 +301,14 @@ export function createObApiService(
       });
       return profile;
     },
+
+    /**
+     * Ends the authorization server's login sessions of the account (its `Session` rows), so a
+     * backpack sign-out is one from the authorization server too; grants and tokens stay, as the
+     * earner gave them (connected apps end them).
+     */
+    endLoginSessions: (executor: Parameters<typeof createObApiRepository>[0], accountId: string) =>
+      createObApiRepository(executor).deleteLoginSessions(accountId),
 
     deleteAccountData: (executor: Parameters<typeof createObApiRepository>[0], accountId: string) =>
       createObApiRepository(executor).deleteAccountData(accountId),
