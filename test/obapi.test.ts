@@ -140,7 +140,8 @@ describe.each(dialects)('the Open Badges 3.0 API with an openid-client consumer 
     const client = registered.clientMetadata();
     expect(client.client_secret).toBeTruthy();
     expect(typeof client.client_id_issued_at).toBe('number');
-    expect(client.client_secret_expires_at).toBe(0);
+    // An anonymous registration's secret expires (RFC 7591 §3.2.1; docs/decisions.md, 30 days).
+    expect(client.client_secret_expires_at).toBe(Number(client.client_id_issued_at) + 30 * 86_400);
     expect(client.client_name).toBe('Portfolio Example');
 
     const refused = await fetch(metadata.registration_endpoint as string, {

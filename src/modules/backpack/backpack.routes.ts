@@ -102,8 +102,10 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
    * fetch (Fetch Metadata). A page elsewhere cannot sign a visitor in to the attacker's account.
    */
   function startedHere(request: FastifyRequest, binding: string): boolean {
+    // A page under `Referrer-Policy: no-referrer` (ours) posts with `Origin: null`: only another
+    // named origin is refused here, and the SameSite=Strict cookie and Fetch Metadata decide the rest.
     const origin = request.headers.origin;
-    if (origin !== undefined && origin !== ownOrigin) return false;
+    if (origin !== undefined && origin !== 'null' && origin !== ownOrigin) return false;
     if (request.headers['sec-fetch-site'] === 'cross-site') return false;
     const preSession = cookie(request, SIGN_IN_COOKIE);
     if (!preSession) return false;
