@@ -4229,13 +4229,17 @@ export interface components {
             /** @description Reply-To address; the issuer's contact email when null. */
             replyTo: string | null;
             /** @enum {string} */
-            language: "en" | "de" | "fr";
+            language: "en" | "de" | "fr" | "es" | "nl";
             /** @description The languages notifications can be written in. */
-            languages: ("en" | "de" | "fr")[];
+            languages: ("en" | "de" | "fr" | "es" | "nl")[];
             /** @description Whether expiry reminders can be sent (off until turned on). The addresses come with each POST /api/v1/notifications/reminders: none is stored. */
             expiryReminders: boolean;
             /** @description A credential is due its reminder this many days before expiry. */
             expiryReminderDays: number;
+            /** @description The issuer's own text in every expiry reminder, shown as written (plain text). */
+            reminderNote: string | null;
+            /** @description The renewal or re-enrolment page (https) every expiry reminder links to. */
+            reminderLink: string | null;
         };
         SessionUser: {
             id: string;
@@ -8809,7 +8813,7 @@ export interface operations {
             content: {
                 "application/json": {
                     completionKeys?: string[];
-                    /** @description CSV with a header naming a completionKey column (also completion_key, "completion key" or key), as the expiring export writes it (the ' the export puts before a key starting with =, +, - or @ is taken off); at most 1000 lines. */
+                    /** @description CSV with a header naming a completionKey column (also completion_key, "completion key" or key), as the expiring export writes it (the ' the export puts before a key starting with =, +, - or @ is taken off); at most 1000 lines. An email column (email, recipientEmail, "Email Address") tells each earner of the renewal when the issuer notifies by default; an address that is not the credential's recipient is that line's error, and nothing is renewed for it. */
                     csv?: string;
                 };
             };
@@ -15531,9 +15535,15 @@ export interface operations {
                     /** @description An email address (a local part of at most 64 characters, a dotted domain); surrounding whitespace is trimmed. */
                     replyTo?: string | null;
                     /** @enum {string} */
-                    language?: "en" | "de" | "fr";
+                    language?: "en" | "de" | "fr" | "es" | "nl";
                     expiryReminders?: boolean;
                     expiryReminderDays?: number;
+                    reminderNote?: string | null;
+                    /**
+                     * Format: uri
+                     * @description An https URL; http is refused (the earner follows it from an email).
+                     */
+                    reminderLink?: string | null;
                 };
             };
         };
@@ -15924,7 +15934,10 @@ export interface operations {
     };
     getUnsubscribePage: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The page language (BCP 47); else Accept-Language, else the issuer’s */
+                lang?: string;
+            };
             header?: never;
             path: {
                 token: string;
@@ -15995,7 +16008,10 @@ export interface operations {
     };
     unsubscribe: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The page language (BCP 47); else Accept-Language, else the issuer’s */
+                lang?: string;
+            };
             header?: never;
             path: {
                 token: string;
@@ -17848,6 +17864,8 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     email: string;
                     next?: string;
+                    /** @description The sign-in email's language (BCP 47) */
+                    lang?: string;
                 };
             };
         };

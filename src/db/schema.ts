@@ -276,6 +276,10 @@ export interface NotificationSettingsTable {
   expiry_reminders: number;
   /** Days before expiry a reminder is due, 1..365. */
   expiry_reminder_days: number;
+  /** The issuer's own text in each expiry reminder (migration 0110). */
+  reminder_note: string | null;
+  /** The https renewal or re-enrolment link of each expiry reminder (migration 0110). */
+  reminder_link: string | null;
 }
 
 /** The expiry reminder of a credential, claimed once (migration 0062); no address. */

@@ -13,7 +13,13 @@ type Notice = { kind: 'error' | 'success'; text: string } | null;
 /** The most addresses one reminders call takes (the API's limit). */
 const REMINDER_BATCH = 1000;
 
-const LANGUAGE_NAMES: Record<string, string> = { en: 'English', de: 'Deutsch', fr: 'Français' };
+const LANGUAGE_NAMES: Record<string, string> = {
+  en: 'English',
+  de: 'Deutsch',
+  fr: 'Français',
+  es: 'Español',
+  nl: 'Nederlands',
+};
 
 /** Addresses pasted or read from a roster: anything shaped like an address, each once. */
 function addressesIn(text: string): string[] {
@@ -61,6 +67,8 @@ function NotificationsSection() {
         language: settings.language,
         expiryReminders: settings.expiryReminders,
         expiryReminderDays: settings.expiryReminderDays,
+        reminderNote: settings.reminderNote?.trim() || null,
+        reminderLink: settings.reminderLink?.trim() || null,
       },
     });
     if (error) {
@@ -150,9 +158,14 @@ function NotificationsSection() {
               onInput={(e) => change({ replyTo: inputValue(e) })}
             />
           </Field>
-          <Field label="Language" id="notify-language">
+          <Field
+            label="Language"
+            id="notify-language"
+            hint="Used when a credential was not issued in a language of its own."
+          >
             <select
               id="notify-language"
+              aria-describedby="notify-language-hint"
               value={settings.language}
               onChange={(e) => change({ language: inputValue(e) as NotificationSettings['language'] })}
             >
@@ -187,6 +200,35 @@ function NotificationsSection() {
               onInput={(e) => change({ expiryReminderDays: Number(inputValue(e)) })}
             />
           </Field>
+          <Field
+            label="Renewal or re-enrolment link"
+            id="notify-renew-link"
+            hint="Optional, https only: the reminder's button opens it (your booking page, say)."
+          >
+            <input
+              id="notify-renew-link"
+              type="url"
+              placeholder="https://"
+              maxLength={2048}
+              aria-describedby="notify-renew-link-hint"
+              value={settings.reminderLink ?? ''}
+              onInput={(e) => change({ reminderLink: inputValue(e) })}
+            />
+          </Field>
+          <Field
+            label="Your own text in the reminder"
+            id="notify-note"
+            hint="Optional, up to 1,000 characters, shown as you write it under the expiry date."
+          >
+            <textarea
+              id="notify-note"
+              rows={3}
+              maxLength={1000}
+              aria-describedby="notify-note-hint"
+              value={settings.reminderNote ?? ''}
+              onInput={(e) => change({ reminderNote: inputValue(e) })}
+            />
+          </Field>
         </fieldset>
         <div class="actions">
           {owner && <button type="submit">Save notification settings</button>}
@@ -205,8 +247,8 @@ function NotificationsSection() {
             </p>
             <pre class="paste">{preview.text}</pre>
             <p class="hint">
-              The HTML version has the same words, your logo and colour, and the badge image. The links point to an
-              example credential.
+              The HTML version has the same words, your logo and colour, and the badge image (a sample badge until you
+              create one). The links point to an example credential.
             </p>
           </section>
         )}

@@ -43,6 +43,7 @@ import { certificatesMigration } from './0085_certificates.js';
 import { earnerAccountsMigration } from './0090_earner_accounts.js';
 import { obApiMigration } from './0091_ob_api.js';
 import { translationsAndMetadataMigration } from './0100_translations_and_metadata.js';
+import { reminderExtrasMigration } from './0110_reminder_extras.js';
 import { certificateLinksMigration } from './0120_certificate_links.js';
 import { earnerImportsMigration } from './0125_earner_imports.js';
 import { clrCredentialsMigration } from './0130_clr_credentials.js';
@@ -94,6 +95,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0090_earner_accounts': earnerAccountsMigration(),
     '0091_ob_api': obApiMigration(),
     '0100_translations_and_metadata': translationsAndMetadataMigration(),
+    '0110_reminder_extras': reminderExtrasMigration(),
     '0120_certificate_links': certificateLinksMigration(),
     '0125_earner_imports': earnerImportsMigration(),
     '0130_clr_credentials': clrCredentialsMigration(),

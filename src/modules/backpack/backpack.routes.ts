@@ -8,6 +8,7 @@ import { errorResponses, openErrors, ValidationErrorBody } from '../../core/sche
 import { clrSection } from '../clr/clr.pages.js';
 import { BACKPACK_ADDRESS_COOKIE, BACKPACK_COOKIE, backpackHttp } from './backpack.http.js';
 import { backpackImportRoutes } from './backpack.import.routes.js';
+import { acceptedLanguages, firstLanguage } from '../notifications/notifications.messages.js';
 import {
   accountDeletedPage,
   backpackPage,
@@ -37,7 +38,11 @@ const htmlOrInvalid = (description: string) => ({
 const seeOther = (description: string) => ({ description, ...Type.Null() });
 
 const SignInBody = Type.Object(
-  { email: Type.String({ maxLength: 320 }), next: Type.Optional(Type.String({ maxLength: 2048 })) },
+  {
+    email: Type.String({ maxLength: 320 }),
+    next: Type.Optional(Type.String({ maxLength: 2048 })),
+    lang: Type.Optional(Type.String({ maxLength: 35, description: "The sign-in email's language (BCP 47)" })),
+  },
   { additionalProperties: false },
 );
 const CsrfBody = Type.Object({ csrf: Type.String({ maxLength: 100 }) }, { additionalProperties: false });
@@ -167,7 +172,14 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const next = localPath(request.body.next);
       try {
-        await backpack.requestLink(request.body.email, next);
+        // The email's language: the form's, else the page's ?lang=, else Accept-Language (issue 45 §2).
+        const { lang } = request.query as { lang?: unknown };
+        const language = firstLanguage(
+          request.body.lang,
+          typeof lang === 'string' ? lang : undefined,
+          ...acceptedLanguages(request.headers['accept-language']),
+        );
+        await backpack.requestLink(request.body.email, next, language);
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         const status = error.code === 'service_unavailable' ? 503 : 400;

@@ -7,6 +7,7 @@ import { publicUrls } from '../../core/urls.js';
 import type { Executor } from '../../db/database.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { Mailer } from '../notifications/notifications.mailer.js';
+import type { NotificationLanguage } from '../notifications/notifications.messages.js';
 import type { WalletService } from '../wallet/wallet.service.js';
 import { createImportsRepository } from './backpack.imports.repository.js';
 import { signInMail } from './backpack.mail.js';
@@ -170,7 +171,7 @@ export function createBackpackService(
      * caller answers the same either way. At most LINKS_PER_WINDOW per address per window: further
      * requests send nothing (and answer the same). `next` is a path of this service to go on to.
      */
-    async requestLink(email: string, next: string | null): Promise<void> {
+    async requestLink(email: string, next: string | null, language: NotificationLanguage = 'en'): Promise<void> {
       const address = checkedAddress(email);
       if (!deps.mailer) throw errors.unavailable('Sign-in by email is not set up on this service.');
       const now = core.clock.now();
@@ -189,7 +190,7 @@ export function createBackpackService(
         `${core.config.publicBaseUrl}/backpack/sign-in/${token}.${deps.secrets.sealEmail(address, token)}`,
       );
       if (next) link.searchParams.set('next', next);
-      const result = await deps.mailer.send(signInMail(core.config, address, link.toString(), LINK_MINUTES));
+      const result = await deps.mailer.send(signInMail(core.config, address, link.toString(), LINK_MINUTES, language));
       if (!result.ok) core.log.warn({ detail: result.detail }, 'backpack sign-in link not sent');
     },
 

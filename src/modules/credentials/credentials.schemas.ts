@@ -231,7 +231,7 @@ export const RenewalsBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 1_000_000,
-        description: `CSV with a header naming a completionKey column (also completion_key, "completion key" or key), as the expiring export writes it (the ' the export puts before a key starting with =, +, - or @ is taken off); at most ${RENEWALS_MAX} lines.`,
+        description: `CSV with a header naming a completionKey column (also completion_key, "completion key" or key), as the expiring export writes it (the ' the export puts before a key starting with =, +, - or @ is taken off); at most ${RENEWALS_MAX} lines. An email column (email, recipientEmail, "Email Address") tells each earner of the renewal when the issuer notifies by default; an address that is not the credential's recipient is that line's error, and nothing is renewed for it.`,
       }),
     ),
   },

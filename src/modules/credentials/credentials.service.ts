@@ -3,6 +3,7 @@ import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
 import { refuseEmailIn } from '../../core/personal-data.js';
 import type { AuditService } from '../audit/audit.service.js';
+import type { NotificationKind } from '../notifications/notifications.render.js';
 import type { NotificationService } from '../notifications/notifications.service.js';
 import { attachment, spreadsheetTime, toCsv } from '../reports/csv.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
@@ -44,7 +45,7 @@ export function createCredentialService(
     audit: Pick<AuditService, 'append'>;
     outbox: Pick<OutboxService, 'enqueue'>;
     countCompaction: Pick<CountCompaction, 'request'>;
-    notifications: Pick<NotificationService, 'statusOf'>;
+    notifications: Pick<NotificationService, 'statusOf' | 'wanted'>;
   },
 ) {
   const repo = createCredentialRepository(core.db, core.dialect, core.database.reader);
@@ -108,6 +109,8 @@ export function createCredentialService(
       keySuffix: string;
       replayWhenReplaced: (row: CredentialWithSlugs) => boolean;
       keepDates?: boolean;
+      /** What the earner's email says happened (issue 46). */
+      kind: NotificationKind;
     },
   ): Promise<IssueOutcome> {
     const id = original.id;
@@ -165,7 +168,7 @@ export function createCredentialService(
     });
     if (outcome.created) core.metrics.credentialsIssued.inc();
     if (notifyTo === null) return outcome;
-    const notification = await deps.issuance.notifyIfWanted(outcome, notifyTo, true);
+    const notification = await deps.issuance.notifyIfWanted(outcome, notifyTo, true, how.kind);
     return notification ? { ...outcome, notification } : outcome;
   }
 
@@ -343,6 +346,8 @@ export function createCredentialService(
         action: 'credential.reissued',
         keySuffix: 'reissue',
         replayWhenReplaced: () => true,
+        // A live credential with an expiry gets a new one: that is a renewal (renewals.ts).
+        kind: original.revoked_at === null && original.expires_on !== null ? 'renewal' : 'reissue',
       });
     },
 
@@ -384,6 +389,7 @@ export function createCredentialService(
         keySuffix: 'name',
         replayWhenReplaced: (row) => row.display_name === name,
         keepDates: true,
+        kind: 'correction',
       });
     },
 
@@ -394,6 +400,7 @@ export function createCredentialService(
     findByCompletionKey: (issuerId, completionKey) => repo.getByCompletionKey(issuerId, completionKey),
     latestReplacement: (issuerId, id) => repo.latestReplacement(issuerId, id),
     reissue: service.reissue,
+    notifies: (issuerId) => deps.notifications.wanted(issuerId, undefined),
     reissuedReason: REISSUED_REASON,
     now: () => core.clock.now(),
   });

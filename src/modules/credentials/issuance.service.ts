@@ -12,6 +12,7 @@ import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import { expiryFor } from '../definitions/definitions.validity.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
+import type { NotificationKind } from '../notifications/notifications.render.js';
 import type { NotificationOutcome, NotificationService } from '../notifications/notifications.service.js';
 import type { UsageService } from '../usage/usage.service.js';
 import type { OutboxService } from '../webhooks/outbox.service.js';
@@ -247,6 +248,7 @@ export function createIssuanceService(
     outcome: IssueOutcome,
     email: string,
     requested: boolean | undefined,
+    kind?: NotificationKind,
   ): Promise<NotificationOutcome | undefined> {
     if (!outcome.created) return undefined;
     const { row } = outcome;
@@ -258,6 +260,7 @@ export function createIssuanceService(
       issuedOn: row.issued_on,
       recipientHash: row.recipient_hash,
       email,
+      ...(kind ? { kind } : {}),
     });
   }
 

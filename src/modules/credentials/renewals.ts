@@ -6,7 +6,10 @@ import type { IssueOutcome } from './issuance.service.js';
 
 const KEY_HEADERS = new Set(['completionkey', 'completion_key', 'completion key', 'key']);
 
-type Wanted = { row: number; completionKey: string };
+const EMAIL_HEADERS = new Set(['email', 'recipientemail', 'recipient_email', 'recipient email', 'email address']);
+
+/** A key to renew; `email`, from the CSV's email column, is whom the renewal is told to. */
+type Wanted = { row: number; completionKey: string; email?: string };
 
 /** The `'` that `guardCell` (reports/csv.ts) puts before a cell a spreadsheet would run as a formula. */
 const FORMULA_GUARD = /^'(?=[=+\-@\t\r])/u;
@@ -50,7 +53,11 @@ function keysFromCsv(csv: string): Wanted[] {
   if (column < 0) throw errors.invalidCsv('The CSV needs a header with a completionKey column.');
   if (rows.length === 0) throw errors.invalidCsv('The CSV has no lines after its header.');
   if (rows.length > RENEWALS_MAX) throw errors.invalidCsv(`At most ${RENEWALS_MAX} lines per renewal.`);
-  return rows.map((cells, i) => ({ row: i + 2, completionKey: unguarded(cells[column] ?? '') }));
+  const emailColumn = header?.findIndex((name) => EMAIL_HEADERS.has(name.toLowerCase())) ?? -1;
+  return rows.map((cells, i) => {
+    const email = emailColumn < 0 ? '' : (cells[emailColumn] ?? '');
+    return { row: i + 2, completionKey: unguarded(cells[column] ?? ''), ...(email ? { email } : {}) };
+  });
 }
 
 function wantedKeys(input: RenewalsInput): Wanted[] {
@@ -71,7 +78,14 @@ function wantedKeys(input: RenewalsInput): Wanted[] {
 export function createRenewals(deps: {
   findByCompletionKey(issuerId: string, completionKey: string): Promise<CredentialWithSlugs | undefined>;
   latestReplacement(issuerId: string, id: string): Promise<CredentialWithSlugs | undefined>;
-  reissue(issuerId: string, actor: string, id: string, input: { completionKey?: string }): Promise<IssueOutcome>;
+  reissue(
+    issuerId: string,
+    actor: string,
+    id: string,
+    input: { completionKey?: string; notify?: boolean; recipientEmail?: string },
+  ): Promise<IssueOutcome>;
+  /** Whether the issuer emails earners by default: a renewal with an address then tells them (issue 46). */
+  notifies(issuerId: string): Promise<boolean>;
   reissuedReason: string;
   now(): Date;
 }) {
@@ -85,7 +99,12 @@ export function createRenewals(deps: {
     }
   }
 
-  async function renewOne(issuerId: string, actor: string, wanted: Wanted): Promise<RenewalReport['rows'][number]> {
+  async function renewOne(
+    issuerId: string,
+    actor: string,
+    wanted: Wanted,
+    notifies: boolean,
+  ): Promise<RenewalReport['rows'][number]> {
     const base = { row: wanted.row, completionKey: wanted.completionKey };
     const error = (message: string) => ({ ...base, outcome: 'error' as const, message });
     if (wanted.completionKey === '') return error('The completion key is empty.');
@@ -105,7 +124,8 @@ export function createRenewals(deps: {
       };
     }
     try {
-      const outcome = await deps.reissue(issuerId, actor, newest.id, {});
+      const tell = notifies && wanted.email ? { notify: true, recipientEmail: wanted.email } : {};
+      const outcome = await deps.reissue(issuerId, actor, newest.id, tell);
       return {
         ...base,
         outcome: outcome.created ? ('renewed' as const) : ('already_renewed' as const),
@@ -122,7 +142,9 @@ export function createRenewals(deps: {
   return {
     async renew(issuerId: string, actor: string, input: RenewalsInput): Promise<RenewalReport> {
       const rows: RenewalReport['rows'] = [];
-      for (const wanted of wantedKeys(input)) rows.push(await renewOne(issuerId, actor, wanted));
+      const keys = wantedKeys(input);
+      const notifies = keys.some((key) => key.email) && (await deps.notifies(issuerId));
+      for (const wanted of keys) rows.push(await renewOne(issuerId, actor, wanted, notifies));
       const count = (outcome: string) => rows.filter((r) => r.outcome === outcome).length;
       return { renewed: count('renewed'), alreadyRenewed: count('already_renewed'), errors: count('error'), rows };
     },

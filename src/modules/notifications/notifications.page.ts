@@ -1,5 +1,5 @@
 import { escapeHtml } from '../../core/html.js';
-import { fill, messagesFor } from './notifications.messages.js';
+import { fill, messagesFor, type NotificationLanguage } from './notifications.messages.js';
 
 /** The unsubscribe page: styles by nonce, and the one form posting back to the same URL. */
 export function unsubscribeCsp(nonce: string): string {
@@ -10,15 +10,17 @@ export function unsubscribeCsp(nonce: string): string {
 
 type PageState = { kind: 'confirm'; issuerName: string } | { kind: 'done'; issuerName: string } | { kind: 'unknown' };
 
-/** One screen of the unsubscribe flow, in the issuer's language. */
-export function renderUnsubscribePage(state: PageState, language: string, nonce: string): string {
+/** One screen of the unsubscribe flow, in the language chosen for the earner (notifications.routes.ts). */
+export function renderUnsubscribePage(state: PageState, language: NotificationLanguage, nonce: string): string {
   const words = messagesFor(language).unsubscribePage;
   const issuer = state.kind === 'unknown' ? '' : state.issuerName;
   const text = (template: string) => fill(escapeHtml(template), { issuer }, escapeHtml);
   const body =
     state.kind === 'confirm'
       ? `<p>${text(words.question)}</p><form method="post"><button type="submit">${text(words.button)}</button></form>`
-      : `<p>${text(state.kind === 'done' ? words.done : words.unknown)}</p>`;
+      : state.kind === 'done'
+        ? `<p>${text(words.done)}</p><p>${text(words.undo)}</p>`
+        : `<p>${text(words.unknown)}</p>`;
   return `<!doctype html>
 <html lang="${escapeHtml(language)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${text(words.title)}</title>

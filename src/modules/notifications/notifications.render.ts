@@ -2,13 +2,21 @@ import { safeHexColor, textColorOn } from '../../core/colors.js';
 import { escapeHtml, safeUrl } from '../../core/html.js';
 import { fill, messagesFor } from './notifications.messages.js';
 
+/** Why the earner is told: a new award, or a credential replacing an earlier one (issue 46). */
+export type NotificationKind = 'award' | 'renewal' | 'reissue' | 'correction';
+
 export interface NotificationContent {
   language: string;
+  /** The award when absent. */
+  kind?: NotificationKind;
   issuer: { name: string; logoUrl: string | null; brandColor: string | null };
   badgeName: string;
   issuedOn: string;
   /** Set for an expiry reminder: the message then says when the credential expires. */
   expiresOn?: string | null;
+  /** The reminder's extras from the issuer's settings: their own text and a renewal link (https). */
+  reminderNote?: string | null;
+  renewUrl?: string | null;
   /** The definition's image, shown in the message (the verification page's; never per credential). */
   badgeImage: string;
   links: { verify: string; linkedIn: string; image: string; openBadges3: string | null; unsubscribe: string };
@@ -50,7 +58,12 @@ function dateFormat(locale: string): Intl.DateTimeFormat {
 export function renderNotification(content: NotificationContent): RenderedMessage {
   const messages = messagesFor(content.language);
   const reminder = content.expiresOn ? messages.reminder : null;
-  const words = reminder ? { ...messages, ...reminder, issuedOn: reminder.expiresOn } : messages;
+  const renewUrl = reminder ? safeUrl(content.renewUrl ?? null) : null;
+  const replacement = content.kind && content.kind !== 'award' ? messages.replacement[content.kind] : null;
+  const words = reminder
+    ? { ...messages, ...reminder, body: renewUrl ? reminder.bodyWithLink : reminder.body, issuedOn: reminder.expiresOn }
+    : { ...messages, ...replacement };
+  const note = reminder ? (content.reminderNote?.trim() ?? '') : '';
   const format = dateFormat(messages.locale);
   const date = format.format(new Date(content.expiresOn ?? content.issuedOn));
   const values = { issuer: content.issuer.name, badge: content.badgeName, date };
@@ -74,6 +87,15 @@ export function renderNotification(content: NotificationContent): RenderedMessag
         `<p style="margin:8px 0"><a href="${escapeHtml(href)}" style="color:#1a4f8b">${escapeHtml(label)}</a></p>`,
     )
     .join('');
+  const renewButton = renewUrl
+    ? `<a href="${escapeHtml(renewUrl)}" style="display:inline-block;padding:12px 20px;border-radius:6px;background:${brand};color:${onBrand};font-weight:bold;text-decoration:none">${rich(reminder?.renew ?? '')}</a>`
+    : '';
+  // The issuer's own words, as written: escaped, its line breaks kept.
+  const noteBlock = note
+    ? `<p style="font-size:14px;color:#555;margin:0 0 4px">${rich(reminder?.issuerNote ?? '')}</p>
+<blockquote style="margin:0 0 20px;padding:8px 12px;border-left:4px solid ${brand};font-size:15px;line-height:1.5">${escapeHtml(note).replace(/\r?\n/g, '<br>')}</blockquote>
+`
+    : '';
   const wallet = content.wallet;
   const walletBlock = wallet
     ? `<p style="margin:20px 0 8px"><a href="${escapeHtml(wallet.offer)}" style="display:inline-block;padding:10px 18px;border-radius:6px;border:2px solid ${brand};color:#1b1b1b;font-weight:bold;text-decoration:none">${escapeHtml(words.addToWallet)}</a></p>
@@ -93,7 +115,8 @@ export function renderNotification(content: NotificationContent): RenderedMessag
 <h1 style="font-size:22px;margin:0 0 12px">${rich(words.heading)}</h1>
 <p style="font-size:16px;line-height:1.5;margin:0 0 8px">${rich(words.body)}</p>
 <p style="font-size:14px;color:#555;margin:0 0 20px">${rich(words.issuedOn)}</p>
-<p style="margin:0 0 20px">${button}</p>
+${noteBlock}<p style="margin:0 0 20px">${renewUrl ? renewButton : button}</p>
+${renewUrl ? `<p style="margin:8px 0"><a href="${escapeHtml(links.verify)}" style="color:#1a4f8b">${rich(words.viewBadge)}</a></p>` : ''}
 ${secondary}
 ${walletBlock}</td></tr>
 <tr><td style="padding:16px 24px;border-top:1px solid #e3e5e8;font-size:12px;color:#555;line-height:1.5">${rich(words.footer)}<br><a href="${escapeHtml(links.unsubscribe)}" style="color:#555">${rich(words.unsubscribe)}</a></td></tr>
@@ -105,6 +128,8 @@ ${walletBlock}</td></tr>
     plain(words.body),
     plain(words.issuedOn),
     '',
+    ...(note ? [plain(reminder?.issuerNote ?? ''), note, ''] : []),
+    ...(renewUrl ? [`${plain(reminder?.renew ?? '')}: ${renewUrl}`] : []),
     `${plain(words.viewBadge)}: ${links.verify}`,
     ...actions.map(([label, href]) => `${label}: ${href}`),
     ...(content.wallet

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { errorResponses, keyedErrors, openErrors } from '../../core/schemas.js';
+import { acceptedLanguages, firstLanguage } from './notifications.messages.js';
 import { renderUnsubscribePage, unsubscribeCsp } from './notifications.page.js';
 import {
   NotificationPreviewSchema,
@@ -15,6 +16,11 @@ import {
 
 const Settings = Type.Ref(NotificationSettingsSchema);
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 100 }) });
+const LangQuery = Type.Object({
+  lang: Type.Optional(
+    Type.String({ maxLength: 35, description: 'The page language (BCP 47); else Accept-Language, else the issuer’s' }),
+  ),
+});
 const HTML = 'text/html; charset=utf-8';
 const NONCE_LENGTH = 24;
 const htmlPage = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
@@ -110,6 +116,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   const page = {
     params: TokenParams,
+    querystring: LangQuery,
     response: {
       200: htmlPage('The unsubscribe page'),
       404: htmlPage('Unknown link'),
@@ -117,17 +124,25 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   };
 
-  /** The confirmation (GET) or the unsubscribing itself (POST), in the issuer's language. */
-  async function answer(token: string, reply: FastifyReply, act: boolean) {
+  const asked = (request: { query: { lang?: string }; headers: { 'accept-language'?: string } }) => [
+    request.query.lang,
+    ...acceptedLanguages(request.headers['accept-language']),
+  ];
+
+  /**
+   * The confirmation (GET) or the unsubscribing itself (POST), in the language of `?lang=`, else of
+   * Accept-Language, else the message's (issue 45 §2); the page varies by Accept-Language.
+   */
+  async function answer(asked: (string | undefined)[], token: string, reply: FastifyReply, act: boolean) {
     const nonce = ids.token(NONCE_LENGTH);
     const target = await notifications.unsubscribeTarget(token);
     reply.header('content-type', HTML).header('content-security-policy', unsubscribeCsp(nonce));
-    reply.header('cache-control', 'no-store');
+    reply.header('cache-control', 'no-store').header('vary', 'Accept-Language');
     if (!target || (act && !(await notifications.unsubscribe(token)))) {
-      return reply.status(404).send(renderUnsubscribePage({ kind: 'unknown' }, 'en', nonce));
+      return reply.status(404).send(renderUnsubscribePage({ kind: 'unknown' }, firstLanguage(...asked), nonce));
     }
     const state = { kind: act ? ('done' as const) : ('confirm' as const), issuerName: target.issuerName };
-    return reply.send(renderUnsubscribePage(state, target.language, nonce));
+    return reply.send(renderUnsubscribePage(state, firstLanguage(...asked, target.language), nonce));
   }
 
   app.get(
@@ -140,7 +155,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...page,
       },
     },
-    async (request, reply) => answer(request.params.token, reply, false),
+    async (request, reply) => answer(asked(request), request.params.token, reply, false),
   );
 
   app.post(
@@ -153,6 +168,6 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...page,
       },
     },
-    async (request, reply) => answer(request.params.token, reply, true),
+    async (request, reply) => answer(asked(request), request.params.token, reply, true),
   );
 };

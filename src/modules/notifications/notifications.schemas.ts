@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Email, Nullable, StringEnum } from '../../core/schemas.js';
+import { Email, Nullable, StringEnum, WEB_URL_PATTERN } from '../../core/schemas.js';
 import { LANGUAGES } from './notifications.messages.js';
 
 const Language = StringEnum(LANGUAGES);
@@ -19,9 +19,22 @@ export const NotificationSettingsSchema = Type.Object(
         'Whether expiry reminders can be sent (off until turned on). The addresses come with each POST /api/v1/notifications/reminders: none is stored.',
     }),
     expiryReminderDays: Type.Integer({ description: 'A credential is due its reminder this many days before expiry.' }),
+    reminderNote: Nullable(
+      Type.String({ description: "The issuer's own text in every expiry reminder, shown as written (plain text)." }),
+    ),
+    reminderLink: Nullable(
+      Type.String({ description: 'The renewal or re-enrolment page (https) every expiry reminder links to.' }),
+    ),
   },
   { $id: 'NotificationSettings', additionalProperties: false },
 );
+
+/** The reminder's own text: plain text, line breaks kept, no other control characters. */
+export const REMINDER_NOTE_MAX = 1000;
+const ReminderNote = Type.String({
+  maxLength: REMINDER_NOTE_MAX,
+  pattern: '^[^\\u0000-\\u0009\\u000b\\u000c\\u000e-\\u001f\\u007f]*$',
+});
 
 /** Expiry reminder lead time, in days. */
 const ReminderDays = Type.Integer({ minimum: 1, maximum: 365 });
@@ -34,6 +47,17 @@ export const UpdateNotificationSettingsBody = Type.Object(
     language: Type.Optional(Language),
     expiryReminders: Type.Optional(Type.Boolean()),
     expiryReminderDays: Type.Optional(ReminderDays),
+    reminderNote: Type.Optional(Nullable(ReminderNote)),
+    reminderLink: Type.Optional(
+      Nullable(
+        Type.String({
+          format: 'uri',
+          pattern: WEB_URL_PATTERN,
+          maxLength: 2048,
+          description: 'An https URL; http is refused (the earner follows it from an email).',
+        }),
+      ),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );

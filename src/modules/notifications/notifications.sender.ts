@@ -4,6 +4,7 @@ import { sha256Hex } from '../../core/hashing.js';
 import type { Job } from '../../core/job.js';
 import { relaxedTransaction } from '../../db/dialect.js';
 import type { Mailer, MailMessage } from './notifications.mailer.js';
+import type { NotificationKind } from './notifications.render.js';
 import {
   type CredentialNotificationRow,
   createNotificationRepository,
@@ -18,6 +19,10 @@ export interface PendingNotification {
   issuedOn: string;
   recipientHash: string;
   email: string;
+  /** A new award when absent; a replacement says which (its message says so). */
+  kind?: NotificationKind;
+  /** The credential's language (BCP 47), when it was issued in one. */
+  language?: string | null;
 }
 
 /** Renders a message at send time, so a large import queues quickly and holds data, not text. */
@@ -43,6 +48,8 @@ class Entry implements PendingNotification {
     readonly recipientHash: string,
     readonly email: string,
     readonly queuedAt: string,
+    readonly kind: NotificationKind,
+    readonly language: string | null,
   ) {}
 }
 
@@ -337,6 +344,8 @@ export function createNotificationSender(
         item.recipientHash,
         item.email,
         now(),
+        item.kind ?? 'award',
+        item.language ?? null,
       );
       if (queued >= options.maxQueued) {
         outcomes.set(item.credentialId, outcomeRow(entry, 'failed', 'queue_full'));
@@ -356,6 +365,8 @@ export function createNotificationSender(
         item.recipientHash,
         '',
         now(),
+        item.kind ?? 'award',
+        null,
       );
       finish(entry, 'suppressed', 'unsubscribed');
     },

@@ -8,9 +8,9 @@ import type { AuditService } from '../audit/audit.service.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
 import type { Mailer, MailMessage } from './notifications.mailer.js';
-import { LANGUAGES, type NotificationLanguage } from './notifications.messages.js';
+import { firstLanguage, LANGUAGES, type NotificationLanguage } from './notifications.messages.js';
 import { createReminderSender } from './notifications.reminders.js';
-import { type RenderedMessage, renderNotification } from './notifications.render.js';
+import { type NotificationKind, type RenderedMessage, renderNotification } from './notifications.render.js';
 import {
   type CredentialNotificationRow,
   type CredentialReminderRow,
@@ -29,6 +29,10 @@ export interface NotificationSettings {
   languages: NotificationLanguage[];
   expiryReminders: boolean;
   expiryReminderDays: number;
+  /** The issuer's own words in every expiry reminder, as written (plain text). */
+  reminderNote: string | null;
+  /** The renewal or re-enrolment page the reminder links to (https). */
+  reminderLink: string | null;
 }
 
 export interface SettingsChange {
@@ -38,6 +42,8 @@ export interface SettingsChange {
   language?: NotificationLanguage;
   expiryReminders?: boolean;
   expiryReminderDays?: number;
+  reminderNote?: string | null;
+  reminderLink?: string | null;
 }
 
 /** A newly issued credential whose earner may be told; `email` is the address as given. */
@@ -48,6 +54,10 @@ export interface NotifyRequest {
   issuedOn: string;
   recipientHash: string;
   email: string;
+  /** A new award when absent; renewals, reissues and name corrections say so (issue 46). */
+  kind?: NotificationKind;
+  /** The credential's language (BCP 47) when it has one: the message is written in it (issue 45 §2). */
+  language?: string | null;
 }
 
 /**
@@ -98,9 +108,23 @@ export function notificationReason(status: string, detail: string | null): strin
 }
 
 const DEFAULT_REMINDER_DAYS = 30;
+
+/**
+ * The badge a preview shows before the issuer has one (issue 46): its image is inline, so the
+ * preview loads nothing.
+ */
+const SAMPLE_BADGE = {
+  name: 'Sample badge',
+  slug: 'sample-badge',
+  image_url: `data:image/svg+xml,${encodeURIComponent(
+    '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="120" viewBox="0 0 120 120"><circle cx="60" cy="60" r="56" fill="#1f4e79"/><path d="M60 22l11 23 25 3-18 17 5 25-23-12-23 12 5-25-18-17 25-3z" fill="#fff"/></svg>',
+  )}`,
+};
 const UNSUBSCRIBE_TOKEN_LENGTH = 32;
 
 const CACHE_MS = 5_000;
+
+const blankToNull = (text: string | null) => (text?.trim() ? text.trim() : null);
 
 /**
  * Issuer, definition and settings reads while a queue drains: one read per few seconds, not per
@@ -165,6 +189,8 @@ export function createNotificationService(
       languages: LANGUAGES,
       expiryReminders: row?.expiry_reminders === 1,
       expiryReminderDays: row?.expiry_reminder_days ?? DEFAULT_REMINDER_DAYS,
+      reminderNote: row?.reminder_note ?? null,
+      reminderLink: row?.reminder_link ?? null,
     };
   }
 
@@ -181,21 +207,38 @@ export function createNotificationService(
    * The badge image is the definition's, as on the verification page (never a per-credential URL).
    */
   async function render(
-    subject: { issuerId: string; credentialId: string; definitionId: string; issuedOn: string; expiresOn?: string },
+    subject: {
+      issuerId: string;
+      credentialId: string;
+      definitionId: string | null;
+      issuedOn: string;
+      expiresOn?: string;
+      kind?: NotificationKind;
+      language?: string | null;
+    },
     token: string,
   ) {
-    const [issuer, definition, settings] = await Promise.all([
+    const { definitionId } = subject;
+    const [issuer, found, row] = await Promise.all([
       issuerCache.get(subject.issuerId, () => deps.issuers.getIssuer(subject.issuerId)),
-      definitionCache.get(JSON.stringify([subject.issuerId, subject.definitionId]), () =>
-        deps.definitions.findRow(subject.issuerId, subject.definitionId),
-      ),
-      settingsRow(subject.issuerId).then(toSettings),
+      definitionId === null
+        ? SAMPLE_BADGE
+        : definitionCache.get(JSON.stringify([subject.issuerId, definitionId]), () =>
+            deps.definitions.findRow(subject.issuerId, definitionId),
+          ),
+      settingsRow(subject.issuerId),
     ]);
-    if (!definition) return null;
+    if (!found) return null;
+    const definition: { name: string; slug: string; image_url: string | null } = found;
+    const settings = toSettings(row);
     const verify = urls.verifyPage(issuer.slug, subject.credentialId);
     const unsubscribe = unsubscribeUrl(token);
     const rendered = renderNotification({
-      language: settings.language,
+      // The credential's language, else the issuer's (issue 45 §2).
+      language: firstLanguage(subject.language, settings.language),
+      kind: subject.kind ?? 'award',
+      reminderNote: settings.reminderNote,
+      renewUrl: settings.reminderLink,
       issuer: {
         name: issuer.name,
         logoUrl: issuer.brand_logo_url ?? issuer.image_url,
@@ -220,7 +263,15 @@ export function createNotificationService(
   }
 
   async function compose(
-    request: { issuerId: string; credentialId: string; definitionId: string; issuedOn: string; email: string },
+    request: {
+      issuerId: string;
+      credentialId: string;
+      definitionId: string;
+      issuedOn: string;
+      email: string;
+      kind?: NotificationKind;
+      language?: string | null;
+    },
     token: string,
     expiresOn?: string,
   ): Promise<MailMessage | null> {
@@ -314,21 +365,19 @@ export function createNotificationService(
      * stored or sent.
      */
     async preview(issuerId: string, kind: 'award' | 'reminder', definitionId?: string): Promise<RenderedMessage> {
-      // The issuer's newest definition: the list is in creation order.
-      const chosen = definitionId ?? (await deps.definitions.listRows(issuerId)).at(-1)?.id;
+      // The issuer's newest definition (the list is in creation order), else the sample badge.
+      const chosen = definitionId ?? (await deps.definitions.listRows(issuerId)).at(-1)?.id ?? null;
       const { from, until } = reminderWindow((await this.settings(issuerId)).expiryReminderDays);
-      const found = chosen
-        ? await render(
-            {
-              issuerId,
-              credentialId: 'example',
-              definitionId: chosen,
-              issuedOn: from,
-              ...(kind === 'reminder' ? { expiresOn: until } : {}),
-            },
-            'example',
-          )
-        : null;
+      const found = await render(
+        {
+          issuerId,
+          credentialId: 'example',
+          definitionId: chosen,
+          issuedOn: from,
+          ...(kind === 'reminder' ? { expiresOn: until } : {}),
+        },
+        'example',
+      );
       if (!found) throw errors.notFound('Definition');
       return found.rendered;
     },
@@ -420,6 +469,10 @@ export function createNotificationService(
     },
 
     async updateSettings(issuerId: string, actor: string, change: SettingsChange): Promise<NotificationSettings> {
+      if (change.reminderLink && !change.reminderLink.startsWith('https://')) {
+        const message = 'reminderLink must be an https:// address: earners open it from an email.';
+        throw errors.validation(message, [{ path: '/reminderLink', message, code: 'https' }]);
+      }
       const current = toSettings(await repo.settings(issuerId));
       const row: NotificationSettingsRow = {
         issuer_id: issuerId,
@@ -430,6 +483,8 @@ export function createNotificationService(
         updated_at: isoNow(core.clock),
         expiry_reminders: (change.expiryReminders ?? current.expiryReminders) ? 1 : 0,
         expiry_reminder_days: change.expiryReminderDays ?? current.expiryReminderDays,
+        reminder_note: change.reminderNote === undefined ? current.reminderNote : blankToNull(change.reminderNote),
+        reminder_link: change.reminderLink === undefined ? current.reminderLink : change.reminderLink,
       };
       await core.db.transaction().execute(async (trx) => {
         await createNotificationRepository(trx).saveSettings(row);
