@@ -1961,6 +1961,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/credentials/{id}/notification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email the earner the credential's message again ("Resend the email")
+         * @description The award message again, with a fresh unsubscribe link, to `recipientEmail`, which must be the credential's recipient (400 otherwise: the service keeps no address, so the caller gives it). 409 credential_revoked for a revoked or erased credential; 429 after 3 resends of one credential in 24 hours. Audited as credential.notification_resent with its outcome; the credential detail's notification shows what became of it.
+         */
+        post: operations["resendCredentialNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/notifications/unsubscribe/{token}": {
         parameters: {
             query?: never;
@@ -5255,6 +5275,8 @@ export interface operations {
                         inviteUrl: string;
                         /** Format: date-time */
                         inviteExpiresAt: string;
+                        /** @description Whether the link was also emailed to the address (only when this service sends email, SMTP_URL); either way hand the link on yourself when it was not. */
+                        emailed: boolean;
                     };
                 };
             };
@@ -15874,6 +15896,136 @@ export interface operations {
             };
             /** @description Refused: the console role may not do this, or the CSRF token is missing */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resendCredentialNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The earner's address (the service keeps none): it must be the credential's recipient, checked by hash, and is held in memory until the message is sent. */
+                    recipientEmail: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Queued, or not sent and why */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        credentialId: string;
+                        /**
+                         * @description queued: the email is sent behind this response; suppressed: the earner unsubscribed from this issuer, nothing is sent; off: this service has no SMTP server, nothing is sent
+                         * @enum {string}
+                         */
+                        notification: "queued" | "suppressed" | "off";
+                    };
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: the console role may not do this, or the CSRF token is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

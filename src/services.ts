@@ -21,6 +21,7 @@ import { createIngestModule } from './modules/ingest/index.js';
 import { createIssuerService } from './modules/issuers/issuers.service.js';
 import { createLtiModule } from './modules/lti/index.js';
 import { createNotificationModule } from './modules/notifications/index.js';
+import { createSmtpMailer } from './modules/notifications/notifications.mailer.js';
 import { createObApiModule } from './modules/obapi/index.js';
 import { createPathwayService } from './modules/pathways/pathways.service.js';
 import { createReportsModule } from './modules/reports/index.js';
@@ -44,7 +45,9 @@ export function createServices(core: Core) {
   const readCaches = createReadCaches(changeFeed, readCache);
   const audit = createAuditService(core);
   const issuers = createIssuerService(core, { audit, readCaches });
-  const accounts = createAccountService(core, { audit, issuers });
+  // Team invitations are emailed when SMTP_URL is set (nodemailer is loaded at the first send).
+  const inviteMailer = core.config.mail ? createSmtpMailer(core.config.mail.smtpUrl) : null;
+  const accounts = createAccountService(core, { audit, issuers, mailer: inviteMailer });
   const setup = createSetupService(core, { issuers, accounts });
   const images = createImageService(core, { audit });
   const outbox = createOutboxService(core);
@@ -114,6 +117,7 @@ export function createServices(core: Core) {
   const jobs: Job[] = changeFeed ? [changeFeed] : [];
   if (core.config.webhookDispatch === 'inline') jobs.push(...webhooks.jobs);
   jobs.push(...verification.jobs, countCompaction, ...notifications.jobs, ...lti.jobs, ...backpack.jobs, ...obapi.jobs);
+  if (inviteMailer) jobs.push({ name: 'invitation-mail', start() {}, stop: async () => inviteMailer.close() });
   return {
     issuers,
     accounts,

@@ -495,6 +495,22 @@ const builders: Record<string, (w: Walk) => Promise<Call>> = {
     request: w.keyed('POST', `/api/v1/credentials/${await w.credential()}/reissue`, {}),
     actor: w.keyActor,
   }),
+  resendCredentialNotification: async (w) => {
+    const email = `${unique('resend')}@example.org`;
+    const issued = await w.t.app.inject(
+      w.keyed('POST', '/api/v1/credentials', {
+        definitionId: w.definitionId,
+        recipientEmail: email,
+        completionKey: unique('resend'),
+      }),
+    );
+    return {
+      request: w.keyed('POST', `/api/v1/credentials/${issued.json().credentialId}/notification`, {
+        recipientEmail: email,
+      }),
+      actor: w.keyActor,
+    };
+  },
   correctCredentialName: async (w) => ({
     request: w.keyed('POST', `/api/v1/credentials/${await w.credential()}/correct-name`, {
       recipientName: 'Corrected Name',

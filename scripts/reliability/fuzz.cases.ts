@@ -194,6 +194,11 @@ export function materialise(op: OperationSpec, draw: CaseDraw, pool: ResourcePoo
   if (bodySchema) {
     body = fake(bodySchema, draw.jsfSeed, allOptionals);
     if (draw.realIds) body = withRealValues(body, pool, draw.pick);
+    // "Resend the email" must name the credential's own recipient (the service keeps no address):
+    // the seeded recipient of the credential the path names.
+    if (draw.realIds && isObject(body) && /^\/api\/v1\/credentials\/\{id\}\/notification$/.test(op.path)) {
+      body = { ...body, recipientEmail: pickFrom(poolValues(pool, 'recipients'), draw.pick) ?? body.recipientEmail };
+    }
   }
 
   const headers: Record<string, string> = {};

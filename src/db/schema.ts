@@ -295,6 +295,20 @@ export interface CredentialRemindersTable {
   updated_at: string;
 }
 
+/** An earner email sent again on the issuer's request (migration 0111); no address. */
+export interface CredentialResendsTable {
+  id: string;
+  issuer_id: string;
+  credential_id: string;
+  recipient_hash: string;
+  /** queued | sent | failed | suppressed */
+  status: string;
+  detail: string | null;
+  unsubscribe_token_hash: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 /** A credential whose `credential.expiry_reminder_due` webhook was announced, once (migration 0066). */
 export interface CredentialReminderAnnouncementsTable {
   credential_id: string;
@@ -495,6 +509,7 @@ export interface DB {
   notification_settings: NotificationSettingsTable;
   credential_notifications: CredentialNotificationsTable;
   credential_reminders: CredentialRemindersTable;
+  credential_resends: CredentialResendsTable;
   credential_reminder_announcements: CredentialReminderAnnouncementsTable;
   notification_suppressions: NotificationSuppressionsTable;
   signing_keys: SigningKeysTable;

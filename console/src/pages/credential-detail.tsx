@@ -5,6 +5,7 @@ import { api, problem } from '../api';
 import { can, useSession } from '../session';
 import { Alert, ConfirmDialog, Field, formatDate, inputValue } from '../ui';
 import { CertificateSection } from './credential-certificate';
+import { ResendEmail } from './credential-email';
 import { CorrectName } from './credential-name';
 
 type Credential = components['schemas']['CredentialDetail'];
@@ -223,6 +224,7 @@ export function CredentialDetailPage() {
         </ConfirmDialog>
       )}
       {mayChange && <CorrectName credential={credential} onCorrected={load} />}
+      {mayChange && <ResendEmail credential={credential} onSent={load} />}
       {mayChange && !credential.replacedBy && (
         <section class="panel" aria-labelledby="renew-title">
           <h2 id="renew-title">{renewVerb}</h2>

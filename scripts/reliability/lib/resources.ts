@@ -154,6 +154,8 @@ export async function seedIssuer(
       completionKey: `seed-${options.label}-${i}`,
     });
     credentialIds.push(String(issued.credentialId));
+    // In the credentials' order: a call that must name a credential's own recipient takes it from here.
+    addToPool(pool, 'recipients', email);
   }
   const [first, second, third] = credentialIds;
   if (second) await call('POST', `/api/v1/credentials/${second}/revoke`, { reason: 'seeded revocation' });

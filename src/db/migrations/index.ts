@@ -44,6 +44,7 @@ import { earnerAccountsMigration } from './0090_earner_accounts.js';
 import { obApiMigration } from './0091_ob_api.js';
 import { translationsAndMetadataMigration } from './0100_translations_and_metadata.js';
 import { reminderExtrasMigration } from './0110_reminder_extras.js';
+import { notificationResendsMigration } from './0111_notification_resends.js';
 import { certificateLinksMigration } from './0120_certificate_links.js';
 import { earnerImportsMigration } from './0125_earner_imports.js';
 import { clrCredentialsMigration } from './0130_clr_credentials.js';
@@ -96,6 +97,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0091_ob_api': obApiMigration(),
     '0100_translations_and_metadata': translationsAndMetadataMigration(),
     '0110_reminder_extras': reminderExtrasMigration(),
+    '0111_notification_resends': notificationResendsMigration(),
     '0120_certificate_links': certificateLinksMigration(),
     '0125_earner_imports': earnerImportsMigration(),
     '0130_clr_credentials': clrCredentialsMigration(),

@@ -69,6 +69,10 @@ export const InvitedUser = Type.Object({
   user: Type.Ref(TeamMemberSchema),
   inviteUrl: Type.String({ format: 'uri', description: 'The one-time invite link (shown once).' }),
   inviteExpiresAt: DateTime,
+  emailed: Type.Boolean({
+    description:
+      'Whether the link was also emailed to the address (only when this service sends email, SMTP_URL); either way hand the link on yourself when it was not.',
+  }),
 });
 
 export const ChangeRoleBody = Type.Object({ role: Role }, { additionalProperties: false });

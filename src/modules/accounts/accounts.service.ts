@@ -5,7 +5,9 @@ import { AppError, errors } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hashing.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
+import type { Mailer } from '../notifications/notifications.mailer.js';
 import { createAccountRepository, type UserRow } from './accounts.repository.js';
+import { inviteMail } from './invite.mail.js';
 import { hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './passwords.js';
 import type { SessionUser, SignedIn } from './session.types.js';
 import { createSsoRepository } from './sso.repository.js';
@@ -97,6 +99,8 @@ export function createAccountService(
   deps: {
     audit: Pick<AuditService, 'append'>;
     issuers: Pick<IssuerService, 'getIssuer' | 'getIssuerBySlug'>;
+    /** Sends team invitations when SMTP_URL is set (issue 46); null: the link is only handed back. */
+    mailer?: Mailer | null;
   },
 ) {
   const repo = createAccountRepository(core.db, core.dialect);
@@ -148,6 +152,24 @@ export function createAccountService(
     return row;
   }
 
+  /** Emails the invite link when this service sends email; whether the mail server took it. */
+  async function emailInvite(row: UserRow, url: string, expiresAt: string): Promise<boolean> {
+    if (!deps.mailer || !core.config.mail) return false;
+    const issuer = await deps.issuers.getIssuer(row.issuer_id);
+    const result = await deps.mailer.send(
+      inviteMail(core.config, {
+        to: row.email,
+        issuerName: issuer.name,
+        role: row.role,
+        url,
+        expiresAt,
+      }),
+    );
+    // The reply code only: a server's reply text may quote the address.
+    if (!result.ok) core.log.warn({ detail: result.detail, userId: row.id }, 'invitation email not sent');
+    return result.ok;
+  }
+
   async function invite(issuerId: string, email: string, role: Role, actor: string) {
     const address = staffEmail(email);
     if (address === null) throw errors.validation('The email address is invalid.');
@@ -186,10 +208,12 @@ export function createAccountService(
         details: { role },
       });
     });
+    const inviteUrl = `${core.config.publicBaseUrl}/console/invite/${token}`;
     return {
       user: teamMember(row),
-      inviteUrl: `${core.config.publicBaseUrl}/console/invite/${token}`,
+      inviteUrl,
       inviteExpiresAt: expiresAt,
+      emailed: await emailInvite(row, inviteUrl, expiresAt),
     };
   }
 

@@ -4,6 +4,7 @@ import { executeAll, unnestRows, valuesStatements } from '../../db/dialect.js';
 import type {
   CredentialNotificationsTable,
   CredentialRemindersTable,
+  CredentialResendsTable,
   DB,
   NotificationSettingsTable,
 } from '../../db/schema.js';
@@ -11,6 +12,17 @@ import type {
 export type NotificationSettingsRow = Selectable<NotificationSettingsTable>;
 export type CredentialNotificationRow = Selectable<CredentialNotificationsTable>;
 export type CredentialReminderRow = Selectable<CredentialRemindersTable>;
+export type CredentialResendRow = Selectable<CredentialResendsTable>;
+
+/** What a resend needs of its credential: nothing that leads back to a person but the hash. */
+export interface ResendTarget {
+  id: string;
+  issuer_id: string;
+  definition_id: string;
+  issued_on: string;
+  recipient_hash: string;
+  revoked_at: string | null;
+}
 export type NotificationStatus = 'queued' | 'sent' | 'failed' | 'suppressed';
 
 /** A credential due an expiry reminder. */
@@ -188,6 +200,7 @@ export function createNotificationRepository(db: Executor) {
     async historyOf(issuerId: string, recipientHash: string, credentialIds: readonly string[]) {
       const awards: CredentialNotificationRow[] = [];
       const reminders: CredentialReminderRow[] = [];
+      const resends: CredentialResendRow[] = [];
       for (let start = 0; start < credentialIds.length; start += STATUS_ROWS_PER_STATEMENT) {
         const ids = credentialIds.slice(start, start + STATUS_ROWS_PER_STATEMENT);
         awards.push(
@@ -206,6 +219,14 @@ export function createNotificationRepository(db: Executor) {
             .where('credential_id', 'in', ids)
             .execute()),
         );
+        resends.push(
+          ...(await db
+            .selectFrom('credential_resends')
+            .selectAll()
+            .where('issuer_id', '=', issuerId)
+            .where('credential_id', 'in', ids)
+            .execute()),
+        );
       }
       const suppression = await db
         .selectFrom('notification_suppressions')
@@ -213,24 +234,63 @@ export function createNotificationRepository(db: Executor) {
         .where('issuer_id', '=', issuerId)
         .where('recipient_hash', '=', recipientHash)
         .executeTakeFirst();
-      return { awards, reminders, suppression };
+      return { awards, reminders, resends, suppression };
     },
 
-    /** The issuer and recipient an unsubscribe token was made for: an award's or a reminder's. */
+    /** The issuer and recipient an unsubscribe token was made for: an award's, a reminder's or a resend's. */
     async byUnsubscribeToken(tokenHash: string): Promise<{ issuer_id: string; recipient_hash: string } | undefined> {
-      const award = await db
-        .selectFrom('credential_notifications')
-        .select(['issuer_id', 'recipient_hash'])
-        .where('unsubscribe_token_hash', '=', tokenHash)
-        .executeTakeFirst();
-      return (
-        award ??
-        db
-          .selectFrom('credential_reminders')
+      for (const table of ['credential_notifications', 'credential_reminders', 'credential_resends'] as const) {
+        const found = await db
+          .selectFrom(table)
           .select(['issuer_id', 'recipient_hash'])
           .where('unsubscribe_token_hash', '=', tokenHash)
-          .executeTakeFirst()
-      );
+          .executeTakeFirst();
+        if (found) return found;
+      }
+      return undefined;
+    },
+
+    /** The issuer's credential a resend is for, or undefined (another issuer's is unknown here). */
+    async resendTarget(issuerId: string, credentialId: string): Promise<ResendTarget | undefined> {
+      return db
+        .selectFrom('credentials')
+        .select(['id', 'issuer_id', 'definition_id', 'issued_on', 'recipient_hash', 'revoked_at'])
+        .where('issuer_id', '=', issuerId)
+        .where('id', '=', credentialId)
+        .executeTakeFirst();
+    },
+
+    /** The credential's resends since `since`, for its daily limit. */
+    async resendsSince(issuerId: string, credentialId: string, since: string): Promise<number> {
+      const row = await db
+        .selectFrom('credential_resends')
+        .select((eb) => eb.fn.countAll<number | string>().as('n'))
+        .where('issuer_id', '=', issuerId)
+        .where('credential_id', '=', credentialId)
+        .where('created_at', '>', since)
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
+    async insertResend(row: CredentialResendRow): Promise<void> {
+      await db.insertInto('credential_resends').values(row).execute();
+    },
+
+    async saveResend(id: string, status: NotificationStatus, detail: string | null, at: string): Promise<void> {
+      await db.updateTable('credential_resends').set({ status, detail, updated_at: at }).where('id', '=', id).execute();
+    },
+
+    /** The credential's newest resend, for its detail. */
+    async latestResend(issuerId: string, credentialId: string): Promise<CredentialResendRow | undefined> {
+      return db
+        .selectFrom('credential_resends')
+        .selectAll()
+        .where('issuer_id', '=', issuerId)
+        .where('credential_id', '=', credentialId)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
     },
 
     /**

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import { errorResponses, keyedErrors, openErrors } from '../../core/schemas.js';
+import { errorResponses, IdParams, keyedErrors, openErrors } from '../../core/schemas.js';
 import { acceptedLanguages, firstLanguage } from './notifications.messages.js';
 import { renderUnsubscribePage, unsubscribeCsp } from './notifications.page.js';
 import {
@@ -10,9 +10,12 @@ import {
   PreviewQuery,
   ReminderReportSchema,
   RemindersDueSchema,
+  ResendBody,
+  ResendResultSchema,
   SendRemindersBody,
   UpdateNotificationSettingsBody,
 } from './notifications.schemas.js';
+import { RESENDS_PER_DAY } from './notifications.service.js';
 
 const Settings = Type.Ref(NotificationSettingsSchema);
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 100 }) });
@@ -105,6 +108,35 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => notifications.sendReminders(request.issuerId(), request.actor(), request.body.recipientEmails),
+  );
+
+  app.post(
+    '/api/v1/credentials/:id/notification',
+    {
+      config: { auth: 'key' },
+      schema: {
+        operationId: 'resendCredentialNotification',
+        tags,
+        summary: 'Email the earner the credential\'s message again ("Resend the email")',
+        description: `The award message again, with a fresh unsubscribe link, to \`recipientEmail\`, which must be the credential's recipient (400 otherwise: the service keeps no address, so the caller gives it). 409 credential_revoked for a revoked or erased credential; 429 after ${RESENDS_PER_DAY} resends of one credential in 24 hours. Audited as credential.notification_resent with its outcome; the credential detail's notification shows what became of it.`,
+        params: IdParams,
+        body: ResendBody,
+        response: {
+          202: { ...ResendResultSchema, description: 'Queued, or not sent and why' },
+          ...errorResponses(400, 404, 409, ...keyedErrors),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const notification = await notifications.resend(
+        request.issuerId(),
+        request.actor(),
+        id,
+        request.body.recipientEmail,
+      );
+      return reply.status(202).send({ credentialId: id, notification });
+    },
   );
 
   // RFC 8058 one-click unsubscribe posts `List-Unsubscribe=One-Click` as a form; nothing in it is needed.

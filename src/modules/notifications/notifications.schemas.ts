@@ -125,4 +125,26 @@ export const RemindersDueSchema = Type.Object(
   },
   { additionalProperties: false },
 );
+export const ResendBody = Type.Object(
+  {
+    recipientEmail: {
+      ...Email,
+      description:
+        "The earner's address (the service keeps none): it must be the credential's recipient, checked by hash, and is held in memory until the message is sent.",
+    },
+  },
+  { additionalProperties: false },
+);
+
+export const ResendResultSchema = Type.Object(
+  {
+    credentialId: Type.String(),
+    notification: StringEnum(['queued', 'suppressed', 'off'], {
+      description:
+        'queued: the email is sent behind this response; suppressed: the earner unsubscribed from this issuer, nothing is sent; off: this service has no SMTP server, nothing is sent',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export const notificationSchemas = [NotificationSettingsSchema];

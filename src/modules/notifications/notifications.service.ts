@@ -1,7 +1,8 @@
 import { addDays, isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
-import { errors } from '../../core/errors.js';
+import { AppError, errors } from '../../core/errors.js';
 import { hashRecipientEmail, sha256Hex } from '../../core/hashing.js';
+import type { Job } from '../../core/job.js';
 import { publicUrls } from '../../core/urls.js';
 import type { Executor } from '../../db/database.js';
 import type { AuditService } from '../audit/audit.service.js';
@@ -14,6 +15,7 @@ import { type NotificationKind, type RenderedMessage, renderNotification } from 
 import {
   type CredentialNotificationRow,
   type CredentialReminderRow,
+  type CredentialResendRow,
   createNotificationRepository,
   type NotificationSettingsRow,
 } from './notifications.repository.js';
@@ -108,6 +110,9 @@ export function notificationReason(status: string, detail: string | null): strin
 }
 
 const DEFAULT_REMINDER_DAYS = 30;
+/** "Resend the email" at most this many times per credential per 24 hours. */
+export const RESENDS_PER_DAY = 3;
+const DAY_MS = 86_400_000;
 
 /**
  * The badge a preview shows before the issuer has one (issue 46): its image is inline, so the
@@ -312,6 +317,46 @@ export function createNotificationService(
         })
       : null;
 
+  /**
+   * Resends under way: each one message, sent once behind the call that asked for it (a few a day
+   * per credential, so no queue); its outcome is written to its row.
+   */
+  const resends = ((): Job & {
+    on: boolean;
+    send(id: string, make: () => Promise<MailMessage | null>): void;
+    drain(): Promise<void>;
+  } => {
+    const inFlight = new Set<Promise<void>>();
+    const settle = async () => {
+      while (inFlight.size > 0) await Promise.all(inFlight);
+    };
+    return {
+      name: 'notification-resends',
+      on: Boolean(deps.mailer && mail),
+      send(id: string, make: () => Promise<MailMessage | null>) {
+        const mailer = deps.mailer;
+        if (!mailer) return;
+        const task = (async () => {
+          const message = await make();
+          const result = message ? await mailer.send(message) : null;
+          const status = result?.ok ? 'sent' : 'failed';
+          const detail = result === null ? 'credential_unavailable' : result.ok ? null : result.detail;
+          await repo.saveResend(id, status, detail, isoNow(core.clock));
+        })()
+          .catch((error: unknown) => {
+            // Database or template trouble; the address is only ever handed to the mailer.
+            core.log.error({ err: error, resendId: id }, 'notification resend failed');
+            return repo.saveResend(id, 'failed', 'internal_error', isoNow(core.clock)).catch(() => undefined);
+          })
+          .finally(() => inFlight.delete(task));
+        inFlight.add(task);
+      },
+      drain: settle,
+      start() {},
+      stop: settle,
+    };
+  })();
+
   /** Queues each request whose earner is not suppressed; one suppression read per call. */
   async function notifyAll(requests: readonly NotifyRequest[]): Promise<NotificationOutcome[]> {
     if (!sender) return requests.map(() => 'off');
@@ -332,8 +377,8 @@ export function createNotificationService(
 
   return {
     enabled: sender !== null,
-    // Reminders stop first: the award sender's stop closes the shared mailer.
-    jobs: sender && reminders ? [reminders, sender] : [],
+    // Reminders and resends stop first: the award sender's stop closes the shared mailer.
+    jobs: sender && reminders ? [reminders, resends, sender] : [],
 
     /** Whether a newly issued credential should notify: the call's choice, else the issuer's default. */
     async wanted(issuerId: string, requested: boolean | undefined): Promise<boolean> {
@@ -357,6 +402,82 @@ export function createNotificationService(
     async drain(): Promise<void> {
       await sender?.drain();
       await reminders?.drain();
+      await resends.drain();
+    },
+
+    /**
+     * "Resend the email" (issue 46): the award's message again, to the address given, which must be
+     * the credential's recipient (checked by hash: the service keeps no address). Refused for a
+     * revoked credential (an erased one is revoked) and beyond RESENDS_PER_DAY for one credential.
+     * The resend is audited (`credential.notification_resent`, with its outcome) and recorded with
+     * its own unsubscribe token; it is sent behind the answer, once.
+     */
+    async resend(issuerId: string, actor: string, credentialId: string, email: string): Promise<NotificationOutcome> {
+      const target = await repo.resendTarget(issuerId, credentialId);
+      if (!target) throw errors.notFound('Credential');
+      if (target.revoked_at !== null) {
+        throw new AppError('credential_revoked', 'The credential is revoked: its earner is not emailed about it.', {
+          credentialId,
+        });
+      }
+      const issuer = await deps.issuers.getIssuer(issuerId);
+      if (hashRecipientEmail(email, issuer.recipient_salt) !== target.recipient_hash) {
+        const message = "recipientEmail is not this credential's recipient.";
+        throw errors.validation(message, [{ path: '/recipientEmail', message, code: 'recipient' }]);
+      }
+      const at = isoNow(core.clock);
+      const dayAgo = new Date(core.clock.now().getTime() - DAY_MS).toISOString();
+      if ((await repo.resendsSince(issuerId, credentialId, dayAgo)) >= RESENDS_PER_DAY) {
+        throw new AppError(
+          'rate_limited',
+          `This credential's email was sent again ${RESENDS_PER_DAY} times in the last 24 hours; try again tomorrow.`,
+        );
+      }
+      const outcome: NotificationOutcome = !resends.on
+        ? 'off'
+        : (await repo.isSuppressed(issuerId, target.recipient_hash))
+          ? 'suppressed'
+          : 'queued';
+      const token = core.ids.token(UNSUBSCRIBE_TOKEN_LENGTH);
+      const id = core.ids.uuid();
+      await core.db.transaction().execute(async (trx) => {
+        if (outcome !== 'off') {
+          await createNotificationRepository(trx).insertResend({
+            id,
+            issuer_id: issuerId,
+            credential_id: credentialId,
+            recipient_hash: target.recipient_hash,
+            status: outcome,
+            detail: outcome === 'suppressed' ? 'unsubscribed' : null,
+            unsubscribe_token_hash: sha256Hex(token),
+            created_at: at,
+            updated_at: at,
+          });
+        }
+        await deps.audit.append(trx, {
+          issuerId,
+          actor,
+          action: 'credential.notification_resent',
+          targetType: 'credential',
+          targetId: credentialId,
+          details: { outcome },
+        });
+      });
+      if (outcome === 'queued') {
+        resends.send(id, () =>
+          compose(
+            {
+              issuerId,
+              credentialId,
+              definitionId: target.definition_id,
+              issuedOn: target.issued_on,
+              email: email.trim(),
+            },
+            token,
+          ),
+        );
+      }
+      return outcome;
     },
 
     /**
@@ -503,7 +624,12 @@ export function createNotificationService(
 
     /** The credential's notification outcome, without the address (the credential detail shows it). */
     async statusOf(issuerId: string, credentialId: string) {
-      const row = await repo.status(issuerId, credentialId);
+      const [award, resend] = await Promise.all([
+        repo.status(issuerId, credentialId),
+        repo.latestResend(issuerId, credentialId),
+      ]);
+      // The newest message about the credential: a resend once one was asked for.
+      const row = resend && (!award || resend.created_at >= award.created_at) ? resend : award;
       return row
         ? {
             status: row.status,
@@ -519,19 +645,24 @@ export function createNotificationService(
      * whether they asked for no more (subject access requests). No address: none is stored.
      */
     async historyOf(issuerId: string, recipientHash: string, credentialIds: readonly string[]) {
-      const { awards, reminders, suppression } = await repo.historyOf(issuerId, recipientHash, credentialIds);
-      const message = (kind: 'award' | 'reminder') => (row: CredentialNotificationRow | CredentialReminderRow) => ({
-        credentialId: row.credential_id,
-        kind,
-        status: row.status,
-        reason: notificationReason(row.status, row.detail),
-        createdAt: row.created_at,
-        updatedAt: row.updated_at,
-      });
+      const { awards, reminders, resends, suppression } = await repo.historyOf(issuerId, recipientHash, credentialIds);
+      const message =
+        (kind: 'award' | 'reminder') =>
+        (row: CredentialNotificationRow | CredentialReminderRow | CredentialResendRow) => ({
+          credentialId: row.credential_id,
+          kind,
+          status: row.status,
+          reason: notificationReason(row.status, row.detail),
+          createdAt: row.created_at,
+          updatedAt: row.updated_at,
+        });
       return {
-        messages: [...awards.map(message('award')), ...reminders.map(message('reminder'))].sort((a, b) =>
-          a.createdAt.localeCompare(b.createdAt),
-        ),
+        // A resend is the award's message sent again.
+        messages: [
+          ...awards.map(message('award')),
+          ...resends.map(message('award')),
+          ...reminders.map(message('reminder')),
+        ].sort((a, b) => a.createdAt.localeCompare(b.createdAt)),
         suppressed: suppression ? { reason: suppression.reason, since: suppression.created_at } : null,
       };
     },
