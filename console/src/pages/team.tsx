@@ -24,7 +24,8 @@ function TeamManager({ selfId }: { selfId: string | undefined }) {
   const members = page?.items ?? [];
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('issuer');
-  const [invite, setInvite] = useState<{ url: string; expiresAt: string } | null>(null);
+  const [invite, setInvite] = useState<{ url: string; expiresAt: string; emailed: boolean; to: string } | null>(null);
+  const [copied, setCopied] = useState(false);
   const [removing, setRemoving] = useState<Member | null>(null);
 
   async function add(event: Event) {
@@ -33,7 +34,8 @@ function TeamManager({ selfId }: { selfId: string | undefined }) {
     const { data, error: failure } = await api.POST('/api/v1/users', { body: { email, role } });
     if (failure) setError(problem(failure));
     else {
-      setInvite({ url: data.inviteUrl, expiresAt: data.inviteExpiresAt });
+      setInvite({ url: data.inviteUrl, expiresAt: data.inviteExpiresAt, emailed: data.emailed, to: email });
+      setCopied(false);
       setEmail('');
       load();
     }
@@ -73,9 +75,22 @@ function TeamManager({ selfId }: { selfId: string | undefined }) {
       )}
       {invite && (
         <div class="panel secret" role="status">
-          <h2>Send this invitation link</h2>
-          <p>It is shown once and works until {formatDate(invite.expiresAt)} (UTC).</p>
+          <h2>{invite.emailed ? `Invitation emailed to ${invite.to}` : 'Send this invitation link'}</h2>
+          <p>
+            {invite.emailed ? 'The link is also here, should the email not arrive. ' : ''}It is shown once and works
+            until {formatDate(invite.expiresAt)} (UTC).
+          </p>
           <code class="key">{invite.url}</code>
+          <button
+            type="button"
+            class="secondary"
+            onClick={async () => {
+              await navigator.clipboard?.writeText(invite.url).catch(() => undefined);
+              setCopied(true);
+            }}
+          >
+            {copied ? 'Copied' : 'Copy the link'}
+          </button>
           <button type="button" class="secondary" onClick={() => setInvite(null)}>
             Done
           </button>

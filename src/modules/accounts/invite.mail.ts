@@ -13,7 +13,7 @@ export function inviteMail(
   const until = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(
     new Date(invite.expiresAt),
   );
-  const intro = `${invite.issuerName} invited you to their badge console as ${invite.role === 'owner' ? 'an' : 'a'} ${invite.role}.`;
+  const intro = `${invite.issuerName} invited you to their badge console as ${/^[aeiou]/.test(invite.role) ? 'an' : 'a'} ${invite.role}.`;
   const how = 'Open this link to set your password and sign in:';
   const expiry = `The link works once, until ${until} (UTC). If you did not expect this invitation, ignore this email: nothing happens.`;
   const text = [intro, '', how, invite.url, '', expiry].join('\n');
