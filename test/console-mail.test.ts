@@ -78,12 +78,12 @@ describe.each(dialects)('console: earner and team emails (issue 46) on %s', (dia
     await page.getByRole('heading', { name: 'Resend the email' }).waitFor();
     await page.getByRole('button', { name: 'Resend the email' }).click();
     await page.getByLabel("Earner's email").fill('someone.else@example.test');
-    await page.getByRole('dialog').getByRole('button', { name: 'Resend the email' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Resend the email' }).click();
     await page.getByText("recipientEmail is not this credential's recipient.").waitFor();
     await page.getByRole('button', { name: 'Resend the email' }).click();
     await page.getByLabel("Earner's email").fill('lost.mail@example.test');
     await expectAccessible(page, 'resend dialog');
-    await page.getByRole('dialog').getByRole('button', { name: 'Resend the email' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Resend the email' }).click();
     await page.getByText('The email is on its way').waitFor();
     await drain();
     const sent = smtp.messages.filter((m) => m.to.includes('lost.mail@example.test'));
