@@ -6,9 +6,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.js';
 import { errorResponses, openErrors, ValidationErrorBody } from '../../core/schemas.js';
 import { clrSection } from '../clr/clr.pages.js';
+import { acceptedLanguages, firstLanguage } from '../notifications/notifications.messages.js';
 import { BACKPACK_ADDRESS_COOKIE, BACKPACK_COOKIE, backpackHttp } from './backpack.http.js';
 import { backpackImportRoutes } from './backpack.import.routes.js';
-import { acceptedLanguages, firstLanguage } from '../notifications/notifications.messages.js';
 import {
   accountDeletedPage,
   backpackPage,
