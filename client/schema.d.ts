@@ -2125,6 +2125,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/wallet/{slug}/{code}/{challenge}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The earner’s wallet offer page (HTML): what a wallet is, which work, the QR code and both links
+         * @description The page the award email links to (an offer’s `pageUrl`): the offer’s pre-authorized code and its Learner Credential Wallet challenge, both of the same offer, else the 404 page. While the offer can be redeemed it shows its QR code, the `openid-credential-offer://` link and the LCW link; once used, expired or revoked, it says so. It links the verification page, the Open Badges 3.0 file and, when the issuer has certificates, the earner’s certificate. In the language of `?lang=`, else Accept-Language, else English. Never cached (the address is a secret).
+         */
+        get: operations["getWalletOfferPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/issuers/{slug}/lcw/exchanges/{challenge}": {
         parameters: {
             query?: never;
@@ -4340,6 +4360,11 @@ export interface components {
                 /** @description The same request as dccrequest://request?… */
                 deepLink: string;
             };
+            /**
+             * Format: uri
+             * @description The earner’s page for this offer (what a wallet is, which ones work, the QR code and both links), in their language: a secret like the offer
+             */
+            pageUrl: string;
         };
         /** @description The tool's values to paste into an LMS without Dynamic Registration */
         LtiTool: {
@@ -16707,6 +16732,85 @@ export interface operations {
             };
             /** @description Unsupported media type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWalletOfferPage: {
+        parameters: {
+            query?: {
+                /** @description A BCP 47 language tag (en, fr, de, es, nl; a regional tag falls back to its language). Any other value is ignored. */
+                lang?: string | string[];
+            };
+            header?: never;
+            path: {
+                /** @description The issuer slug */
+                slug: string;
+                /** @description The offer’s pre-authorized code */
+                code: string;
+                /** @description The offer’s Learner Credential Wallet challenge */
+                challenge: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The offer page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description No such offer at this issuer */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -88,7 +88,15 @@ export function createServices(core: Core) {
     images,
     readCaches,
   });
-  const wallet = createWalletModule(core, { issuers, credentials, vc, audit });
+  const wallet = createWalletModule(core, {
+    issuers,
+    credentials,
+    definitions,
+    vc,
+    audit,
+    // Certificates are built further down; the offer page asks for the earner's link when shown.
+    certificateLink: (issuerId, credentialId) => certificates.earnerLink(issuerId, credentialId),
+  });
   const backpack = createBackpackModule(core, { audit, wallet });
   const lti = createLtiModule(core, { issuance, definitions, credentials, wallet, audit });
   const pathways = createPathwayService(core, { audit, definitions, issuance });

@@ -47,7 +47,15 @@ describe.each(dialects)('the notification email’s wallet offer on %s', (dialec
     const mail = smtp.messages.at(-1);
     expect(mail?.decoded).toContain('Add to your wallet');
     expect(mail?.decoded).toMatch(/<img src="data:image\/png;base64,[A-Za-z0-9+/=]+" alt="Add to your wallet"/);
-    const offer = /href="(openid-credential-offer:\/\/\?credential_offer_uri=[^"]+)"/.exec(mail?.decoded ?? '')?.[1];
+    // The button opens the offer's page (issue 46: the wallet explained), which carries the offer itself.
+    const pageUrl = /href="(https:\/\/badges\.test\/wallet\/[^"]+)"[^>]*>Add to your wallet</.exec(
+      mail?.decoded ?? '',
+    )?.[1];
+    expect(pageUrl).toBeDefined();
+    const page = await t.app.inject({ method: 'GET', url: (pageUrl as string).replace('https://badges.test', '') });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('What is a wallet?');
+    const offer = /href="(openid-credential-offer:\/\/\?credential_offer_uri=[^"]+)"/.exec(page.body)?.[1];
     expect(offer).toBeDefined();
     expect(mail?.decoded).toMatch(
       /href="https:\/\/lcw\.app\/request\.html\?issuer=[^"]+&amp;auth_type=bearer&amp;challenge=/,

@@ -15,7 +15,7 @@ export function createNotificationModule(
     walletOffer?: (
       issuerId: string,
       credentialId: string,
-    ) => Promise<{ offer: string; qr: string; lcw: string } | null>;
+    ) => Promise<{ offer: string; qr: string; lcw: string; page: string } | null>;
   },
 ) {
   const mailer = core.config.mail ? createSmtpMailer(core.config.mail.smtpUrl) : null;

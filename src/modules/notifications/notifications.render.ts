@@ -20,8 +20,11 @@ export interface NotificationContent {
   /** The definition's image, shown in the message (the verification page's; never per credential). */
   badgeImage: string;
   links: { verify: string; linkedIn: string; image: string; openBadges3: string | null; unsubscribe: string };
-  /** The earner's OpenID4VCI offer and its QR code (a PNG data URL: nothing is loaded to show it). */
-  wallet?: { offer: string; qr: string; lcw: string } | null;
+  /**
+   * The earner's OpenID4VCI offer and its QR code (a PNG data URL: nothing is loaded to show it),
+   * and the offer's page, which explains wallets in the earner's language (modules/wallet).
+   */
+  wallet?: { offer: string; qr: string; lcw: string; page: string } | null;
 }
 
 export interface RenderedMessage {
@@ -98,7 +101,7 @@ export function renderNotification(content: NotificationContent): RenderedMessag
     : '';
   const wallet = content.wallet;
   const walletBlock = wallet
-    ? `<p style="margin:20px 0 8px"><a href="${escapeHtml(wallet.offer)}" style="display:inline-block;padding:10px 18px;border-radius:6px;border:2px solid ${brand};color:#1b1b1b;font-weight:bold;text-decoration:none">${escapeHtml(words.addToWallet)}</a></p>
+    ? `<p style="margin:20px 0 8px"><a href="${escapeHtml(wallet.page)}" style="display:inline-block;padding:10px 18px;border-radius:6px;border:2px solid ${brand};color:#1b1b1b;font-weight:bold;text-decoration:none">${escapeHtml(words.addToWallet)}</a></p>
 <p style="margin:0"><img src="${escapeHtml(wallet.qr)}" alt="${escapeHtml(words.addToWallet)}" width="160" height="160"></p>
 <p style="font-size:13px;color:#555;margin:4px 0 0">${escapeHtml(words.walletHint)}</p>
 <p style="margin:8px 0"><a href="${escapeHtml(wallet.lcw)}" style="color:#1a4f8b">${escapeHtml(words.addToLcw)}</a></p>
@@ -133,7 +136,7 @@ ${walletBlock}</td></tr>
     `${plain(words.viewBadge)}: ${links.verify}`,
     ...actions.map(([label, href]) => `${label}: ${href}`),
     ...(content.wallet
-      ? [`${words.addToWallet}: ${content.wallet.offer}`, `${words.addToLcw}: ${content.wallet.lcw}`]
+      ? [`${words.addToWallet}: ${content.wallet.page}`, `${words.addToLcw}: ${content.wallet.lcw}`]
       : []),
     '',
     '--',

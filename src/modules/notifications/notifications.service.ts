@@ -169,7 +169,7 @@ export function createNotificationService(
     walletOffer?: (
       issuerId: string,
       credentialId: string,
-    ) => Promise<{ offer: string; qr: string; lcw: string } | null>;
+    ) => Promise<{ offer: string; qr: string; lcw: string; page: string } | null>;
   },
 ) {
   const repo = createNotificationRepository(core.db);

@@ -26,6 +26,7 @@ a:focus-visible,.button:focus-visible{outline:3px solid #0b4fa8;outline-offset:2
 .languages a{color:inherit}
 .languages [aria-current]{font-weight:700}
 main{max-width:60rem;margin:0 auto;padding:1.25rem}
+main.narrow{max-width:42rem}
 .status{border-radius:.5rem;padding:1rem 1.25rem;margin:0 0 1.25rem;border:1px solid}
 .status p{margin:0}
 .status .label{font-weight:700;font-size:1.15rem}

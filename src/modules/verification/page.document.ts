@@ -1,3 +1,5 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import { contrastRatio, safeHexColor, textColorOn } from '../../core/colors.js';
 import { html, type Markup } from '../../core/html.js';
 import { LANGUAGE_NAMES, type Language, SUPPORTED_LANGUAGES } from '../../core/locale.js';
@@ -76,4 +78,27 @@ ${brandStyle(options.nonce, options.brandColor)}
 ${options.body}
 </body>
 </html>`}`;
+}
+
+/**
+ * `lang` chooses the page's language ahead of Accept-Language. Any value is taken, a repeated one
+ * too: one that names no supported language is ignored, so a page link never fails for it.
+ */
+export const PageQuery = Type.Object({
+  lang: Type.Optional(
+    Type.Union([Type.String({ maxLength: 8192 }), Type.Array(Type.String({ maxLength: 8192 }))], {
+      // A URL is at most 8 KiB (app.ts answers 414 beyond): the bound every page parameter states.
+      maxLength: 8192,
+      description:
+        'A BCP 47 language tag (en, fr, de, es, nl; a regional tag falls back to its language). Any other value is ignored.',
+    }),
+  ),
+});
+
+/**
+ * The page's language follows `?lang=` and Accept-Language: a cache must key it by both (the query is
+ * in the URL; RFC 9110 §12.5.5), and the answer says which language it is in.
+ */
+export function languageHeaders(reply: FastifyReply, language: string): FastifyReply {
+  return reply.header('vary', 'Accept-Language').header('content-language', language);
 }

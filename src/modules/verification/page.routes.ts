@@ -5,7 +5,7 @@ import { negotiateLanguage, requestLanguageSources } from '../../core/locale.js'
 import { ErrorBody, errorResponses, openErrors } from '../../core/schemas.js';
 import { embedScript } from './embed.js';
 import { PAGE_CSS, PAGE_JS } from './page.assets.js';
-import { PAGE_CSS_PATH, PAGE_JS_PATH, pageCsp } from './page.document.js';
+import { languageHeaders, PAGE_CSS_PATH, PAGE_JS_PATH, PageQuery, pageCsp } from './page.document.js';
 import { renderNotFoundPage, renderVerificationPage } from './page.js';
 
 const CSP_NONCE_LENGTH = 24;
@@ -34,29 +34,6 @@ const Segment = (description: string) => Type.String({ maxLength: 8192, descript
 const PageSlug = Segment('The issuer slug; an unknown one answers the 404 page.');
 const PageId = Segment('The credential id; one that names no credential of this issuer answers the 404 page.');
 const PageParams = Type.Object({ slug: PageSlug, id: PageId });
-/**
- * `lang` chooses the page's language ahead of Accept-Language. Any value is taken, a repeated one
- * too: one that names no supported language is ignored, so a page link never fails for it.
- */
-export const PageQuery = Type.Object({
-  lang: Type.Optional(
-    Type.Union([Type.String({ maxLength: 8192 }), Type.Array(Type.String({ maxLength: 8192 }))], {
-      // A URL is at most 8 KiB (app.ts answers 414 beyond): the bound every page parameter states.
-      maxLength: 8192,
-      description:
-        'A BCP 47 language tag (en, fr, de, es, nl; a regional tag falls back to its language). Any other value is ignored.',
-    }),
-  ),
-});
-
-/**
- * The page's language follows `?lang=` and Accept-Language: a cache must key it by both (the query is
- * in the URL; RFC 9110 §12.5.5), and the answer says which language it is in.
- */
-function languageHeaders(reply: FastifyReply, language: string): FastifyReply {
-  return reply.header('vary', 'Accept-Language').header('content-language', language);
-}
-
 function notFoundPage(request: FastifyRequest, reply: FastifyReply, nonce: string) {
   const language = negotiateLanguage(requestLanguageSources(request));
   return languageHeaders(reply, language).status(404).send(renderNotFoundPage(nonce, language));

@@ -2,8 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { jsonLdCost, measureJsonLd } from '../../core/jsonld-budget.js';
+import { negotiateLanguage, requestLanguageSources } from '../../core/locale.js';
 import { errorResponses, IdParams, keyedErrors, openErrors, ValidationErrorBody } from '../../core/schemas.js';
 import { optionalBody } from '../../core/validation.js';
+import { languageHeaders, PageQuery, pageCsp } from '../verification/page.document.js';
+import { renderOfferNotFound, renderOfferPage } from './wallet.page.js';
 import {
   CreateWalletOfferBody,
   CredentialRequestBody,
@@ -12,6 +15,7 @@ import {
   ExchangeParams,
   MetadataDocument,
   NonceResponse,
+  OfferPageParams,
   OfferParams,
   ProtocolErrorBody,
   ProtocolParams,
@@ -40,6 +44,9 @@ function exchangeCost(request: FastifyRequest): number {
   return 'work' in measured ? jsonLdCost(measured.work, SIGNING_COST) : SIGNING_COST;
 }
 const FORM = 'application/x-www-form-urlencoded';
+const HTML = 'text/html; charset=utf-8';
+const CSP_NONCE_LENGTH = 24;
+const htmlOnly = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });
 
 /**
  * The spec's error bodies; a body that fails its schema (400) keeps the service's validation body,
@@ -125,6 +132,39 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
         channel: 'api',
       });
       return reply.status(201).header('cache-control', 'no-store').send(offer);
+    },
+  );
+
+  app.get(
+    '/wallet/:slug/:code/:challenge',
+    {
+      schema: {
+        operationId: 'getWalletOfferPage',
+        tags,
+        summary: 'The earner’s wallet offer page (HTML): what a wallet is, which work, the QR code and both links',
+        description:
+          'The page the award email links to (an offer’s `pageUrl`): the offer’s pre-authorized code and its Learner Credential Wallet challenge, both of the same offer, else the 404 page. While the offer can be redeemed it shows its QR code, the `openid-credential-offer://` link and the LCW link; once used, expired or revoked, it says so. It links the verification page, the Open Badges 3.0 file and, when the issuer has certificates, the earner’s certificate. In the language of `?lang=`, else Accept-Language, else English. Never cached (the address is a secret).',
+        params: OfferPageParams,
+        querystring: PageQuery,
+        response: {
+          200: htmlOnly('The offer page'),
+          404: htmlOnly('No such offer at this issuer'),
+          ...errorResponses(...openErrors),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { slug, code, challenge } = request.params;
+      const nonce = app.core.ids.token(CSP_NONCE_LENGTH);
+      const language = negotiateLanguage(requestLanguageSources(request));
+      languageHeaders(reply, language)
+        .header('content-type', HTML)
+        .header('content-security-policy', pageCsp(nonce))
+        .header('cache-control', 'no-store');
+      const page = await wallet.offerPage(slug, code, challenge);
+      if (!page) return reply.status(404).send(renderOfferNotFound(language, nonce));
+      const path = request.url.split('?')[0] ?? '';
+      return reply.send(await renderOfferPage(page, language, path, nonce));
     },
   );
 

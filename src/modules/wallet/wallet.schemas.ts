@@ -28,6 +28,11 @@ export const WalletOfferSchema = Type.Object(
       },
       { additionalProperties: false, description: 'The same offer for the Learner Credential Wallet (DCC)' },
     ),
+    pageUrl: Type.String({
+      format: 'uri',
+      description:
+        'The earner’s page for this offer (what a wallet is, which ones work, the QR code and both links), in their language: a secret like the offer',
+    }),
   },
   { $id: 'WalletOffer', additionalProperties: false },
 );
@@ -61,6 +66,14 @@ export const DidAuthBody = Type.Object(
 );
 
 export const ProtocolParams = Type.Object({ slug: Type.String({ maxLength: 100 }) });
+/** Any segment is taken (a URL is at most 8 KiB): one that names no offer answers the 404 page. */
+const PageSegment = (description: string) => Type.String({ maxLength: 8192, description });
+export const OfferPageParams = Type.Object({
+  slug: PageSegment('The issuer slug'),
+  code: PageSegment('The offer’s pre-authorized code'),
+  challenge: PageSegment('The offer’s Learner Credential Wallet challenge'),
+});
+
 export const OfferParams = Type.Object({
   slug: Type.String({ maxLength: 100 }),
   code: Type.String({ minLength: 1, maxLength: 100 }),

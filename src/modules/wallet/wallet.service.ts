@@ -10,12 +10,14 @@ import { qrcode } from '../../core/qrcode.js';
 import { publicUrls } from '../../core/urls.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { CredentialService } from '../credentials/credentials.service.js';
+import type { DefinitionService } from '../definitions/definitions.service.js';
 import type { IssuerRow } from '../issuers/issuers.repository.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
 import { OB_V3_CONTEXT, OB_V3_EXTENSIONS_CONTEXT, VC_V2_CONTEXT } from '../vc/contexts.js';
 import type { VcService } from '../vc/vc.service.js';
 import { holderDid, holderJwk } from './wallet.holder.js';
 import { type DidAuthPresentation, didAuthHolder, type LcwLinks, lcwLinks } from './wallet.lcw.js';
+import type { OfferPage } from './wallet.page.js';
 import { createWalletRepository, type WalletOfferRow } from './wallet.repository.js';
 import {
   CONFIGURATIONS,
@@ -50,11 +52,18 @@ export interface WalletOffer {
   expiresAt: string;
   /** The same offer for the Learner Credential Wallet, which reads its own request link. */
   learnerCredentialWallet: LcwLinks;
+  /** The earner's page for this offer: what a wallet is, which ones work, the QR code and both links. */
+  pageUrl: string;
 }
 
 export type WalletChannel = 'api' | 'email' | 'backpack';
 
 const hash = (secret: string) => sha256Hex(secret);
+
+/** The earner's offer page: both secrets of the offer in its path (a logged URL has them redacted). */
+export function offerPageUrl(publicBaseUrl: string, slug: string, code: string, challenge: string): string {
+  return `${publicBaseUrl}/wallet/${encodeURIComponent(slug)}/${code}/${challenge}`;
+}
 
 /**
  * A proof JWT's `iat`, which OpenID4VCI 1.0 Appendix F.1 requires: the time the proof was made,
@@ -83,8 +92,11 @@ export function createWalletService(
   deps: {
     issuers: Pick<IssuerService, 'findIssuerBySlug'>;
     credentials: Pick<CredentialService, 'findRow'>;
+    definitions: Pick<DefinitionService, 'findRow'>;
     vc: Pick<VcService, 'unsignedCredential' | 'signGiven'>;
     audit: Pick<AuditService, 'append'>;
+    /** The earner's own certificate link (modules/certificates), shown on the offer page. */
+    certificateLink?: (issuerId: string, credentialId: string) => Promise<string | null>;
   },
 ) {
   const urls = publicUrls(core.config.publicBaseUrl);
@@ -242,6 +254,7 @@ export function createWalletService(
         ...(tx === null ? {} : { txCode: tx }),
         expiresAt,
         learnerCredentialWallet: lcwLinks(issuerUrl, challenge),
+        pageUrl: offerPageUrl(core.config.publicBaseUrl, issuer.slug, code, challenge),
       };
     },
 
@@ -252,11 +265,60 @@ export function createWalletService(
     async emailOffer(
       issuerId: string,
       credentialId: string,
-    ): Promise<{ offer: string; qr: string; lcw: string } | null> {
+    ): Promise<{ offer: string; qr: string; lcw: string; page: string } | null> {
       const credential = await deps.credentials.findRow(issuerId, credentialId);
       if (!credential || credential.revoked_at !== null) return null;
       const made = await this.createOffer(issuerId, 'system', credentialId, { txCode: false, channel: 'email' });
-      return { offer: made.offer, qr: made.qr, lcw: made.learnerCredentialWallet.url };
+      return { offer: made.offer, qr: made.qr, lcw: made.learnerCredentialWallet.url, page: made.pageUrl };
+    },
+
+    /**
+     * What the earner's offer page (`/wallet/{slug}/{code}/{challenge}`) shows: null unless the
+     * pre-authorized code and the LCW challenge are both this issuer's same offer. The links are
+     * given only while the offer can be redeemed; otherwise the page says what became of it.
+     */
+    async offerPage(slug: string, code: string, challenge: string): Promise<OfferPage | null> {
+      const issuer = await deps.issuers.findIssuerBySlug(slug);
+      if (!issuer) return null;
+      const offer = await repo.findByCode(issuer.id, hash(code));
+      // An offer made before LCW links existed has no challenge, so no page.
+      if (!offer?.challenge_hash || !sameSecret(challenge, offer.challenge_hash)) return null;
+      const credential = await deps.credentials.findRow(issuer.id, offer.credential_id);
+      const definition = credential && (await deps.definitions.findRow(issuer.id, credential.definition_id));
+      if (!credential || !definition) return null;
+      const state =
+        credential.revoked_at !== null
+          ? 'revoked'
+          : offer.redeemed_at !== null
+            ? 'used'
+            : usable(offer, isoNow(core.clock))
+              ? 'open'
+              : 'expired';
+      const issuerUrl = urls.issuerProfile(issuer.slug);
+      const links =
+        state === 'open'
+          ? {
+              offer: (
+                await offerObject(issuer, code, offer.tx_code_hash !== null, `${issuerUrl}/oid4vci/offers/${code}`)
+              ).credentialOffer,
+              lcw: lcwLinks(issuerUrl, challenge).url,
+            }
+          : null;
+      return {
+        state,
+        issuer: {
+          name: issuer.name,
+          brandColor: issuer.brand_primary_color,
+          logoUrl: issuer.brand_logo_url ?? issuer.image_url,
+        },
+        badgeName: definition.name,
+        expiresAt: offer.expires_at,
+        txCode: offer.tx_code_hash !== null,
+        verifyPageUrl: urls.verifyPage(issuer.slug, credential.id),
+        downloadUrl: `${urls.openBadgeCredential(issuer.slug, credential.id)}?download`,
+        certificateUrl: state === 'revoked' ? null : ((await deps.certificateLink?.(issuer.id, credential.id)) ?? null),
+        links,
+      };
     },
 
     /**
