@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReceivedMail, startSmtpServer } from '../scripts/reliability/lib/smtp-receiver.js';
 import { en } from '../src/modules/notifications/messages/en.js';
-import { acceptedLanguages, firstLanguage, MESSAGES } from '../src/modules/notifications/notifications.messages.js';
+import { NOTIFICATION_CATALOGUE } from '../src/modules/notifications/messages/index.js';
+import { acceptedLanguages, firstLanguage } from '../src/modules/notifications/notifications.messages.js';
 import { form } from './backpack.support.js';
 import {
   auth,
@@ -29,9 +30,9 @@ const placeholders = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) 
 
 describe('earner message catalogues (issue 45 §2)', () => {
   it('has en, fr, de, es and nl, each with every key and the same placeholders as English', () => {
-    expect(Object.keys(MESSAGES).sort()).toEqual(['de', 'en', 'es', 'fr', 'nl']);
+    expect(Object.keys(NOTIFICATION_CATALOGUE).sort()).toEqual(['de', 'en', 'es', 'fr', 'nl']);
     const english = strings(en);
-    for (const [language, catalogue] of Object.entries(MESSAGES)) {
+    for (const [language, catalogue] of Object.entries(NOTIFICATION_CATALOGUE)) {
       const theirs = strings(catalogue);
       expect([...theirs.keys()].sort(), language).toEqual([...english.keys()].sort());
       for (const [key, text] of english) {
@@ -47,7 +48,9 @@ describe('earner message catalogues (issue 45 §2)', () => {
   });
 
   it('reads Accept-Language by q-value and falls back along the candidates to English', () => {
-    expect(acceptedLanguages('de;q=0.5, nl-BE, fr;q=0.8, *;q=0.1, es;q=0')).toEqual(['nl-BE', 'fr', 'de']);
+    // `*` comes through (q-ordered, as the locale core reads it) and names no language, so it is passed over.
+    expect(acceptedLanguages('de;q=0.5, nl-BE, fr;q=0.8, *;q=0.1, es;q=0')).toEqual(['nl-BE', 'fr', 'de', '*']);
+    expect(firstLanguage(...acceptedLanguages('*, es;q=0'))).toBe('en');
     expect(acceptedLanguages(undefined)).toEqual([]);
     expect(firstLanguage('it', 'pt-BR', 'NL-be')).toBe('nl');
     expect(firstLanguage(undefined, null, 'xx')).toBe('en');
@@ -135,9 +138,14 @@ describe.each(dialects)('earner emails in every language on %s', (dialect) => {
       // The plain-text part says the same, unescaped.
       const text = mail?.decoded.split('Content-Type: text/html')[0] ?? '';
       expect(text, language).toContain(date);
-      expect(text, language).toContain(MESSAGES[language as keyof typeof MESSAGES].viewBadge);
+      expect(text, language).toContain(
+        NOTIFICATION_CATALOGUE[language as keyof typeof NOTIFICATION_CATALOGUE].viewBadge,
+      );
       expect(mail?.decoded, language).toContain(
-        MESSAGES[language as keyof typeof MESSAGES].unsubscribe.replace('{issuer}', 'Atelier Lumière'),
+        NOTIFICATION_CATALOGUE[language as keyof typeof NOTIFICATION_CATALOGUE].unsubscribe.replace(
+          '{issuer}',
+          'Atelier Lumière',
+        ),
       );
     }
   });

@@ -2,8 +2,8 @@
  * One language's wording of every email an earner gets (the award, a replacement, the expiry
  * reminder, the backpack sign-in link) and of the unsubscribe page. `{issuer}`, `{badge}`, `{date}`
  * and `{minutes}` are replaced (and HTML-escaped where the message is HTML). Add a language by
- * adding a file that satisfies this interface and listing it in ../notifications.messages.ts: a
- * missing key fails the typecheck, and test/notifications-languages.test.ts checks every file's
+ * adding a file that satisfies this interface and listing it in ./index.ts: a
+ * missing key fails the typecheck, and test/locale-catalogues.test.ts checks every file's
  * placeholders against the English ones.
  */
 export interface NotificationMessages {
