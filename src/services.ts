@@ -98,7 +98,14 @@ export function createServices(core: Core) {
     certificateLink: (issuerId, credentialId) => certificates.earnerLink(issuerId, credentialId),
   });
   const backpack = createBackpackModule(core, { audit, wallet });
-  const lti = createLtiModule(core, { issuance, definitions, credentials, wallet, audit });
+  const lti = createLtiModule(core, {
+    issuance,
+    definitions,
+    credentials,
+    wallet,
+    audit,
+    certificateLink: (issuerId, credentialId) => certificates.earnerLink(issuerId, credentialId),
+  });
   const pathways = createPathwayService(core, { audit, definitions, issuance });
   const clr = createClrModule(core, { audit, issuers, pathways, vc: vc.credentials });
   const obapi = createObApiModule(core, { audit, vc: vc.credentials, backpack, clr });

@@ -185,6 +185,15 @@ describe.each(dialects)('LTI 1.3 tool against a simulated platform on %s', (dial
     });
     expect(first.status).toBe(200);
     expect(first.html).toContain('You earned “Course 101 Finisher”');
+    // The earned page offers the learner's own certificate (issue 44's capability link), and it opens.
+    const certificate = /href="([^"]+\/certificate\/[^"]+)"[^>]*>Download your certificate/.exec(first.html)?.[1];
+    expect(certificate).toBeDefined();
+    const pdf = await t.app.inject({
+      method: 'GET',
+      url: new URL(String(certificate).replaceAll('&amp;', '&')).pathname,
+    });
+    expect(pdf.statusCode).toBe(200);
+    expect(pdf.headers['content-type']).toContain('application/pdf');
     await Promise.all(
       Array.from({ length: 5 }, () =>
         launch({ messageType: 'LtiResourceLinkRequest', user: ada, custom: { accolade_link: launchLinkId } }),

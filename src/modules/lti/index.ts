@@ -28,6 +28,8 @@ export function createLtiModule(
     credentials: Pick<CredentialService, 'search'>;
     wallet: Pick<WalletService, 'createOffer'>;
     audit: Pick<AuditService, 'append'>;
+    /** The earner's certificate link for the earned page (the certificates module's earnerLink). */
+    certificateLink?: (issuerId: string, credentialId: string) => Promise<string | null>;
   },
 ) {
   const repo = createLtiRepository(core.db, core.dialect);
@@ -54,6 +56,7 @@ export function createLtiModule(
     definitions: deps.definitions,
     credentials: deps.credentials,
     wallet: deps.wallet,
+    ...(deps.certificateLink ? { certificateLink: deps.certificateLink } : {}),
   });
   const sync = createPollingJob({
     name: 'lti-score-sync',

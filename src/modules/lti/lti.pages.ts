@@ -100,6 +100,7 @@ ${view.definitions.map((d) => html`<p><button type="submit" name="definitionId" 
         nonce,
         html`<h1>You earned “${view.badge}”</h1>
 <p><a href="${view.verifyUrl}" target="_blank" rel="noopener">See your badge on its verification page</a></p>
+${view.certificateUrl ? html`<p><a href="${view.certificateUrl}" target="_blank" rel="noopener">Download your certificate (PDF)</a></p>` : ''}
 ${
   view.wallet
     ? html`<h2>Keep it in a wallet</h2><p><img class="qr" alt="QR code of the wallet offer" src="${view.wallet.qr}"></p>

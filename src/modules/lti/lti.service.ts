@@ -59,6 +59,8 @@ export type LaunchView =
       verifyUrl: string;
       assertionUrl: string;
       wallet: { qr: string; lcwUrl: string; offer: string } | null;
+      /** The earner's own certificate link (issue 44), null when the issuer gives no certificate. */
+      certificateUrl: string | null;
     }
   | { page: 'progress'; badge: string; minScore: number; percent: number | null }
   | { page: 'no_email'; badge: string }
@@ -87,6 +89,7 @@ export function createLtiService(
     definitions: Pick<DefinitionService, 'list' | 'findRow'>;
     credentials: Pick<CredentialService, 'search'>;
     wallet: Pick<WalletService, 'createOffer'>;
+    certificateLink?: (issuerId: string, credentialId: string) => Promise<string | null>;
   },
 ) {
   const { repo, sealer, advantage, award } = deps;
@@ -220,14 +223,23 @@ export function createLtiService(
       language: launch.locale,
     });
     let wallet: { qr: string; lcwUrl: string; offer: string } | null = null;
+    let certificateUrl: string | null = null;
     if (issued.status === 'valid') {
+      certificateUrl = (await deps.certificateLink?.(platform.issuer_id, issued.credentialId)) ?? null;
       const made = await deps.wallet.createOffer(platform.issuer_id, `lti:${platform.id}`, issued.credentialId, {
         txCode: false,
         channel: 'api',
       });
       wallet = { qr: made.qr, lcwUrl: made.learnerCredentialWallet.url, offer: made.offer };
     }
-    return { page: 'earned', badge, verifyUrl: issued.verifyUrl, assertionUrl: issued.assertionUrl, wallet };
+    return {
+      page: 'earned',
+      badge,
+      verifyUrl: issued.verifyUrl,
+      assertionUrl: issued.assertionUrl,
+      wallet,
+      certificateUrl,
+    };
   }
 
   return {
