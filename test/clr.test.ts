@@ -197,6 +197,19 @@ describe.each(dialects)('CLR 2.0 of a completed pathway on %s', (dialect) => {
     const empty = await created(a.key, '/api/v1/pathways', { name: 'Empty Track', description: 'none yet' });
     const res = await post(a.key, `/api/v1/pathways/${empty.id}/clr`, { recipientEmail: LEARNER });
     expectErrorBody(res, 422, 'pathway_empty');
+    // Only optional stages, none earned: complete by the pathway's rule, but a CLR holds at least one credential.
+    const optional = await created(a.key, '/api/v1/pathways', { name: 'Electives', description: 'any of them' });
+    await created(a.key, `/api/v1/pathways/${optional.id}/stages`, {
+      definitionId: stage.elective.definitionId,
+      stepOrder: 1,
+      required: false,
+    });
+    const none = expectErrorBody(
+      await post(a.key, `/api/v1/pathways/${optional.id}/clr`, { recipientEmail: 'nobody@example.org' }),
+      409,
+      'pathway_incomplete',
+    );
+    expect(none.missingStages).toEqual([expect.objectContaining({ definitionId: stage.elective.definitionId })]);
     expectErrorBody(await issueClr(a.key, 'not an address'), 400, 'validation_failed');
   });
 

@@ -91,6 +91,14 @@ export function createClrService(
         );
       }
       const members = earnedBy.flatMap((e) => (e.credentialId ? [{ ...e, credentialId: e.credentialId }] : []));
+      // A pathway of optional stages only is "complete" with nothing earned, but a ClrSubject holds at
+      // least one credential (CLR 2.0 ClrSubject: verifiableCredential is [1..*]): until one is earned, the
+      // stages not yet earned are what is missing.
+      if (members.length === 0) {
+        throw errors.pathwayIncomplete(
+          progress.stages.map((s) => ({ stageId: s.stageId, definitionId: s.definitionId, stepOrder: s.stepOrder })),
+        );
+      }
       const credentialIds = members
         .map((m) => m.credentialId)
         .sort()
