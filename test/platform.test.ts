@@ -35,6 +35,8 @@ describe.each(dialects)('platform on %s', (dialect) => {
         description: null,
         imageUrl: null,
         brandColor: expect.stringMatching(/^#[0-9a-f]{6}$/i),
+        language: 'en',
+        linkedinOrganizationId: null,
       });
       expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     }

@@ -70,7 +70,11 @@ export const consoleUiRoutes: FastifyPluginAsync<ConsoleUiOptions> = async (app,
   });
   // Browsers ask for /favicon.ico on every page of the origin (the verification pages too), whatever
   // the page links: it answers the console's icon, an SVG, which every current browser takes there.
-  const icon = readdirSync(join(dir, 'assets')).find((name) => /^favicon-[0-9a-f]{8}\.svg$/.test(name));
+  // A console built without assets (an index page alone) has no icon: then there is no route.
+  const assets = join(dir, 'assets');
+  const icon = existsSync(assets)
+    ? readdirSync(assets).find((name) => /^favicon-[0-9a-f]{8}\.svg$/.test(name))
+    : undefined;
   if (icon) {
     app.get('/favicon.ico', hidden, (_request, reply) =>
       reply.header('cache-control', 'public, max-age=86400').type('image/svg+xml').sendFile(join('assets', icon)),
