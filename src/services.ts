@@ -74,7 +74,14 @@ export function createServices(core: Core) {
   const countCompaction = createCountCompaction(core);
   const credentials = createCredentialService(core, { issuance, audit, outbox, countCompaction, notifications });
   const batchIssuance = createBatchIssuance(core, { issuers, issuance, usage, audit, outbox });
-  const ingest = createIngestModule(core, { issuers, definitions, issuance, batchIssuance, notifications });
+  const ingest = createIngestModule(core, {
+    issuers,
+    definitions,
+    issuance,
+    batchIssuance,
+    notifications,
+    linkToEarners: (issuerId, links) => backpack.linkManyAtIssuance(issuerId, links),
+  });
   const alignments = createAlignmentService(core, { definitions, audit });
   const endorsements = createEndorsementService(core, { definitions, credentials, audit });
   const documents = createDocumentService(core, { issuers, definitions, endorsements, readCaches });

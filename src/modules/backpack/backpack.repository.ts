@@ -30,6 +30,10 @@ export function createBackpackRepository(root: Kysely<DB>) {
     findAccountByEmailHash: (emailHash: string) =>
       db.selectFrom('earner_accounts').selectAll().where('email_hash', '=', emailHash).executeTakeFirst(),
 
+    /** The accounts of these address hashes (a batch's lookup; at most a chunk of hashes at a time). */
+    accountsByEmailHashes: (emailHashes: string[]) =>
+      db.selectFrom('earner_accounts').select(['id', 'email_hash']).where('email_hash', 'in', emailHashes).execute(),
+
     async anyAccount(): Promise<boolean> {
       return (await db.selectFrom('earner_accounts').select('id').limit(1).executeTakeFirst()) !== undefined;
     },

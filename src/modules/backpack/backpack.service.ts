@@ -76,6 +76,8 @@ function checkedAddress(email: string): string {
  */
 /** How long issuance trusts "no earner has an account yet" before asking the database again. */
 const ACCOUNTS_RECHECK_MS = 60_000;
+/** Addresses looked up per statement when a batch links (well under both engines' parameter limits). */
+const LINK_CHUNK = 500;
 
 export function createBackpackService(
   core: Pick<Core, 'db' | 'dialect' | 'clock' | 'ids' | 'config' | 'log'>,
@@ -342,6 +344,43 @@ export function createBackpackService(
         });
       } catch (error) {
         core.log.warn({ err: error, credentialId }, 'backpack link at issuance failed; the next sign-in links it');
+      }
+    },
+
+    /**
+     * Links a batch's new credentials (CSV import, connectors) to the accounts of their addresses:
+     * one indexed lookup per LINK_CHUNK addresses, and nothing at all while no account exists.
+     */
+    async linkManyAtIssuance(issuerId: string, links: { credentialId: string; email: string }[]): Promise<void> {
+      try {
+        if (links.length === 0 || !(await anyAccounts())) return;
+        for (let start = 0; start < links.length; start += LINK_CHUNK) {
+          const chunk = links.slice(start, start + LINK_CHUNK).map((link) => ({
+            credentialId: link.credentialId,
+            emailHash: deps.secrets.emailHash(link.email),
+          }));
+          const accounts = await repo.accountsByEmailHashes([...new Set(chunk.map((link) => link.emailHash))]);
+          if (accounts.length === 0) continue;
+          const accountOf = new Map(accounts.map((account) => [account.email_hash, account.id]));
+          const now = isoNow(core.clock);
+          const rows = chunk.flatMap(({ credentialId, emailHash }) => {
+            const accountId = accountOf.get(emailHash);
+            return accountId === undefined
+              ? []
+              : [{ credential_id: credentialId, account_id: accountId, issuer_id: issuerId, linked_at: now }];
+          });
+          await core.db.transaction().execute(async (trx) => {
+            await createBackpackRepository(trx).linkCredentials(rows);
+            for (const row of rows) {
+              await audit(trx, row.account_id, 'system', 'earner.credential_linked', {
+                issuerId,
+                credentialId: row.credential_id,
+              });
+            }
+          });
+        }
+      } catch (error) {
+        core.log.warn({ err: error, issuerId }, 'backpack links of a batch failed; the next sign-in links them');
       }
     },
   };

@@ -265,6 +265,7 @@ export function prepareCompletion(
   return {
     kind: 'issue',
     ownKey: givenKey !== null,
+    email: fields.recipientEmail,
     notifyTo: notify === true ? fields.recipientEmail : null,
     item: {
       definition: lookup.definition,

@@ -45,7 +45,14 @@ export interface RowProblem {
  * already holds (an entry without its own key, design.md §4 CSV import), or why not.
  */
 export type PreparedEntry =
-  | { kind: 'issue'; item: BatchItem; ownKey: boolean; notifyTo: string | null }
+  | {
+      kind: 'issue';
+      item: BatchItem;
+      ownKey: boolean;
+      /** The recipient's address, held in memory for the run only (backpack links), never stored. */
+      email: string;
+      notifyTo: string | null;
+    }
   | { kind: 'held'; credentialId: string }
   | { kind: 'skip' | 'error'; message: string; completionKey: string | null; problems?: RowProblem[] };
 
@@ -69,6 +76,12 @@ export interface EntryReport {
   duplicateOf?: number;
   /** Not issued because of the credential (this key's, or one the recipient holds): why. */
   skippedFor?: 'already_issued' | 'already_held';
+}
+
+/** A new credential and its recipient's address, for the backpack to link. */
+export interface EarnerLink {
+  credentialId: string;
+  email: string;
 }
 
 export interface ImportRunOptions {
@@ -255,8 +268,30 @@ export function createImportRunner(
     batchIssuance: Pick<BatchIssuance, 'preview' | 'issue'>;
     issuance: Pick<IssuanceService, 'heldCredentials'>;
     notifications: Pick<NotificationService, 'notifyAll'>;
+    /** Links new credentials to the earner accounts of their addresses, if any (the backpack). */
+    linkToEarners?: (issuerId: string, links: EarnerLink[]) => Promise<void>;
   },
 ) {
+  /**
+   * Links the credentials this run issued to earner accounts while the addresses are at hand (issue
+   * 47 §1: "a credential issued later to an address that has an account is linked at issuance").
+   */
+  async function linkIssued(
+    issuerId: string,
+    entries: PreparedEntry[],
+    positions: number[],
+    outcomes: BatchOutcome[],
+  ): Promise<void> {
+    if (!deps.linkToEarners) return;
+    const links: EarnerLink[] = [];
+    outcomes.forEach((outcome, i) => {
+      const entry = entries[positions[i] as number];
+      if (outcome.class === 'new' && outcome.credentialId !== null && entry?.kind === 'issue')
+        links.push({ credentialId: outcome.credentialId, email: entry.email });
+    });
+    if (links.length > 0) await deps.linkToEarners(issuerId, links);
+  }
+
   /**
    * Queues the notifications of the entries this run issued (never a replay or a preview) and
    * marks their reports: `suppressed` for an earner who unsubscribed (one lookup for the run).
@@ -359,6 +394,7 @@ export function createImportRunner(
         },
       );
       if (!summary) throw new Error('batch issuance returned without recording its batch');
+      await linkIssued(issuerId, entries, positions, outcomes);
       return {
         batchId,
         ...summary,

@@ -9,7 +9,7 @@ import { createConnectorService } from './connectors/connectors.service.js';
 import { createCsvImportService } from './csv.service.js';
 import { createImportGate } from './import-gate.js';
 import { createImportHistoryService } from './import-history.service.js';
-import { createImportRunner } from './import-run.js';
+import { createImportRunner, type EarnerLink } from './import-run.js';
 
 /** Ingest: CSV import, single completions and the LMS/SIS connectors. */
 export function createIngestModule(
@@ -20,6 +20,7 @@ export function createIngestModule(
     issuance: Pick<IssuanceService, 'issue' | 'recipientHash' | 'toIssued' | 'heldCredential' | 'heldCredentials'>;
     batchIssuance: Pick<BatchIssuance, 'preview' | 'issue'>;
     notifications: Pick<NotificationService, 'wanted' | 'notifyAll'>;
+    linkToEarners?: (issuerId: string, links: EarnerLink[]) => Promise<void>;
   },
 ) {
   const runner = createImportRunner(core, deps);
