@@ -16,6 +16,15 @@ interface Planned {
 }
 
 /**
+ * How many requests a paced run owes `elapsedMs` after its start at `rate` a second: one more every
+ * 1000/rate ms, never a second's share at once (the schedule `pacedLoad` follows; when the machine
+ * stalls, the owed requests wait for free connections and go as soon as they can).
+ */
+export function owedRequests(elapsedMs: number, rate: number): number {
+  return Math.floor((Math.max(0, elapsedMs) * rate) / 1000);
+}
+
+/**
  * The soak's traffic: issue (a unique completion key each) → verify → list in turn, like
  * `mixedLoad`, but each request starts at its own evenly spaced time, `rate` a second, with at most
  * `connections` in flight (a request whose turn comes while all are busy starts when one frees).
@@ -103,7 +112,7 @@ export async function pacedLoad(
   // are not sent.
   const due: Planned[] = [];
   for (let now = startedAt; now < endAt; now = performance.now()) {
-    const owed = Math.floor(((now - startedAt) * options.rate) / 1000);
+    const owed = owedRequests(now - startedAt, options.rate);
     while (planned < owed) due.push(next());
     while (due.length > 0 && inFlight < options.connections) send(due.shift() as Planned);
     await sleep(1);
