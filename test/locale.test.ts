@@ -6,6 +6,7 @@ import {
   lookupLanguage,
   negotiateLanguage,
   supportedLanguage,
+  textLanguages,
 } from '../src/core/locale.js';
 
 describe('language negotiation (issue 45 §2)', () => {
@@ -34,6 +35,14 @@ describe('language negotiation (issue 45 §2)', () => {
     expect(negotiateLanguage({ issuer: 'nl', credential: null })).toBe('nl');
     expect(negotiateLanguage({})).toBe('en');
     expect(negotiateLanguage({ query: 'de-AT' })).toBe('de');
+  });
+
+  it('chooses the tags for the badge text that fall to the page language, regional ones first', () => {
+    const sources = { acceptLanguage: 'fr-CH, de;q=0.5', credential: 'fr-CA', issuer: 'nl' };
+    expect(textLanguages(sources, 'fr')).toEqual(['fr-CH', 'fr-CA', 'fr']);
+    expect(textLanguages(sources, 'nl')).toEqual(['nl']);
+    expect(textLanguages({ query: ['de-AT', 'fr'], credential: '<b>' }, 'de')).toEqual(['de-AT', 'de']);
+    expect(textLanguages({}, 'en')).toEqual(['en']);
   });
 
   it('ignores malformed and hostile values instead of refusing them', () => {

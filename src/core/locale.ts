@@ -112,6 +112,27 @@ export function negotiateLanguage(sources: LanguageSources): Language {
   );
 }
 
+/**
+ * The tags to choose a badge's translated text by, for a surface written in `language` (issue 45
+ * §2: the page's words and the badge's text in one language): each tag the sources give, in their
+ * order, that falls to `language` (so `fr-CA` asked or issued in picks an `fr-CA` translation over
+ * `fr`), then `language` itself. definition-translations.ts `chooseText` looks them up in turn.
+ */
+export function textLanguages(sources: LanguageSources, language: Language): string[] {
+  const query = Array.isArray(sources.query) ? sources.query[0] : sources.query;
+  const tags = [
+    ...(typeof query === 'string' ? [query] : []),
+    ...acceptedLanguages(sources.acceptLanguage),
+    ...(sources.credential ? [sources.credential] : []),
+    ...(sources.issuer ? [sources.issuer] : []),
+  ];
+  // Every supported language is a bare primary tag, so a tag falls to it when it starts with it.
+  const chosen = tags
+    .map(wellFormed)
+    .filter((tag): tag is string => tag !== null && tag.split('-')[0]?.toLowerCase() === language);
+  return [...new Set([...chosen, language])];
+}
+
 /** The request-side sources of a Fastify request (its `lang` query and Accept-Language header). */
 export function requestLanguageSources(request: {
   query: unknown;

@@ -1,9 +1,11 @@
 import type { Core } from '../../core/context.js';
-import { type Language, type LanguageSources, negotiateLanguage } from '../../core/locale.js';
+import { type Language, type LanguageSources, negotiateLanguage, textLanguages } from '../../core/locale.js';
 import { publicUrls } from '../../core/urls.js';
 import { coalescedReads } from '../../db/coalesced-reads.js';
 import type { ReadCaches } from '../../db/read-cache.js';
 import { effectiveStatus } from '../credentials/credentials.views.js';
+import { chooseText, type TranslationRow } from '../definitions/definition-translations.js';
+import type { DefinitionSnapshot } from '../definitions/definition-versions.js';
 import type { ImageService } from '../images/images.service.js';
 import type { EventRecorder, Verifier } from './events.js';
 import { REPLACED_BY_NEWER } from './revocation-reason.js';
@@ -17,6 +19,13 @@ export interface PageView {
   result: AuthenticResult;
   /** The language the page is written in (core/locale.ts negotiation). */
   language: Language;
+  /**
+   * The badge's name in that language (its translation, else its own), as of the version the
+   * credential was issued under; `result.credential.name` stays the API's (the definition's own).
+   */
+  badgeName: string;
+  /** The language of `badgeName`, `description` and `criteriaNarrative` (a BCP 47 tag). */
+  textLanguage: string;
   /** The issuer's brand logo, else its Open Badges image. */
   issuerLogoUrl: string | null;
   credentialId: string;
@@ -75,6 +84,25 @@ export function createPageService(
   const wallets = core.config.walletPassUrls;
   const shareButtons = pageShareButtons(wallets);
 
+  /**
+   * What the page shows of the badge: the version the credential was issued under (issue 45 §3),
+   * in the language chosen for the page, else the definition's own (issue 45 §1's fallback).
+   */
+  function badgeText(row: PageRow, sources: LanguageSources, language: Language) {
+    const version = row.version_snapshot === null ? null : (JSON.parse(row.version_snapshot) as DefinitionSnapshot);
+    const shown = version ?? {
+      language: row.definition_language,
+      name: row.definition_name,
+      description: row.description,
+      criteria_narrative: row.criteria_narrative,
+      criteria_url: row.criteria_url,
+      tags: row.tags,
+      skills: row.skills,
+    };
+    const translations = version ? version.translations : (JSON.parse(row.translations) as TranslationRow[]);
+    return { shown, text: chooseText(shown, translations, textLanguages(sources, language)) };
+  }
+
   /** The credential, only when it is the named issuer's: any other combination is not found. */
   async function find(issuerSlug: string, id: string): Promise<PageRow | undefined> {
     const row = await findOne(id);
@@ -99,9 +127,14 @@ export function createPageService(
       const assertionUrl = urls.assertion(row.issuer_slug, row.id);
       const result = toResult(urls, assertionUrl, row, core.clock.now());
       const replacement = result.revokedReason === REPLACED_BY_NEWER ? row.replacement_id : null;
+      const sources = { ...languages, credential: row.credential_language, issuer: row.issuer_language };
+      const language = negotiateLanguage(sources);
+      const { shown, text } = badgeText(row, sources, language);
       return {
         result,
-        language: negotiateLanguage(languages),
+        language,
+        badgeName: text.name,
+        textLanguage: text.language,
         issuerLogoUrl: row.brand_logo_url ?? row.issuer_image_url,
         credentialId: row.id,
         revokedAt: row.revoked_at,
@@ -112,11 +145,11 @@ export function createPageService(
           ? `${urls.openBadgeCredential(row.issuer_slug, row.id)}/baked.png`
           : null,
         issuerUrl: row.issuer_url,
-        description: row.description,
-        criteriaNarrative: row.criteria_narrative,
-        criteriaUrl: row.criteria_url,
-        skills: JSON.parse(row.skills) as string[],
-        tags: JSON.parse(row.tags) as string[],
+        description: text.description,
+        criteriaNarrative: text.criteriaNarrative,
+        criteriaUrl: shown.criteria_url,
+        skills: JSON.parse(shown.skills) as string[],
+        tags: JSON.parse(shown.tags) as string[],
         evidenceUrl: row.evidence_url,
         shareButtons,
         alignments: JSON.parse(row.alignments) as PageAlignment[],

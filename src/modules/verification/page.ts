@@ -163,7 +163,7 @@ function endorsements(view: PageView, words: VerificationMessages): Markup {
 /** The badge image; greyed with the status across it once the credential no longer stands, so a crop cannot pass as valid. */
 function badgeImage(view: PageView, words: VerificationMessages, shown: Shown, imageUrl: string | undefined): Markup {
   if (!imageUrl) return html``;
-  const alt = fill(words.badgeAlt, { badge: view.result.credential.name });
+  const alt = fill(words.badgeAlt, { badge: view.badgeName });
   const img = html`<img class="badge" src="${imageUrl}" alt="${alt}" width="136" height="136">`;
   if (shown === 'valid') return img;
   const word =
@@ -196,19 +196,22 @@ export async function renderVerificationPage(view: PageView, nonce: string): Pro
   const issuerUrl = safeUrl(view.issuerUrl) ?? issuer.profileUrl;
   const qr = await qrCode(result.verifyPageUrl);
   const statusWord = words.status[shown];
-  const names = { badge: credential.name, issuer: issuer.name };
+  const names = { badge: view.badgeName, issuer: issuer.name };
+  // The badge's own text is marked with its language when no translation into the page's was given
+  // (WCAG 3.1.2): a screen reader then reads the English name of a French page as English.
+  const textLang = view.textLanguage.toLowerCase() === language ? '' : html` lang="${view.textLanguage}"`;
   const issuedTo = result.recipientName
     ? fill(words.summaryTo, { ...names, recipient: result.recipientName })
     : fill(words.summary, names);
   // A partial name already ends in a full stop ("Grace H.").
   const summary = `${issuedTo}${issuedTo.endsWith('.') ? '' : '.'} ${fill(words.summaryStatus, { status: statusWord })}`;
-  const badgeAlt = fill(words.badgeAlt, { badge: credential.name });
+  const badgeAlt = fill(words.badgeAlt, { badge: view.badgeName });
   const path = new URL(result.verifyPageUrl).pathname;
 
   const head = html`<meta name="description" content="${summary}">
 <meta property="og:type" content="website">
 <meta property="og:site_name" content="${issuer.name}">
-<meta property="og:title" content="${credential.name} · ${issuer.name}">
+<meta property="og:title" content="${view.badgeName} · ${issuer.name}">
 <meta property="og:description" content="${summary}">
 <meta property="og:url" content="${result.verifyPageUrl}">
 ${imageUrl && result.status === 'valid' ? html`<meta property="og:image" content="${imageUrl}"><meta property="og:image:alt" content="${badgeAlt}">` : ''}
@@ -229,7 +232,7 @@ ${statusBanner(view, words, shown)}
 <article class="card credential" aria-labelledby="badge-name">
 ${badgeImage(view, words, shown, imageUrl)}
 <div>
-<h1 id="badge-name">${credential.name}</h1>
+<h1 id="badge-name"${textLang}>${view.badgeName}</h1>
 ${result.recipientName ? html`<p class="lead">${rich(words.awardedTo, { recipient: html`<strong>${result.recipientName}</strong>` })}</p>` : ''}
 <p class="lead">${rich(words.issuedBy, { issuer: html`<strong>${issuer.name}</strong>` })}</p>
 <dl class="facts">
@@ -242,9 +245,9 @@ ${view.revokedAt ? html`<dt>${endedOn}</dt><dd>${dateMarkup(language, view.revok
 </article>
 <section class="card" aria-labelledby="about">
 <h2 id="about">${words.about}</h2>
-<p class="prose">${view.description}</p>
+<p class="prose"${textLang}>${view.description}</p>
 ${view.criteriaNarrative || criteriaUrl ? html`<h2>${words.criteria}</h2>` : ''}
-${view.criteriaNarrative ? html`<p class="prose">${view.criteriaNarrative}</p>` : ''}
+${view.criteriaNarrative ? html`<p class="prose"${textLang}>${view.criteriaNarrative}</p>` : ''}
 ${criteriaUrl ? html`<p><a class="criteria" href="${criteriaUrl}">${words.fullCriteria}</a></p>` : ''}
 ${evidenceUrl ? html`<h2>${words.evidence}</h2><p><a class="evidence" href="${evidenceUrl}">${words.viewEvidence}</a></p>` : ''}
 ${alignments(view, words)}

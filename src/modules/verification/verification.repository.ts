@@ -69,6 +69,21 @@ export interface PageRow extends VerifiableRow {
   endorsements: string;
   /** The newest credential reissued from this one, if any. */
   replacement_id: string | null;
+  /** The language the credential was issued in; null: the definition's own (migration 0100). */
+  credential_language: string | null;
+  issuer_language: string;
+  definition_language: string;
+  /**
+   * JSON array of the definition's translations as they are now (lang, name, description,
+   * criteria_narrative): the page picks its language's text from the cached row, with no read per
+   * language (a translation's change touches the definition, which drops the row).
+   */
+  translations: string;
+  /**
+   * The stored version this credential was issued under (definition-versions.ts), when the
+   * definition was edited since: its snapshot JSON, shown and translated instead of today's text.
+   */
+  version_snapshot: string | null;
 }
 
 const PAGE_COLUMNS = [
@@ -80,6 +95,9 @@ const PAGE_COLUMNS = [
   'credentials.evidence_url',
   'definitions.tags',
   'definitions.skills',
+  'credentials.language as credential_language',
+  'issuers.language as issuer_language',
+  'definitions.language as definition_language',
 ] as const;
 
 /**
@@ -117,7 +135,28 @@ function pageChildren(dialect: Dialect) {
   const replacement = sql<string | null>`(select replacement.id from credentials replacement
     where replacement.issuer_id = credentials.issuer_id and replacement.reissued_from = credentials.id
     order by replacement.created_at desc, replacement.id desc limit 1)`;
-  return [alignments.as('alignments'), endorsements.as('endorsements'), replacement.as('replacement_id')] as const;
+  const translations = jsonRows(
+    dialect,
+    sql`select lang, name, description, criteria_narrative from definition_translations
+      where definition_translations.issuer_id = credentials.issuer_id
+        and definition_translations.definition_id = credentials.definition_id
+      order by lang`,
+    { lang: 'lang', name: 'name', description: 'description', criteria_narrative: 'criteria_narrative' },
+  );
+  // The first version superseded after the credential was created is the one it was issued under
+  // (definition-versions.ts `definitionAsOf`); none when the definition is unchanged since.
+  const version = sql<string | null>`(select snapshot from definition_versions
+    where definition_versions.issuer_id = credentials.issuer_id
+      and definition_versions.definition_id = credentials.definition_id
+      and definition_versions.superseded_at > credentials.created_at
+    order by definition_versions.version_number limit 1)`;
+  return [
+    alignments.as('alignments'),
+    endorsements.as('endorsements'),
+    replacement.as('replacement_id'),
+    translations.as('translations'),
+    version.as('version_snapshot'),
+  ] as const;
 }
 
 export function createVerificationRepository(db: Executor, dialect: Dialect) {
