@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
 import { type ColumnSource, matchColumns, sourceOfHeader } from '../../../src/modules/ingest/csv.aliases';
 import { api, problem } from '../api';
+import { languageLabel, PAGE_LANGUAGES } from '../languages';
 import { can, useSession } from '../session';
 import { Alert, Field, formatDate, inputValue, readTextFile } from '../ui';
 
@@ -112,6 +113,7 @@ const FIELDS = [
   { key: 'issuedOn', label: 'Issued on' },
   { key: 'evidenceUrl', label: 'Evidence URL' },
   { key: 'notify', label: 'Email the earner (yes or no)' },
+  { key: 'language', label: 'Language (such as fr or de-CH; empty: the definition’s own)' },
 ] as const;
 
 /**
@@ -161,6 +163,59 @@ function notifiedText(outcome: string | undefined): string {
   return '';
 }
 
+/**
+ * The language a credential is issued in (issue 45 §1): the definition's own, one it was translated
+ * into (its documents then carry that text), or a page and email language without a translation
+ * (the badge text stays the definition's own; the earner's pages and email are in that language).
+ */
+function IssueLanguage({
+  definition,
+  translated,
+  value,
+  onChange,
+}: {
+  definition: Definition;
+  translated: string[];
+  value: string;
+  onChange: (language: string) => void;
+}) {
+  const untranslated = PAGE_LANGUAGES.filter((tag) => tag !== definition.language && !translated.includes(tag));
+  return (
+    <Field
+      label="Language"
+      id="issue-language"
+      hint="The badge's name, description and criteria are shown in the translation chosen; a field without one shows the definition's own text."
+    >
+      <select
+        id="issue-language"
+        aria-describedby="issue-language-hint"
+        value={value}
+        onChange={(e) => onChange(inputValue(e))}
+      >
+        <option value="">{languageLabel(definition.language)}, the definition's own</option>
+        {translated.length > 0 && (
+          <optgroup label="Translated">
+            {translated.map((tag) => (
+              <option key={tag} value={tag}>
+                {languageLabel(tag)}
+              </option>
+            ))}
+          </optgroup>
+        )}
+        {untranslated.length > 0 && (
+          <optgroup label="Other languages (pages and email; the badge text stays as written)">
+            {untranslated.map((tag) => (
+              <option key={tag} value={tag}>
+                {languageLabel(tag)}
+              </option>
+            ))}
+          </optgroup>
+        )}
+      </select>
+    </Field>
+  );
+}
+
 function IssueOne({
   definitions,
   notifications,
@@ -173,8 +228,19 @@ function IssueOne({
   const [name, setName] = useState('');
   const [completionKey, setCompletionKey] = useState('');
   const [notify, setNotify] = useState(false);
+  const [language, setLanguage] = useState('');
+  const [translated, setTranslated] = useState<string[]>([]);
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
   const [issued, setIssued] = useState<IssuedCredential | null>(null);
+  const chosen = definitions.find((definition) => definition.id === definitionId);
+  useEffect(() => {
+    setLanguage('');
+    setTranslated([]);
+    if (!definitionId) return;
+    api
+      .GET('/api/v1/definitions/{id}/translations', { params: { path: { id: definitionId } } })
+      .then(({ data }) => setTranslated((data ?? []).map((translation) => translation.language)));
+  }, [definitionId]);
   /** The credential the recipient already holds of this definition, when the service said so. */
   const [held, setHeld] = useState<string | null>(null);
   useEffect(() => setNotify(notifications?.notifyByDefault ?? false), [notifications]);
@@ -190,6 +256,7 @@ function IssueOne({
         recipientEmail: email,
         completionKey: completionKey || crypto.randomUUID(),
         ...(name ? { recipientName: name } : {}),
+        ...(language ? { language } : {}),
         ...(notifications?.enabled ? { notify } : {}),
         ifAlreadyHeld,
       },
@@ -210,6 +277,7 @@ function IssueOne({
       });
       setEmail('');
       setName('');
+      setLanguage('');
       setCompletionKey('');
     }
   }
@@ -281,6 +349,7 @@ function IssueOne({
           onInput={(e) => setCompletionKey(inputValue(e))}
         />
       </Field>
+      {chosen && <IssueLanguage definition={chosen} translated={translated} value={language} onChange={setLanguage} />}
       <NotifyChoice
         id="issue-notify"
         label="Email the earner"
@@ -376,6 +445,7 @@ function guess(headers: string[]): Mapping {
     issuedOn: header('issuedOn'),
     evidenceUrl: header('evidenceUrl'),
     notify: header('notify'),
+    language: header('language'),
   };
 }
 

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
 import { api, problem } from '../api';
+import { LanguageInput } from '../languages';
 import { can, useSession } from '../session';
 import { Alert, Field, formatDate, inputValue, ReadOnlyNotice, readTextFile } from '../ui';
 import { SlugSettings } from './settings-slug';
@@ -288,6 +289,8 @@ interface Profile {
   description: string;
   imageUrl: string;
   brandColor: string;
+  language: string;
+  linkedinOrganizationId: string;
 }
 
 const FIELDS: { key: keyof Profile; label: string; type: 'text' | 'url' | 'email' }[] = [
@@ -308,6 +311,8 @@ export function SettingsPage() {
     description: '',
     imageUrl: '',
     brandColor: '#1d4ed8',
+    language: '',
+    linkedinOrganizationId: '',
   });
   const [usage, setUsage] = useState<Usage | null>(null);
   const [message, setMessage] = useState<{ kind: 'error' | 'success'; text: string } | null>(null);
@@ -317,7 +322,12 @@ export function SettingsPage() {
       if (!data) return;
       setProfile((current) => {
         const next = { ...current };
-        for (const key of [...FIELDS.map((field) => field.key), 'brandColor' as const]) {
+        for (const key of [
+          ...FIELDS.map((field) => field.key),
+          'brandColor' as const,
+          'language' as const,
+          'linkedinOrganizationId' as const,
+        ]) {
           const value = data[key];
           if (typeof value === 'string' && value) next[key] = value;
         }
@@ -337,6 +347,8 @@ export function SettingsPage() {
         description: profile.description || null,
         imageUrl: profile.imageUrl || null,
         brandColor: profile.brandColor,
+        language: profile.language.trim(),
+        linkedinOrganizationId: profile.linkedinOrganizationId.trim() || null,
       },
     });
     setMessage(result.error ? { kind: 'error', text: problem(result.error) } : { kind: 'success', text: 'Saved.' });
@@ -376,6 +388,33 @@ export function SettingsPage() {
               type="color"
               value={profile.brandColor}
               onInput={(e) => setProfile({ ...profile, brandColor: inputValue(e) })}
+            />
+          </Field>
+          <Field
+            label="Default language"
+            id="profile-language"
+            hint="A BCP 47 tag such as en, fr or de-CH: new definitions are written in it, and your pages use it when neither the earner's browser nor the credential decides."
+          >
+            <LanguageInput
+              id="profile-language"
+              hintId="profile-language-hint"
+              required
+              value={profile.language}
+              onInput={(language) => setProfile({ ...profile, language })}
+            />
+          </Field>
+          <Field
+            label="LinkedIn organization id"
+            id="profile-linkedin"
+            hint="Optional. On LinkedIn, open your company page as an admin: the address reads linkedin.com/company/<number>/admin, and the number is the id. With it, “Add to profile” shows the certification under your organization."
+          >
+            <input
+              id="profile-linkedin"
+              inputMode="numeric"
+              maxLength={20}
+              aria-describedby="profile-linkedin-hint"
+              value={profile.linkedinOrganizationId}
+              onInput={(e) => setProfile({ ...profile, linkedinOrganizationId: inputValue(e) })}
             />
           </Field>
         </fieldset>
