@@ -23,6 +23,9 @@ export async function seed(databaseUrl: string, env: Record<string, string> = {}
     LOG_LEVEL: 'silent',
     BOOTSTRAP_ISSUER: 'false',
     WEBHOOK_DISPATCH: 'off',
+    // PostgreSQL refuses to start without it; the same secret as the harness's servers, so a server
+    // started on a seeded database reads the keys the seed made.
+    SIGNING_KEY_SECRET: 'bench-harness-signing-secret-not-for-production',
     ...env,
   });
   const database = createDatabase(config.database);

@@ -181,7 +181,6 @@ export async function ltiWorkloads(engine: Engine, postgresUrl: string | null): 
     WEBHOOK_ALLOW_PRIVATE: 'true',
     OPEN_RATE_LIMIT_PER_MINUTE: '100000000',
     LTI_SYNC_INTERVAL_MS: '3600000',
-    ...(engine === 'postgres' ? { SIGNING_KEY_SECRET: 'bench-signing-key-secret-not-for-production' } : {}),
   });
   const { app } = seeded;
   const platform = await startBenchPlatform(learners);
