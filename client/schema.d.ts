@@ -1972,7 +1972,7 @@ export interface paths {
         put?: never;
         /**
          * Email the earner the credential's message again ("Resend the email")
-         * @description The award message again, with a fresh unsubscribe link, to `recipientEmail`, which must be the credential's recipient (400 otherwise: the service keeps no address, so the caller gives it). 409 credential_revoked for a revoked or erased credential; 429 after 3 resends of one credential in 24 hours. Audited as credential.notification_resent with its outcome; the credential detail's notification shows what became of it.
+         * @description The credential's newest message again, in its language with the badge's translated text: its expiry reminder once one was sent (while it has not expired), else the renewal, reissue or name correction that made it, else the award; with a fresh unsubscribe link, to `recipientEmail`, which must be the credential's recipient (400 otherwise: the service keeps no address, so the caller gives it). 409 credential_revoked for a revoked or erased credential; 429 after 3 resends of one credential in 24 hours. Audited as credential.notification_resent with its outcome; the credential detail's notification shows what became of it.
          */
         post: operations["resendCredentialNotification"];
         delete?: never;
@@ -16112,7 +16112,7 @@ export interface operations {
     getUnsubscribePage: {
         parameters: {
             query?: {
-                /** @description The page language (BCP 47); else Accept-Language, else the issuer’s */
+                /** @description The page language (BCP 47); else Accept-Language, else the credential’s, else the issuer’s */
                 lang?: string;
             };
             header?: never;
@@ -16186,7 +16186,7 @@ export interface operations {
     unsubscribe: {
         parameters: {
             query?: {
-                /** @description The page language (BCP 47); else Accept-Language, else the issuer’s */
+                /** @description The page language (BCP 47); else Accept-Language, else the credential’s, else the issuer’s */
                 lang?: string;
             };
             header?: never;

@@ -59,6 +59,8 @@ export function createServices(core: Core) {
     audit,
     // The wallet is built further down (it signs through vc); the email asks it for an offer when sent.
     walletOffer: (issuerId, credentialId) => wallet.emailOffer(issuerId, credentialId),
+    // So are certificates (they read credentials); the award email links the earner's own (issue 44).
+    certificateLink: (issuerId, credentialId) => certificates.earnerLink(issuerId, credentialId),
   });
   const issuance = createIssuanceService(core, {
     issuers,

@@ -260,6 +260,8 @@ export function createIssuanceService(
       issuedOn: row.issued_on,
       recipientHash: row.recipient_hash,
       email,
+      // The email is written in the credential's language (issue 45 §2).
+      language: row.language,
       ...(kind ? { kind } : {}),
     });
   }

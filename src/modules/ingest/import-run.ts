@@ -320,6 +320,7 @@ export function createImportRunner(
         issuedOn: entry.item.issuedOn ?? now,
         recipientHash: entry.item.recipientHash,
         email: entry.notifyTo,
+        language: entry.item.language,
       });
     });
     if (requests.length === 0) return reports;

@@ -10,8 +10,9 @@ export function createNotificationModule(
   core: Core,
   deps: {
     issuers: Pick<IssuerService, 'getIssuer'>;
-    definitions: Pick<DefinitionService, 'findRow' | 'listRows'>;
+    definitions: Pick<DefinitionService, 'findRow' | 'listRows' | 'textFor'>;
     audit: Pick<AuditService, 'append'>;
+    certificateLink?: (issuerId: string, credentialId: string) => Promise<string | null>;
     walletOffer?: (
       issuerId: string,
       credentialId: string,

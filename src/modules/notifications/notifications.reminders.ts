@@ -15,6 +15,9 @@ export interface PendingReminder {
   recipientHash: string;
   email: string;
   unsubscribeToken: string;
+  /** The credential's language (BCP 47) when it has one, and when it was made (its badge text's version). */
+  language: string | null;
+  createdAt: string;
 }
 
 /** Sends under way at once (the mailer pools four SMTP connections). */

@@ -19,7 +19,15 @@ export interface NotificationContent {
   renewUrl?: string | null;
   /** The definition's image, shown in the message (the verification page's; never per credential). */
   badgeImage: string;
-  links: { verify: string; linkedIn: string; image: string; openBadges3: string | null; unsubscribe: string };
+  links: {
+    verify: string;
+    linkedIn: string;
+    image: string;
+    openBadges3: string | null;
+    unsubscribe: string;
+    /** The earner's own certificate link (issue 44, modules/certificates); absent or null when none. */
+    certificate?: string | null;
+  };
   /**
    * The earner's OpenID4VCI offer and its QR code (a PNG data URL: nothing is loaded to show it),
    * and the offer's page, which explains wallets in the earner's language (modules/wallet).
@@ -81,6 +89,7 @@ export function renderNotification(content: NotificationContent): RenderedMessag
     [words.addToLinkedIn, links.linkedIn],
     [words.downloadImage, links.image],
     ...(links.openBadges3 ? [[words.downloadOb3, links.openBadges3] as [string, string]] : []),
+    ...(links.certificate ? [[words.yourCertificate, links.certificate] as [string, string]] : []),
   ];
 
   const button = `<a href="${escapeHtml(links.verify)}" style="display:inline-block;padding:12px 20px;border-radius:6px;background:${brand};color:${onBrand};font-weight:bold;text-decoration:none">${rich(words.viewBadge)}</a>`;

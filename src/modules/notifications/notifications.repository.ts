@@ -20,8 +20,19 @@ export interface ResendTarget {
   issuer_id: string;
   definition_id: string;
   issued_on: string;
+  expires_on: string | null;
   recipient_hash: string;
   revoked_at: string | null;
+  language: string | null;
+  created_at: string;
+  display_name: string | null;
+  /** The credential it replaced (a renewal, reissue or name correction), if any. */
+  reissued_from: string | null;
+  original_name: string | null;
+  original_expires_on: string | null;
+  original_revoked_reason: string | null;
+  /** The status of its expiry reminder, when one was claimed. */
+  reminder_status: string | null;
 }
 export type NotificationStatus = 'queued' | 'sent' | 'failed' | 'suppressed';
 
@@ -32,6 +43,9 @@ export interface DueReminder {
   issued_on: string;
   expires_on: string;
   recipient_hash: string;
+  /** The credential's language and making, for the reminder's language and badge text (issue 45 §2). */
+  language: string | null;
+  created_at: string;
 }
 
 /**
@@ -238,14 +252,28 @@ export function createNotificationRepository(db: Executor) {
     },
 
     /** The issuer and recipient an unsubscribe token was made for: an award's, a reminder's or a resend's. */
-    async byUnsubscribeToken(tokenHash: string): Promise<{ issuer_id: string; recipient_hash: string } | undefined> {
+    /** The message a token was sent in: its issuer, recipient, and the credential's language. */
+    async byUnsubscribeToken(
+      tokenHash: string,
+    ): Promise<{ issuer_id: string; recipient_hash: string; language: string | null } | undefined> {
       for (const table of ['credential_notifications', 'credential_reminders', 'credential_resends'] as const) {
         const found = await db
           .selectFrom(table)
-          .select(['issuer_id', 'recipient_hash'])
+          .select(['issuer_id', 'recipient_hash', 'credential_id'])
           .where('unsubscribe_token_hash', '=', tokenHash)
           .executeTakeFirst();
-        if (found) return found;
+        if (!found) continue;
+        const credential = await db
+          .selectFrom('credentials')
+          .select('language')
+          .where('issuer_id', '=', found.issuer_id)
+          .where('id', '=', found.credential_id)
+          .executeTakeFirst();
+        return {
+          issuer_id: found.issuer_id,
+          recipient_hash: found.recipient_hash,
+          language: credential?.language ?? null,
+        };
       }
       return undefined;
     },
@@ -253,10 +281,30 @@ export function createNotificationRepository(db: Executor) {
     /** The issuer's credential a resend is for, or undefined (another issuer's is unknown here). */
     async resendTarget(issuerId: string, credentialId: string): Promise<ResendTarget | undefined> {
       return db
-        .selectFrom('credentials')
-        .select(['id', 'issuer_id', 'definition_id', 'issued_on', 'recipient_hash', 'revoked_at'])
-        .where('issuer_id', '=', issuerId)
-        .where('id', '=', credentialId)
+        .selectFrom('credentials as c')
+        .leftJoin('credentials as o', (join) =>
+          join.onRef('o.id', '=', 'c.reissued_from').onRef('o.issuer_id', '=', 'c.issuer_id'),
+        )
+        .leftJoin('credential_reminders as r', 'r.credential_id', 'c.id')
+        .select([
+          'c.id',
+          'c.issuer_id',
+          'c.definition_id',
+          'c.issued_on',
+          'c.expires_on',
+          'c.recipient_hash',
+          'c.revoked_at',
+          'c.language',
+          'c.created_at',
+          'c.display_name',
+          'c.reissued_from',
+          'o.display_name as original_name',
+          'o.expires_on as original_expires_on',
+          'o.revoked_reason as original_revoked_reason',
+          'r.status as reminder_status',
+        ])
+        .where('c.issuer_id', '=', issuerId)
+        .where('c.id', '=', credentialId)
         .executeTakeFirst();
     },
 
@@ -308,7 +356,15 @@ export function createNotificationRepository(db: Executor) {
       for (let start = 0; start < unique.length; start += STATUS_ROWS_PER_STATEMENT) {
         const rows = await dueQuery(db, issuerId, now, until)
           .where('c.recipient_hash', 'in', unique.slice(start, start + STATUS_ROWS_PER_STATEMENT))
-          .select(['c.id', 'c.definition_id', 'c.issued_on', 'c.expires_on', 'c.recipient_hash'])
+          .select([
+            'c.id',
+            'c.definition_id',
+            'c.issued_on',
+            'c.expires_on',
+            'c.recipient_hash',
+            'c.language',
+            'c.created_at',
+          ])
           .orderBy('c.expires_on')
           .execute();
         for (const row of rows) due.push({ ...row, expires_on: row.expires_on as string });

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
+import { type LanguageSources, negotiateLanguage } from '../../core/locale.js';
 import { errorResponses, IdParams, keyedErrors, openErrors } from '../../core/schemas.js';
-import { acceptedLanguages, firstLanguage } from './notifications.messages.js';
 import { renderUnsubscribePage, unsubscribeCsp } from './notifications.page.js';
 import {
   NotificationPreviewSchema,
@@ -21,7 +21,10 @@ const Settings = Type.Ref(NotificationSettingsSchema);
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 100 }) });
 const LangQuery = Type.Object({
   lang: Type.Optional(
-    Type.String({ maxLength: 35, description: 'The page language (BCP 47); else Accept-Language, else the issuer’s' }),
+    Type.String({
+      maxLength: 35,
+      description: 'The page language (BCP 47); else Accept-Language, else the credential’s, else the issuer’s',
+    }),
   ),
 });
 const HTML = 'text/html; charset=utf-8';
@@ -118,7 +121,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'resendCredentialNotification',
         tags,
         summary: 'Email the earner the credential\'s message again ("Resend the email")',
-        description: `The award message again, with a fresh unsubscribe link, to \`recipientEmail\`, which must be the credential's recipient (400 otherwise: the service keeps no address, so the caller gives it). 409 credential_revoked for a revoked or erased credential; 429 after ${RESENDS_PER_DAY} resends of one credential in 24 hours. Audited as credential.notification_resent with its outcome; the credential detail's notification shows what became of it.`,
+        description: `The credential's newest message again, in its language with the badge's translated text: its expiry reminder once one was sent (while it has not expired), else the renewal, reissue or name correction that made it, else the award; with a fresh unsubscribe link, to \`recipientEmail\`, which must be the credential's recipient (400 otherwise: the service keeps no address, so the caller gives it). 409 credential_revoked for a revoked or erased credential; 429 after ${RESENDS_PER_DAY} resends of one credential in 24 hours. Audited as credential.notification_resent with its outcome; the credential detail's notification shows what became of it.`,
         params: IdParams,
         body: ResendBody,
         response: {
@@ -156,25 +159,34 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   };
 
-  const asked = (request: { query: { lang?: string }; headers: { 'accept-language'?: string } }) => [
-    request.query.lang,
-    ...acceptedLanguages(request.headers['accept-language']),
-  ];
+  const asked = (request: { query: { lang?: string }; headers: { 'accept-language'?: string } }) => ({
+    query: request.query.lang,
+    acceptLanguage: request.headers['accept-language'],
+  });
 
   /**
    * The confirmation (GET) or the unsubscribing itself (POST), in the language of `?lang=`, else of
-   * Accept-Language, else the message's (issue 45 §2); the page varies by Accept-Language.
+   * Accept-Language, else the credential's, else the issuer's (issue 45 §2); the page varies by
+   * Accept-Language and says its language.
    */
-  async function answer(asked: (string | undefined)[], token: string, reply: FastifyReply, act: boolean) {
+  async function answer(asked: LanguageSources, token: string, reply: FastifyReply, act: boolean) {
     const nonce = ids.token(NONCE_LENGTH);
     const target = await notifications.unsubscribeTarget(token);
     reply.header('content-type', HTML).header('content-security-policy', unsubscribeCsp(nonce));
     reply.header('cache-control', 'no-store').header('vary', 'Accept-Language');
     if (!target || (act && !(await notifications.unsubscribe(token)))) {
-      return reply.status(404).send(renderUnsubscribePage({ kind: 'unknown' }, firstLanguage(...asked), nonce));
+      const language = negotiateLanguage(asked);
+      reply.header('content-language', language);
+      return reply.status(404).send(renderUnsubscribePage({ kind: 'unknown' }, language, nonce));
     }
     const state = { kind: act ? ('done' as const) : ('confirm' as const), issuerName: target.issuerName };
-    return reply.send(renderUnsubscribePage(state, firstLanguage(...asked, target.language), nonce));
+    const language = negotiateLanguage({
+      ...asked,
+      credential: target.credentialLanguage,
+      issuer: target.issuerLanguage,
+    });
+    reply.header('content-language', language);
+    return reply.send(renderUnsubscribePage(state, language, nonce));
   }
 
   app.get(

@@ -3,13 +3,14 @@ import type { Core } from '../../core/context.js';
 import { AppError, errors } from '../../core/errors.js';
 import { hashRecipientEmail, sha256Hex } from '../../core/hashing.js';
 import type { Job } from '../../core/job.js';
+import { negotiateLanguage, textLanguages } from '../../core/locale.js';
 import { publicUrls } from '../../core/urls.js';
 import type { Executor } from '../../db/database.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
 import type { Mailer, MailMessage } from './notifications.mailer.js';
-import { firstLanguage, LANGUAGES, type NotificationLanguage } from './notifications.messages.js';
+import { LANGUAGES, type NotificationLanguage } from './notifications.messages.js';
 import { createReminderSender } from './notifications.reminders.js';
 import { type NotificationKind, type RenderedMessage, renderNotification } from './notifications.render.js';
 import {
@@ -18,6 +19,7 @@ import {
   type CredentialResendRow,
   createNotificationRepository,
   type NotificationSettingsRow,
+  type ResendTarget,
 } from './notifications.repository.js';
 import { createNotificationSender } from './notifications.sender.js';
 
@@ -109,6 +111,31 @@ export function notificationReason(status: string, detail: string | null): strin
   return `The mail server could not be reached (${detail}).`;
 }
 
+/**
+ * The revocation reason of a credential a reissue replaced (credentials.service.ts `REISSUED_REASON`;
+ * imported from there it would close an import circle: credentials uses this module).
+ */
+const REISSUED_REASON = 'reissued';
+
+/** What a resend repeats: the wording of one of the credential's messages. */
+export type ResentKind = NotificationKind | 'reminder';
+
+/**
+ * The message "Resend the email" sends again (issue 46): the credential's newest one. That is its
+ * expiry reminder once one was sent, while the credential has not expired; else the message of its
+ * arrival: a renewal, reissue or name correction when it replaced a credential (told apart as
+ * credentials.service.ts chose them: a correction changes the name, a renewal replaced a live
+ * credential that expires), else the award.
+ */
+export function resentKind(target: ResendTarget, now: string): ResentKind {
+  if (target.reminder_status === 'sent' && target.expires_on !== null && target.expires_on > now) return 'reminder';
+  if (target.reissued_from === null) return 'award';
+  if (target.original_name !== null && target.original_name !== target.display_name) return 'correction';
+  return target.original_revoked_reason === REISSUED_REASON && target.original_expires_on !== null
+    ? 'renewal'
+    : 'reissue';
+}
+
 const DEFAULT_REMINDER_DAYS = 30;
 /** "Resend the email" at most this many times per credential per 24 hours. */
 export const RESENDS_PER_DAY = 3;
@@ -126,6 +153,8 @@ const SAMPLE_BADGE = {
   )}`,
 };
 const UNSUBSCRIBE_TOKEN_LENGTH = 32;
+/** The credential id a preview renders its message for. */
+const EXAMPLE_CREDENTIAL = 'example';
 
 const CACHE_MS = 5_000;
 
@@ -162,9 +191,14 @@ export function createNotificationService(
   core: Pick<Core, 'db' | 'dialect' | 'clock' | 'ids' | 'config' | 'log'>,
   deps: {
     issuers: Pick<IssuerService, 'getIssuer'>;
-    definitions: Pick<DefinitionService, 'findRow' | 'listRows'>;
+    definitions: Pick<DefinitionService, 'findRow' | 'listRows' | 'textFor'>;
     audit: Pick<AuditService, 'append'>;
     mailer: Mailer | null;
+    /**
+     * The earner's own certificate link (modules/certificates, given by src/services.ts); null when
+     * certificates are off for the badge or the credential cannot have one.
+     */
+    certificateLink?: (issuerId: string, credentialId: string) => Promise<string | null>;
     /** The earner's wallet offer for the email (modules/wallet); null when none can be made. */
     walletOffer?: (
       issuerId: string,
@@ -181,6 +215,8 @@ export function createNotificationService(
   // Keyed by issuer and definition, as the read is: another issuer's id never shares an entry. A
   // miss is not kept, so no caller can make a definition look missing to the queue that sends it.
   const definitionCache = ttlCache<Awaited<ReturnType<DefinitionService['findRow']>>>({ keepMisses: false });
+  // The badge's text by definition, languages and version: an import's messages share one read.
+  const textCache = ttlCache<Awaited<ReturnType<DefinitionService['textFor']>>>({ keepMisses: false });
 
   const unsubscribeUrl = (token: string) => `${core.config.publicBaseUrl}/notifications/unsubscribe/${token}`;
 
@@ -220,6 +256,8 @@ export function createNotificationService(
       expiresOn?: string;
       kind?: NotificationKind;
       language?: string | null;
+      /** When the credential was made: its badge text is that version's (absent: the current one). */
+      createdAt?: string | null;
     },
     token: string,
   ) {
@@ -236,11 +274,24 @@ export function createNotificationService(
     if (!found) return null;
     const definition: { name: string; slug: string; image_url: string | null } = found;
     const settings = toSettings(row);
+    // The credential's language, else the issuer's for its emails, else its default (issue 45 §2):
+    // a background job has no Accept-Language to ask.
+    const sources = { credential: subject.language, issuer: row?.language ?? issuer.language };
+    const language = negotiateLanguage(sources);
+    const tags = textLanguages(sources, language);
+    const asOf = subject.createdAt ?? null;
+    const badgeName =
+      definitionId === null
+        ? definition.name
+        : (
+            await textCache.get(JSON.stringify([subject.issuerId, definitionId, tags, asOf]), () =>
+              deps.definitions.textFor(subject.issuerId, definitionId, tags, { asOf }),
+            )
+          ).name;
     const verify = urls.verifyPage(issuer.slug, subject.credentialId);
     const unsubscribe = unsubscribeUrl(token);
     const rendered = renderNotification({
-      // The credential's language, else the issuer's (issue 45 §2).
-      language: firstLanguage(subject.language, settings.language),
+      language,
       kind: subject.kind ?? 'award',
       reminderNote: settings.reminderNote,
       renewUrl: settings.reminderLink,
@@ -249,7 +300,7 @@ export function createNotificationService(
         logoUrl: issuer.brand_logo_url ?? issuer.image_url,
         brandColor: issuer.brand_primary_color,
       },
-      badgeName: definition.name,
+      badgeName,
       issuedOn: subject.issuedOn,
       expiresOn: subject.expiresOn ?? null,
       badgeImage: definition.image_url ?? `${urls.badgeClass(issuer.slug, definition.slug)}/image.svg`,
@@ -259,6 +310,11 @@ export function createNotificationService(
         image: definition.image_url ?? `${urls.assertion(issuer.slug, subject.credentialId)}/image.svg`,
         openBadges3: urls.openBadgeCredential(issuer.slug, subject.credentialId),
         unsubscribe,
+        // A preview's example credential has no certificate.
+        certificate:
+          deps.certificateLink && definitionId !== null && subject.credentialId !== EXAMPLE_CREDENTIAL
+            ? await deps.certificateLink(subject.issuerId, subject.credentialId)
+            : null,
       },
       // A wallet offer works once: the award carries it, a reminder does not.
       wallet:
@@ -276,6 +332,7 @@ export function createNotificationService(
       email: string;
       kind?: NotificationKind;
       language?: string | null;
+      createdAt?: string | null;
     },
     token: string,
     expiresOn?: string,
@@ -406,7 +463,8 @@ export function createNotificationService(
     },
 
     /**
-     * "Resend the email" (issue 46): the award's message again, to the address given, which must be
+     * "Resend the email" (issue 46): the credential's newest message again (`resentKind`), in its
+     * language with its badge text, to the address given, which must be
      * the credential's recipient (checked by hash: the service keeps no address). Refused for a
      * revoked credential (an erased one is revoked) and beyond RESENDS_PER_DAY for one credential.
      * The resend is audited (`credential.notification_resent`, with its outcome) and recorded with
@@ -426,6 +484,7 @@ export function createNotificationService(
         throw errors.validation(message, [{ path: '/recipientEmail', message, code: 'recipient' }]);
       }
       const at = isoNow(core.clock);
+      const kind = resentKind(target, at);
       const dayAgo = new Date(core.clock.now().getTime() - DAY_MS).toISOString();
       if ((await repo.resendsSince(issuerId, credentialId, dayAgo)) >= RESENDS_PER_DAY) {
         throw new AppError(
@@ -460,7 +519,7 @@ export function createNotificationService(
           action: 'credential.notification_resent',
           targetType: 'credential',
           targetId: credentialId,
-          details: { outcome },
+          details: { outcome, kind },
         });
       });
       if (outcome === 'queued') {
@@ -472,8 +531,12 @@ export function createNotificationService(
               definitionId: target.definition_id,
               issuedOn: target.issued_on,
               email: email.trim(),
+              kind: kind === 'reminder' ? 'award' : kind,
+              language: target.language,
+              createdAt: target.created_at,
             },
             token,
+            kind === 'reminder' ? (target.expires_on ?? undefined) : undefined,
           ),
         );
       }
@@ -492,7 +555,7 @@ export function createNotificationService(
       const found = await render(
         {
           issuerId,
-          credentialId: 'example',
+          credentialId: EXAMPLE_CREDENTIAL,
           definitionId: chosen,
           issuedOn: from,
           ...(kind === 'reminder' ? { expiresOn: until } : {}),
@@ -569,6 +632,8 @@ export function createNotificationService(
           recipientHash: row.recipient_hash,
           email: byHash.get(row.recipient_hash) as string,
           unsubscribeToken: tokens.get(row.id) as string,
+          language: row.language,
+          createdAt: row.created_at,
         })),
       );
       return report;
@@ -667,15 +732,25 @@ export function createNotificationService(
       };
     },
 
-    /** The issuer named by a live unsubscribe token, for the confirmation page; null when unknown. */
-    async unsubscribeTarget(token: string): Promise<{ issuerName: string; language: string } | null> {
+    /**
+     * The issuer named by a live unsubscribe token, for the confirmation page, with the languages
+     * the page falls back to after the request's (issue 45 §2): the credential's, then the issuer's
+     * for its emails (else its default). Null when unknown.
+     */
+    async unsubscribeTarget(
+      token: string,
+    ): Promise<{ issuerName: string; credentialLanguage: string | null; issuerLanguage: string } | null> {
       const row = await repo.byUnsubscribeToken(sha256Hex(token));
       if (!row) return null;
       const [issuer, settings] = await Promise.all([
         deps.issuers.getIssuer(row.issuer_id),
-        repo.settings(row.issuer_id).then(toSettings),
+        repo.settings(row.issuer_id),
       ]);
-      return { issuerName: issuer.name, language: settings.language };
+      return {
+        issuerName: issuer.name,
+        credentialLanguage: row.language,
+        issuerLanguage: settings?.language ?? issuer.language,
+      };
     },
 
     /**

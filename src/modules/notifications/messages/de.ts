@@ -13,6 +13,7 @@ export const de: NotificationMessages = {
   downloadOb3: 'Herunterladen (Open Badges 3.0)',
   addToWallet: 'Zur Wallet hinzufügen',
   addToLcw: 'Zur Learner Credential Wallet hinzufügen',
+  yourCertificate: 'Ihr Zertifikat (PDF)',
   walletHint: 'Oder scannen Sie diesen Code mit Ihrer Nachweis-Wallet. Das Angebot gilt einmal.',
   footer: 'Sie erhalten diese E-Mail, weil {issuer} Ihnen über Accolade einen Nachweis ausgestellt hat.',
   unsubscribe: 'E-Mails zu Abzeichen von {issuer} abbestellen',

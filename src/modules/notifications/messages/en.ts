@@ -13,6 +13,7 @@ export const en: NotificationMessages = {
   downloadOb3: 'Download (Open Badges 3.0)',
   addToWallet: 'Add to your wallet',
   addToLcw: 'Add to the Learner Credential Wallet',
+  yourCertificate: 'Your certificate (PDF)',
   walletHint: 'Or scan this code with your digital credential wallet. The offer works once.',
   footer: 'You receive this email because {issuer} issued you a credential through Accolade.',
   unsubscribe: 'Unsubscribe from badge emails from {issuer}',

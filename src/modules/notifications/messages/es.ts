@@ -13,6 +13,7 @@ export const es: NotificationMessages = {
   downloadOb3: 'Descargar (Open Badges 3.0)',
   addToWallet: 'Añadir a tu cartera',
   addToLcw: 'Añadir a Learner Credential Wallet',
+  yourCertificate: 'Tu certificado (PDF)',
   walletHint: 'O escanea este código con tu cartera de credenciales digitales. La oferta sirve una sola vez.',
   footer: 'Recibes este correo porque {issuer} te emitió una credencial a través de Accolade.',
   unsubscribe: 'Darse de baja de los correos de insignias de {issuer}',

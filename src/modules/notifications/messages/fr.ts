@@ -13,6 +13,7 @@ export const fr: NotificationMessages = {
   downloadOb3: 'Télécharger (Open Badges 3.0)',
   addToWallet: 'Ajouter à votre portefeuille',
   addToLcw: 'Ajouter au Learner Credential Wallet',
+  yourCertificate: 'Votre certificat (PDF)',
   walletHint: 'Ou scannez ce code avec votre portefeuille numérique. L’offre ne sert qu’une fois.',
   footer: 'Vous recevez cet e-mail parce que {issuer} vous a délivré un certificat via Accolade.',
   unsubscribe: 'Se désabonner des e-mails de badges de {issuer}',

@@ -13,6 +13,7 @@ export const nl: NotificationMessages = {
   downloadOb3: 'Downloaden (Open Badges 3.0)',
   addToWallet: 'Toevoegen aan je wallet',
   addToLcw: 'Toevoegen aan de Learner Credential Wallet',
+  yourCertificate: 'Je certificaat (PDF)',
   walletHint: 'Of scan deze code met je digitale wallet. Het aanbod werkt één keer.',
   footer: 'Je ontvangt deze e-mail omdat {issuer} je via Accolade een certificaat heeft uitgegeven.',
   unsubscribe: 'Afmelden voor badge-e-mails van {issuer}',

@@ -27,6 +27,8 @@ export interface NotificationMessages {
   walletHint: string;
   /** The same offer's link for the Learner Credential Wallet. */
   addToLcw: string;
+  /** The earner's own certificate (issue 44), when the issuer has certificates for the badge. */
+  yourCertificate: string;
   footer: string;
   unsubscribe: string;
   /**
