@@ -176,6 +176,46 @@ describe.each(dialects)('wallet offer page on %s', (dialect) => {
     }
   });
 
+  it("shows the badge's translated name, in the credential's language when the request names none", async () => {
+    const translated = await createDefinition(t, a, { name: 'Forklift Safety' });
+    for (const [language, name] of [
+      ['fr', 'Sécurité des chariots élévateurs'],
+      ['de', 'Staplersicherheit'],
+    ]) {
+      const put = await t.app.inject({
+        method: 'PUT',
+        url: `/api/v1/definitions/${translated.id}/translations/${language}`,
+        headers: auth(a.key),
+        payload: { name, description: name },
+      });
+      expect(put.statusCode, put.body).toBe(200);
+    }
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/credentials',
+      headers: auth(a.key),
+      payload: {
+        definitionId: translated.id,
+        recipientEmail: 'chariot@example.test',
+        completionKey: 'page:translated',
+        language: 'fr',
+      },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const made = await offer(res.json().credentialId);
+    const french = await get(made.pageUrl);
+    expect(french.body).toContain('<html lang="fr">');
+    expect(french.headers['content-language']).toBe('fr');
+    expect(french.body).toContain('Sécurité des chariots élévateurs');
+    expect(french.body).not.toContain('Forklift Safety');
+    const german = await get(made.pageUrl, { 'accept-language': 'de-CH, fr;q=0.5' });
+    expect(german.body).toContain('<html lang="de">');
+    expect(german.body).toContain('Staplersicherheit');
+    const english = await get(`${made.pageUrl}?lang=en`);
+    expect(english.body).toContain('<html lang="en">');
+    expect(english.body).toContain('Forklift Safety');
+  });
+
   describe('in Chromium', () => {
     for (const language of ['en', 'fr', 'de', 'es', 'nl'] as const) {
       it(`passes axe in ${language} at 1280 and 390 px with no CSP problem`, async () => {

@@ -7,7 +7,10 @@ import { type WalletPageMessages, walletPageMessages } from './messages/index.js
 /** What the earner's offer page shows; the links only while the offer can still be redeemed. */
 export interface OfferPage {
   state: 'open' | 'used' | 'expired' | 'revoked';
+  /** The language the page is written in (core/locale.ts negotiation, the credential's language included). */
+  language: Language;
   issuer: { name: string; brandColor: string | null; logoUrl: string | null };
+  /** The badge's name in that language (its translation, else its own), as issued. */
   badgeName: string;
   expiresAt: string;
   /** The offer needs the transaction code an LMS showed beside it (never so for the email's). */
@@ -76,12 +79,8 @@ ${page.state === 'revoked' ? '' : withoutWallet(page, words, false)}`;
  * one), in the language negotiated: the offer's QR code and links while it can be redeemed, what
  * became of it otherwise. Every value from the issuer is escaped; the offer links are the service's own.
  */
-export async function renderOfferPage(
-  page: OfferPage,
-  language: Language,
-  path: string,
-  nonce: string,
-): Promise<string> {
+export async function renderOfferPage(page: OfferPage, path: string, nonce: string): Promise<string> {
+  const { language } = page;
   const words = walletPageMessages(language);
   const names = { badge: page.badgeName, issuer: page.issuer.name };
   const logo = safeUrl(page.issuer.logoUrl);

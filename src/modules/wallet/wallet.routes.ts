@@ -143,7 +143,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'The earner’s wallet offer page (HTML): what a wallet is, which work, the QR code and both links',
         description:
-          'The page the award email links to (an offer’s `pageUrl`): the offer’s pre-authorized code and its Learner Credential Wallet challenge, both of the same offer, else the 404 page. While the offer can be redeemed it shows its QR code, the `openid-credential-offer://` link and the LCW link; once used, expired or revoked, it says so. It links the verification page, the Open Badges 3.0 file and, when the issuer has certificates, the earner’s certificate. In the language of `?lang=`, else Accept-Language, else English. Never cached (the address is a secret).',
+          'The page the award email links to (an offer’s `pageUrl`): the offer’s pre-authorized code and its Learner Credential Wallet challenge, both of the same offer, else the 404 page. While the offer can be redeemed it shows its QR code, the `openid-credential-offer://` link and the LCW link; once used, expired or revoked, it says so. It links the verification page, the Open Badges 3.0 file and, when the issuer has certificates, the earner’s certificate. In the language of `?lang=`, else Accept-Language, else the credential’s, else the issuer’s, with the badge’s translated name. Never cached (the address is a secret).',
         params: OfferPageParams,
         querystring: PageQuery,
         response: {
@@ -156,15 +156,17 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { slug, code, challenge } = request.params;
       const nonce = app.core.ids.token(CSP_NONCE_LENGTH);
-      const language = negotiateLanguage(requestLanguageSources(request));
-      languageHeaders(reply, language)
+      reply
         .header('content-type', HTML)
         .header('content-security-policy', pageCsp(nonce))
         .header('cache-control', 'no-store');
-      const page = await wallet.offerPage(slug, code, challenge);
-      if (!page) return reply.status(404).send(renderOfferNotFound(language, nonce));
+      const page = await wallet.offerPage(slug, code, challenge, requestLanguageSources(request));
+      if (!page) {
+        const language = negotiateLanguage(requestLanguageSources(request));
+        return languageHeaders(reply, language).status(404).send(renderOfferNotFound(language, nonce));
+      }
       const path = request.url.split('?')[0] ?? '';
-      return reply.send(await renderOfferPage(page, language, path, nonce));
+      return languageHeaders(reply, page.language).send(await renderOfferPage(page, path, nonce));
     },
   );
 

@@ -6,10 +6,12 @@ import { errors } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hashing.js';
 import { requireJsonLdBudget } from '../../core/jsonld-budget.js';
 import { loadedOnce } from '../../core/loaded-once.js';
+import { type LanguageSources, negotiateLanguage, textLanguages } from '../../core/locale.js';
 import { qrcode } from '../../core/qrcode.js';
 import { publicUrls } from '../../core/urls.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { CredentialService } from '../credentials/credentials.service.js';
+import { definitionText } from '../definitions/definition-translations.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import type { IssuerRow } from '../issuers/issuers.repository.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
@@ -277,7 +279,12 @@ export function createWalletService(
      * pre-authorized code and the LCW challenge are both this issuer's same offer. The links are
      * given only while the offer can be redeemed; otherwise the page says what became of it.
      */
-    async offerPage(slug: string, code: string, challenge: string): Promise<OfferPage | null> {
+    async offerPage(
+      slug: string,
+      code: string,
+      challenge: string,
+      languages: Pick<LanguageSources, 'query' | 'acceptLanguage'>,
+    ): Promise<OfferPage | null> {
       const issuer = await deps.issuers.findIssuerBySlug(slug);
       if (!issuer) return null;
       const offer = await repo.findByCode(issuer.id, hash(code));
@@ -294,6 +301,13 @@ export function createWalletService(
             : usable(offer, isoNow(core.clock))
               ? 'open'
               : 'expired';
+      // The page's order (issue 45 §2): ?lang=, Accept-Language, the credential's, the issuer's; the
+      // badge's text in that language, as of the version the credential was issued under.
+      const sources = { ...languages, credential: credential.language, issuer: issuer.language };
+      const language = negotiateLanguage(sources);
+      const text = await definitionText(core.db, definition, textLanguages(sources, language), {
+        asOf: credential.created_at,
+      });
       const issuerUrl = urls.issuerProfile(issuer.slug);
       const links =
         state === 'open'
@@ -306,12 +320,13 @@ export function createWalletService(
           : null;
       return {
         state,
+        language,
         issuer: {
           name: issuer.name,
           brandColor: issuer.brand_primary_color,
           logoUrl: issuer.brand_logo_url ?? issuer.image_url,
         },
-        badgeName: definition.name,
+        badgeName: text.name,
         expiresAt: offer.expires_at,
         txCode: offer.tx_code_hash !== null,
         verifyPageUrl: urls.verifyPage(issuer.slug, credential.id),
