@@ -171,9 +171,15 @@ describe.each(dialects)('earner emails with translated badge text on %s', (diale
     expect(mail?.decoded).toContain(NAMES.es);
 
     // Resent, the reminder is what the earner got last: it is sent again as the reminder.
-    const again = await resend((await credentialOf(email)) as string, email);
+    const id = (await credentialOf(email)) as string;
+    const again = await resend(id, email);
     expect(again.decoded).toContain(words('es').reminder.heading);
     expect(again.decoded).toContain(NAMES.es);
+    // A subject access request's history names it a reminder too.
+    const exported = await call('POST', '/api/v1/gdpr/export', { recipientEmail: email });
+    expect(exported.statusCode, exported.body).toBe(200);
+    const credential = exported.json().credentials.find((c: { id: string }) => c.id === id);
+    expect(credential.notifications.map((m: { kind: string }) => m.kind)).toEqual(['award', 'reminder', 'reminder']);
   });
 
   async function credentialOf(email: string): Promise<string | undefined> {

@@ -304,6 +304,8 @@ export interface CredentialResendsTable {
   /** queued | sent | failed | suppressed */
   status: string;
   detail: string | null;
+  /** The message repeated: award, renewal, reissue, correction or reminder; null: an award (migration 0155). */
+  kind: string | null;
   unsubscribe_token_hash: string | null;
   created_at: string;
   updated_at: string;

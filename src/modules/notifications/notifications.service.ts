@@ -508,6 +508,7 @@ export function createNotificationService(
             recipient_hash: target.recipient_hash,
             status: outcome,
             detail: outcome === 'suppressed' ? 'unsubscribed' : null,
+            kind,
             unsubscribe_token_hash: sha256Hex(token),
             created_at: at,
             updated_at: at,
@@ -722,10 +723,10 @@ export function createNotificationService(
           updatedAt: row.updated_at,
         });
       return {
-        // A resend is the award's message sent again.
+        // A resend is the message it repeated sent again: a reminder, else the credential's own.
         messages: [
           ...awards.map(message('award')),
-          ...resends.map(message('award')),
+          ...resends.map((row) => message(row.kind === 'reminder' ? 'reminder' : 'award')(row)),
           ...reminders.map(message('reminder')),
         ].sort((a, b) => a.createdAt.localeCompare(b.createdAt)),
         suppressed: suppression ? { reason: suppression.reason, since: suppression.created_at } : null,
