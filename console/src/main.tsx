@@ -10,6 +10,7 @@ import { ConnectorsPage } from './pages/connectors';
 import { CredentialDetailPage } from './pages/credential-detail';
 import { CredentialsPage } from './pages/credentials';
 import { DashboardPage, requestDashboardEarly } from './pages/dashboard';
+import { DefinitionPage } from './pages/definition-detail';
 import { DefinitionsPage } from './pages/definitions';
 import { ExpiringPage } from './pages/expiring';
 import { InvitePage } from './pages/invite';
@@ -62,6 +63,7 @@ function Signed() {
         <Route path="/console" component={DashboardPage} />
         <Route path="/console/dashboard" component={DashboardPage} />
         <Route path="/console/definitions" component={DefinitionsPage} />
+        <Route path="/console/definitions/:id" component={DefinitionPage} />
         <Route path="/console/definitions/:id/certificate" component={DefinitionCertificatePage} />
         <Route path="/console/issue" component={IssuePage} />
         <Route path="/console/credentials" component={CredentialsPage} />

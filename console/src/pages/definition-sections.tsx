@@ -3,6 +3,8 @@ import type { components } from '../../../client/index';
 import { api } from '../api';
 import { useApiRead, useSubmission } from '../hooks';
 import { Alert, ConfirmDialog, Field, inputValue } from '../ui';
+import { ALIGNMENT_TARGET_TYPES } from '../vocabularies';
+import { VocabularyField } from '../vocabulary-field';
 
 /** Optional text fields are left out of a body when empty: the API refuses an empty string. */
 const optional = <K extends string>(key: K, value: string) =>
@@ -101,6 +103,9 @@ export function AlignmentsSection({ definitionId }: { definitionId: string }) {
   const [url, setUrl] = useState('');
   const [framework, setFramework] = useState('');
   const [code, setCode] = useState('');
+  const [targetType, setTargetType] = useState('');
+  /** The type select keeps its own choice; a new key after each add starts it afresh. */
+  const [added, setAdded] = useState(0);
   const list = useApiRead(
     () => api.GET('/api/v1/definitions/{id}/alignments', { params: { path: { id: definitionId } } }),
     [definitionId],
@@ -118,6 +123,7 @@ export function AlignmentsSection({ definitionId }: { definitionId: string }) {
           targetUrl: url,
           ...optional('targetFramework', framework),
           ...optional('targetCode', code),
+          ...optional('targetType', targetType),
         },
       });
     if (!(await submit(sent, `Added the alignment to “${name}”.`))) return;
@@ -125,6 +131,8 @@ export function AlignmentsSection({ definitionId }: { definitionId: string }) {
     setUrl('');
     setFramework('');
     setCode('');
+    setTargetType('');
+    setAdded(added + 1);
     list.reload();
   }
 
@@ -143,6 +151,7 @@ export function AlignmentsSection({ definitionId }: { definitionId: string }) {
               {[item.targetFramework, item.targetCode].filter(Boolean).length > 0 && (
                 <> ({[item.targetFramework, item.targetCode].filter(Boolean).join(' ')})</>
               )}
+              {item.targetType && <>, type {item.targetType}</>}
             </li>
           ))}
         </ul>
@@ -168,6 +177,15 @@ export function AlignmentsSection({ definitionId }: { definitionId: string }) {
         <Field label="Code" id="alignment-code">
           <input id="alignment-code" maxLength={100} value={code} onInput={(e) => setCode(inputValue(e))} />
         </Field>
+        <VocabularyField
+          key={added}
+          id="alignment-type"
+          label="Target type"
+          vocabulary={ALIGNMENT_TARGET_TYPES}
+          value={targetType}
+          onChange={setTargetType}
+          hint="What the target is, in Open Badges 3.0 terms; an ESCO skill: ext:ESCOSkill, with its URI as the target URL."
+        />
         <div class="actions">
           <button type="submit" disabled={busy}>
             Add alignment

@@ -3,8 +3,11 @@ import type { components } from '../../../client/index';
 import { api, problem, uploadImage } from '../api';
 import { BadgeDesigner, badgePng } from '../designer';
 import { useApiRead } from '../hooks';
+import { LanguageInput } from '../languages';
 import { can, useSession } from '../session';
 import { Alert, ConfirmDialog, Field, inputValue } from '../ui';
+import { ACHIEVEMENT_TYPES } from '../vocabularies';
+import { VocabularyField } from '../vocabulary-field';
 import { AlignmentsSection, EndorsementsSection, GivenEndorsementsSection } from './definition-sections';
 import { ReceivedEndorsementsSection } from './received-endorsements';
 
@@ -28,6 +31,49 @@ function validityBody(amount: string, unit: ValidityUnit, editing: boolean) {
   return unit === 'months' ? { validForMonths: n } : { expiresAfterDays: n };
 }
 
+/** The OB 3.0 details a definition form edits, as text fields ('' when not given). */
+const DETAILS = [
+  'language',
+  'achievementType',
+  'creditsAvailable',
+  'fieldOfStudy',
+  'specialization',
+  'humanCode',
+  'version',
+] as const;
+type Details = Record<(typeof DETAILS)[number], string>;
+
+function detailsOf(definition: Definition | null): Details {
+  const text = (value: string | number | null | undefined) => (value == null ? '' : String(value));
+  return {
+    language: text(definition?.language),
+    achievementType: text(definition?.achievementType),
+    creditsAvailable: text(definition?.creditsAvailable),
+    fieldOfStudy: text(definition?.fieldOfStudy),
+    specialization: text(definition?.specialization),
+    humanCode: text(definition?.humanCode),
+    version: text(definition?.version),
+  };
+}
+
+/**
+ * The details as the body takes them: on a new definition the ones given; on an edit the ones
+ * changed, an emptied one as null (the language cannot be emptied: the API needs one).
+ */
+function detailsBody(details: Details, editing: Definition | null) {
+  const before = detailsOf(editing);
+  const body: Record<string, string | number | null> = {};
+  for (const key of DETAILS) {
+    const value = details[key].trim();
+    if (editing ? value === before[key] : value === '') continue;
+    if (key === 'language') {
+      if (value) body.language = value;
+    } else if (key === 'creditsAvailable') body.creditsAvailable = value === '' ? null : Number(value);
+    else body[key] = value === '' ? null : value;
+  }
+  return body;
+}
+
 function DefinitionForm({ editing, onDone }: { editing: Definition | null; onDone: (message: string) => void }) {
   const [name, setName] = useState(editing?.name ?? '');
   const [description, setDescription] = useState(editing?.description ?? '');
@@ -39,6 +85,8 @@ function DefinitionForm({ editing, onDone }: { editing: Definition | null; onDon
   const [format, setFormat] = useState<'svg' | 'png'>('svg');
   const [svg, setSvg] = useState('');
   const [file, setFile] = useState<File | null>(null);
+  const [details, setDetails] = useState<Details>(detailsOf(editing));
+  const detail = (key: keyof Details) => (value: string) => setDetails((current) => ({ ...current, [key]: value }));
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const onDesign = useCallback((value: string) => setSvg(value), []);
@@ -72,6 +120,7 @@ function DefinitionForm({ editing, onDone }: { editing: Definition | null; onDon
         ...(criteria ? { criteriaNarrative: criteria } : {}),
         ...(url ? { imageUrl: url } : {}),
         ...validityBody(validity, unit, editing !== null),
+        ...detailsBody(details, editing),
       };
       const result = editing
         ? await api.PATCH('/api/v1/definitions/{id}', { params: { path: { id: editing.id } }, body })
@@ -127,6 +176,89 @@ function DefinitionForm({ editing, onDone }: { editing: Definition | null; onDon
             <option value="months">months</option>
             <option value="days">days</option>
           </select>
+        </Field>
+      </fieldset>
+      <fieldset>
+        <legend>Badge details for other systems</legend>
+        <p class="hint">
+          Open Badges 3.0 carries these, so employers' and job platforms' software can read what the badge is.
+        </p>
+        <Field
+          label="Language of the text"
+          id="def-language"
+          hint={
+            editing
+              ? 'The language the name, description and criteria above are written in (a BCP 47 tag such as en or fr-CH).'
+              : 'The language the name, description and criteria above are written in; empty: your issuer’s default language.'
+          }
+        >
+          <LanguageInput
+            id="def-language"
+            hintId="def-language-hint"
+            required={editing !== null}
+            value={details.language}
+            onInput={detail('language')}
+          />
+        </Field>
+        <VocabularyField
+          id="def-achievement-type"
+          label="Achievement type"
+          vocabulary={ACHIEVEMENT_TYPES}
+          value={details.achievementType}
+          onChange={detail('achievementType')}
+        />
+        <Field label="Credits available" id="def-credits" hint="Credit hours, such as 3 or 7.5.">
+          <input
+            id="def-credits"
+            type="number"
+            min={0}
+            max={100000}
+            step="any"
+            inputMode="decimal"
+            aria-describedby="def-credits-hint"
+            value={details.creditsAvailable}
+            onInput={(e) => detail('creditsAvailable')(inputValue(e))}
+          />
+        </Field>
+        <Field label="Field of study" id="def-field-of-study" hint="Such as Business, Education or Technology.">
+          <input
+            id="def-field-of-study"
+            maxLength={200}
+            aria-describedby="def-field-of-study-hint"
+            value={details.fieldOfStudy}
+            onInput={(e) => detail('fieldOfStudy')(inputValue(e))}
+          />
+        </Field>
+        <Field label="Specialization" id="def-specialization" hint="Such as Entrepreneurship or Finance.">
+          <input
+            id="def-specialization"
+            maxLength={200}
+            aria-describedby="def-specialization-hint"
+            value={details.specialization}
+            onInput={(e) => detail('specialization')(inputValue(e))}
+          />
+        </Field>
+        <Field label="Course or unit code" id="def-human-code" hint="The code people know it by, such as CS-101.">
+          <input
+            id="def-human-code"
+            maxLength={100}
+            aria-describedby="def-human-code-hint"
+            value={details.humanCode}
+            onInput={(e) => detail('humanCode')(inputValue(e))}
+          />
+        </Field>
+        <Field
+          label="Your version"
+          id="def-version"
+          hint="Your own version string, such as 2026.1. This service also numbers each change made after a credential was issued."
+        >
+          <input
+            id="def-version"
+            maxLength={100}
+            aria-describedby="def-version-hint"
+            value={details.version}
+            onInput={(e) => detail('version')(inputValue(e))}
+          />
         </Field>
       </fieldset>
       <fieldset>
@@ -259,7 +391,9 @@ export function DefinitionsPage() {
                   <td>
                     <img src={badgeImage(definition, session?.user.issuer.slug ?? '')} alt="" width={40} height={40} />
                   </td>
-                  <th scope="row">{definition.name}</th>
+                  <th scope="row">
+                    <a href={`/console/definitions/${definition.id}`}>{definition.name}</a>
+                  </th>
                   <td>{validityText(definition)}</td>
                   <td>{definition.status ?? 'active'}</td>
                   <td class="wide-only">
