@@ -154,7 +154,7 @@ describe.each(dialects)('console languages on %s', (dialect) => {
     await form.getByLabel('Credits available').fill('2.5');
     await form.getByLabel('Field of study').fill('Technology');
     await form.getByLabel('Specialization').fill('Statistics');
-    await form.getByLabel('Course or unit code').fill('DA-101');
+    await form.getByLabel('Course code').fill('DA-101');
     await form.getByLabel('Your version').fill('2026.1');
     await expectAccessible(page, 'new definition with its details');
     await form.getByRole('button', { name: 'Save new definition' }).click();

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import type { components } from '../../../client/index';
 import { api, problem } from '../api';
+import { EarnerNoticeFields, noticeOutcome, useEarnerNotice } from '../notify-earner';
 import { can, useSession } from '../session';
 import { Alert, ConfirmDialog, Field, formatDate, inputValue } from '../ui';
 import { CertificateSection } from './credential-certificate';
@@ -53,6 +54,7 @@ export function CredentialDetailPage() {
   const [renewed, setRenewed] = useState<{ id: string; done: string } | null>(null);
   /** The badge's name (from its public BadgeClass), for the page's title. */
   const [badgeName, setBadgeName] = useState<string | null>(null);
+  const earnerNotice = useEarnerNotice();
 
   const load = useCallback(async () => {
     const { data, error: failure } = await api.GET('/api/v1/credentials/{id}', { params: { path: { id } } });
@@ -93,11 +95,12 @@ export function CredentialDetailPage() {
     setConfirmingRenewal(false);
     const { data, error: failure } = await api.POST('/api/v1/credentials/{id}/reissue', {
       params: { path: { id } },
-      body: {},
+      body: earnerNotice.body(),
     });
     if (failure) setError(problem(failure));
     else {
-      setRenewed({ id: data.credentialId, done });
+      earnerNotice.reset();
+      setRenewed({ id: data.credentialId, done: `${done}.${noticeOutcome(data.notification)}` });
       load();
     }
   }
@@ -125,7 +128,7 @@ export function CredentialDetailPage() {
       {notice && <Alert kind="success">{notice}</Alert>}
       {renewed && (
         <Alert kind="success">
-          {renewed.done}. <a href={`/console/credentials/${renewed.id}`}>Open the new credential</a>
+          {renewed.done} <a href={`/console/credentials/${renewed.id}`}>Open the new credential</a>
         </Alert>
       )}
       {/* wrap: long keys, addresses and reasons break rather than widen the page at 390 px (issue 46). */}
@@ -242,6 +245,7 @@ export function CredentialDetailPage() {
           id="confirm-renew-credential"
           title={`${renewVerb} ${badge} for ${earner}?`}
           confirmLabel={`${renewVerb} credential`}
+          confirmDisabled={!earnerNotice.ready}
           onConfirm={() => renew(renewVerb === 'Reissue' ? 'Reissued' : 'Renewed')}
           onCancel={() => setConfirmingRenewal(false)}
         >
@@ -249,6 +253,11 @@ export function CredentialDetailPage() {
             A new credential is issued with a new expiry. This one is then no longer valid: its verification page says
             “Replaced by a newer credential”.
           </p>
+          <EarnerNoticeFields
+            id="renew-credential"
+            label={`Email the earner the ${renewVerb === 'Reissue' ? 'reissued' : 'renewed'} credential`}
+            notice={earnerNotice}
+          />
         </ConfirmDialog>
       )}
       <section aria-labelledby="timeline-title">

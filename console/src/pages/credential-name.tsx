@@ -1,10 +1,10 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
 import { api, problem } from '../api';
+import { EarnerNoticeFields, useEarnerNotice } from '../notify-earner';
 import { Alert, ConfirmDialog, Field, inputValue } from '../ui';
 
 type Credential = components['schemas']['CredentialDetail'];
-type NotificationSettings = components['schemas']['NotificationSettings'];
 
 /**
  * "Correct the name" (issue 46 §3): a replacement carrying the new name and the original's dates;
@@ -15,30 +15,25 @@ type NotificationSettings = components['schemas']['NotificationSettings'];
 export function CorrectName({ credential, onCorrected }: { credential: Credential; onCorrected: () => void }) {
   const [open, setOpen] = useState(false);
   const [name, setName] = useState(credential.recipientName ?? '');
-  const [notify, setNotify] = useState(false);
-  const [email, setEmail] = useState('');
+  const notice = useEarnerNotice();
   const [error, setError] = useState<string | null>(null);
   const [corrected, setCorrected] = useState<string | null>(null);
-  const [settings, setSettings] = useState<NotificationSettings | null>(null);
-  useEffect(() => {
-    api.GET('/api/v1/notifications/settings').then(({ data }) => setSettings(data ?? null));
-  }, []);
 
   const trimmed = name.trim();
   const unchanged = trimmed === (credential.recipientName ?? '');
-  const ready = trimmed !== '' && !unchanged && (!notify || email.trim() !== '');
+  const ready = trimmed !== '' && !unchanged && notice.ready;
 
   async function correct() {
     setOpen(false);
     setError(null);
     const { data, error: failure } = await api.POST('/api/v1/credentials/{id}/correct-name', {
       params: { path: { id: credential.id } },
-      body: { recipientName: trimmed, ...(notify ? { notify: true, recipientEmail: email.trim() } : {}) },
+      body: { recipientName: trimmed, ...notice.body() },
     });
     if (failure) setError(problem(failure));
     else {
       setCorrected(data.credentialId);
-      setEmail('');
+      notice.reset();
       onCorrected();
     }
   }
@@ -83,37 +78,7 @@ export function CorrectName({ credential, onCorrected }: { credential: Credentia
               onInput={(e) => setName(inputValue(e))}
             />
           </Field>
-          {settings?.enabled && (
-            <>
-              <div class="field">
-                <label class="choice">
-                  <input
-                    id="correct-name-notify"
-                    type="checkbox"
-                    checked={notify}
-                    onChange={(e) => setNotify((e.currentTarget as HTMLInputElement).checked)}
-                  />
-                  Email the earner the corrected credential
-                </label>
-              </div>
-              {notify && (
-                <Field
-                  label="Earner's email"
-                  id="correct-name-email"
-                  hint="Used for this message only, never stored; it must be the address the credential was issued to."
-                >
-                  <input
-                    id="correct-name-email"
-                    type="email"
-                    required
-                    aria-describedby="correct-name-email-hint"
-                    value={email}
-                    onInput={(e) => setEmail(inputValue(e))}
-                  />
-                </Field>
-              )}
-            </>
-          )}
+          <EarnerNoticeFields id="correct-name" label="Email the earner the corrected credential" notice={notice} />
         </ConfirmDialog>
       )}
     </section>

@@ -319,7 +319,7 @@ export function DefinitionPage() {
             <dd>{given(definition.fieldOfStudy)}</dd>
             <dt>Specialization</dt>
             <dd>{given(definition.specialization)}</dd>
-            <dt>Course or unit code</dt>
+            <dt>Course code</dt>
             <dd>{given(definition.humanCode)}</dd>
             <dt>Validity</dt>
             <dd>{validityText(definition)}</dd>

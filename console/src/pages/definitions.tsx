@@ -238,7 +238,7 @@ function DefinitionForm({ editing, onDone }: { editing: Definition | null; onDon
             onInput={(e) => detail('specialization')(inputValue(e))}
           />
         </Field>
-        <Field label="Course or unit code" id="def-human-code" hint="The code people know it by, such as CS-101.">
+        <Field label="Course code" id="def-human-code" hint="The code people know it by, such as CS-101.">
           <input
             id="def-human-code"
             maxLength={100}

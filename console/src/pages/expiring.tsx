@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { components } from '../../../client/index';
 import { api, problem } from '../api';
 import { useApiRead } from '../hooks';
+import { EarnerNoticeFields, noticeOutcome, useEarnerNotice } from '../notify-earner';
 import { can, useSession } from '../session';
 import { Alert, ConfirmDialog, Field, FilterForm, formatDate, inputValue, readTextFile } from '../ui';
 
@@ -64,6 +65,7 @@ export function ExpiringPage() {
   const [confirmRow, setConfirmRow] = useState<{ id: string; who: string } | null>(null);
   const [confirmCsv, setConfirmCsv] = useState<{ csv: string; keys: number } | null>(null);
   const definitions = useApiRead(() => api.GET('/api/v1/definitions'), []);
+  const earnerNotice = useEarnerNotice();
   const {
     data: page,
     error,
@@ -81,14 +83,15 @@ export function ExpiringPage() {
     setNotice(null);
     const { data, error: failure } = await api.POST('/api/v1/credentials/{id}/reissue', {
       params: { path: { id } },
-      body: {},
+      body: earnerNotice.body(),
     });
     setRenewing(null);
+    earnerNotice.reset();
     if (failure) {
       setError(problem(failure));
       return;
     }
-    setNotice({ text: `Renewed the credential of ${who}.`, id: data.credentialId });
+    setNotice({ text: `Renewed the credential of ${who}.${noticeOutcome(data.notification)}`, id: data.credentialId });
     reload();
   }
 
@@ -196,6 +199,11 @@ export function ExpiringPage() {
             A CSV with a completionKey column, such as the export above. Each credential is reissued with a new expiry
             counted from today; the old one shows “Replaced by a newer credential”.
           </p>
+          <p class="hint">
+            To email each earner their renewed credential, add an email column (email, recipientEmail or “Email
+            Address”) with the address the credential was issued to. Earners are emailed only while “Email earners by
+            default” is on in Settings → Notifications; an address that is not the credential's own stops that line.
+          </p>
           <Field label="CSV of completion keys" id="renew-file">
             <input
               id="renew-file"
@@ -217,13 +225,18 @@ export function ExpiringPage() {
           id="confirm-renew-row"
           title={`Renew the credential of ${confirmRow.who}?`}
           confirmLabel="Renew credential"
+          confirmDisabled={!earnerNotice.ready}
           onConfirm={() => renew(confirmRow.id, confirmRow.who)}
-          onCancel={() => setConfirmRow(null)}
+          onCancel={() => {
+            earnerNotice.reset();
+            setConfirmRow(null);
+          }}
         >
           <p>
             A new credential is issued with an expiry counted from today, and this one is revoked as replaced. It cannot
             be undone.
           </p>
+          <EarnerNoticeFields id="renew-row" label="Email the earner the renewed credential" notice={earnerNotice} />
         </ConfirmDialog>
       )}
       {confirmCsv && (
