@@ -191,6 +191,29 @@ describe.each(dialects)('verification page with translated badge text on %s', (d
     expect(res.headers['content-language']).toBe('nl');
   });
 
+  it("writes the badge's credits with the language's number format", async () => {
+    const credited = await createDefinition(t, a, { name: 'Metrology', creditsAvailable: 1250.5 });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/credentials',
+      headers: auth(a.key),
+      payload: { definitionId: credited.id, recipientEmail: 'credits@example.test', completionKey: 'k-credits' },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const url = res.json().verifyUrl as string;
+    for (const [language, label, number] of [
+      ['en', 'Credits', '1,250.5'],
+      ['de', 'Leistungspunkte', '1.250,5'],
+      ['fr', 'Crédits', '1\u202f250,5'],
+      ['nl', 'Studiepunten', '1.250,5'],
+    ]) {
+      const page = await get(`${url}?lang=${language}`);
+      expect(page.body, language).toContain(`<dt>${label}</dt><dd>${JSON.parse(`"${number}"`)}</dd>`);
+    }
+    const uncredited = await issueIn(null, 'nocredits@example.test');
+    expect((await get(uncredited.verifyUrl)).body).not.toContain('<dt>Credits</dt>');
+  });
+
   for (const language of ['fr', 'de', 'es', 'nl'] as const) {
     it(`passes axe in Chromium in ${language} with the translated text`, async () => {
       const issued = await issueIn(language, `axe-${language}@example.test`);

@@ -26,6 +26,8 @@ export interface PageView {
   badgeName: string;
   /** The language of `badgeName`, `description` and `criteriaNarrative` (a BCP 47 tag). */
   textLanguage: string;
+  /** The credits the badge is worth, as issued; null when it names none. */
+  credits: number | null;
   /** The issuer's brand logo, else its Open Badges image. */
   issuerLogoUrl: string | null;
   credentialId: string;
@@ -98,6 +100,7 @@ export function createPageService(
       criteria_url: row.criteria_url,
       tags: row.tags,
       skills: row.skills,
+      credits_available: row.credits_available,
     };
     const translations = version ? version.translations : (JSON.parse(row.translations) as TranslationRow[]);
     return { shown, text: chooseText(shown, translations, textLanguages(sources, language)) };
@@ -148,6 +151,7 @@ export function createPageService(
         description: text.description,
         criteriaNarrative: text.criteriaNarrative,
         criteriaUrl: shown.criteria_url,
+        credits: shown.credits_available,
         skills: JSON.parse(shown.skills) as string[],
         tags: JSON.parse(shown.tags) as string[],
         evidenceUrl: row.evidence_url,

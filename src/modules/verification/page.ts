@@ -1,5 +1,5 @@
 import { escapeHtml, html, Markup, safeUrl } from '../../core/html.js';
-import { fill, formatDate, type Language } from '../../core/locale.js';
+import { fill, formatDate, formatNumber, type Language } from '../../core/locale.js';
 import { qrcode } from '../../core/qrcode.js';
 import { type VerificationMessages, verificationMessages } from './messages/index.js';
 import { earnerDocument, languageLinks } from './page.document.js';
@@ -239,6 +239,7 @@ ${result.recipientName ? html`<p class="lead">${rich(words.awardedTo, { recipien
 <dt>${words.facts.issuedOn}</dt><dd>${dateMarkup(language, result.issuedOn)}</dd>
 <dt>${result.status === 'expired' ? words.facts.expiredOn : words.facts.expires}</dt><dd>${result.expiresOn ? dateMarkup(language, result.expiresOn) : words.facts.doesNotExpire}</dd>
 ${view.revokedAt ? html`<dt>${endedOn}</dt><dd>${dateMarkup(language, view.revokedAt)}</dd>` : ''}
+${view.credits !== null ? html`<dt>${words.facts.credits}</dt><dd>${formatNumber(language, view.credits)}</dd>` : ''}
 <dt>${words.facts.credentialId}</dt><dd>${view.credentialId}</dd>
 </dl>
 </div>

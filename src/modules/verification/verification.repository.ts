@@ -73,6 +73,8 @@ export interface PageRow extends VerifiableRow {
   credential_language: string | null;
   issuer_language: string;
   definition_language: string;
+  /** The credits the badge is worth (issue 45 §3), shown with the page language's number format. */
+  credits_available: number | null;
   /**
    * JSON array of the definition's translations as they are now (lang, name, description,
    * criteria_narrative): the page picks its language's text from the cached row, with no read per
@@ -98,6 +100,7 @@ const PAGE_COLUMNS = [
   'credentials.language as credential_language',
   'issuers.language as issuer_language',
   'definitions.language as definition_language',
+  'definitions.credits_available',
 ] as const;
 
 /**

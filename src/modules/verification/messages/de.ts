@@ -35,6 +35,7 @@ export const de: VerificationMessages = {
     revokedOn: 'Widerrufen am',
     replacedOn: 'Ersetzt am',
     credentialId: 'Nachweis-ID',
+    credits: 'Leistungspunkte',
   },
   about: 'Über diesen Nachweis',
   criteria: 'Kriterien',

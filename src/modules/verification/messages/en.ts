@@ -37,6 +37,7 @@ export const en = {
     revokedOn: 'Revoked on',
     replacedOn: 'Replaced on',
     credentialId: 'Credential ID',
+    credits: 'Credits',
   },
   about: 'About this credential',
   criteria: 'Criteria',

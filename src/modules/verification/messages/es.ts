@@ -34,6 +34,7 @@ export const es: VerificationMessages = {
     revokedOn: 'Revocada el',
     replacedOn: 'Sustituida el',
     credentialId: 'ID de la credencial',
+    credits: 'Créditos',
   },
   about: 'Sobre esta credencial',
   criteria: 'Criterios',

@@ -34,6 +34,7 @@ export const fr: VerificationMessages = {
     revokedOn: 'Révoqué le',
     replacedOn: 'Remplacé le',
     credentialId: 'Identifiant du certificat',
+    credits: 'Crédits',
   },
   about: 'À propos de ce certificat',
   criteria: 'Critères',

@@ -35,6 +35,7 @@ export const nl: VerificationMessages = {
     revokedOn: 'Ingetrokken op',
     replacedOn: 'Vervangen op',
     credentialId: 'Bewijs-ID',
+    credits: 'Studiepunten',
   },
   about: 'Over dit bewijs',
   criteria: 'Criteria',
