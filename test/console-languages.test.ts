@@ -280,6 +280,19 @@ describe.each(dialects)('console languages on %s', (dialect) => {
     expect(problems).toEqual([]);
   });
 
+  it('shows a viewer the translations without the controls to change them', async () => {
+    const viewer = await openPage(browser, { viewport: { width: 1280, height: 800 } });
+    await signInByInvite(viewer.page, t.app, issuer.id, 'viewer@languages.example', 'viewer');
+    await viewer.page.goto(`${base}/console/definitions/${definition.id}`);
+    const section = viewer.page.getByRole('region', { name: 'Translations' });
+    await expect
+      .poll(() => section.locator('tbody th').allTextContents())
+      .toEqual([expect.stringContaining('(de-CH)')]);
+    expect(await section.getByRole('button').count()).toBe(0);
+    await expectAccessible(viewer.page, 'definition page as a viewer');
+    await viewer.context.close();
+  });
+
   it('fits the definition page and its translation form in 390 px', async () => {
     const phone = await openPage(browser, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
     await signInByInvite(phone.page, t.app, issuer.id, 'phone@languages.example', 'issuer');
