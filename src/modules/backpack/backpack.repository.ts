@@ -1,9 +1,14 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import type { Dialect } from '../../db/types.js';
 import { withBackpack } from './backpack.tables.js';
 
-/** Pairs per statement of the sign-in lookup: 1,000 bound values, well inside both engines' limits. */
-export const LOOKUP_CHUNK = 500;
+/**
+ * Issuers per step of the sign-in lookup. SQLite: 500 pairs, 1,000 bound values in an IN list.
+ * PostgreSQL: the pairs travel as two array parameters whatever their number, so a step is sized
+ * by memory instead (two round trips per 5,000 issuers, where 500 took twenty).
+ */
+export const LOOKUP_CHUNK: Record<Dialect, number> = { sqlite: 500, postgres: 5_000 };
 
 export interface BadgeRow {
   credential_id: string;
@@ -123,9 +128,21 @@ export function createBackpackRepository(root: Kysely<DB>) {
         .limit(limit)
         .execute(),
 
-    /** Credentials whose (issuer, recipient hash) is one of `pairs`, by the (issuer_id, recipient_hash) index. */
-    async credentialsOf(pairs: readonly { issuerId: string; hash: string }[]) {
+    /**
+     * Credentials whose (issuer, recipient hash) is one of `pairs`, by the (issuer_id, recipient_hash)
+     * index. PostgreSQL joins the pairs as two array parameters: a row-value IN list of 500 tuples
+     * was planned anew at every statement (about 18 ms each, 368 ms a sign-in across 10,000
+     * issuers); SQLite's IN list is compiled by the same code every time and stays.
+     */
+    async credentialsOf(dialect: Dialect, pairs: readonly { issuerId: string; hash: string }[]) {
       if (pairs.length === 0) return [];
+      if (dialect === 'postgres') {
+        const found = await sql<{ id: string; issuer_id: string }>`select c.id, c.issuer_id from credentials c
+          join unnest(${pairs.map((p) => p.issuerId)}::text[], ${pairs.map((p) => p.hash)}::text[])
+            as p(issuer_id, recipient_hash)
+          on c.issuer_id = p.issuer_id and c.recipient_hash = p.recipient_hash`.execute(db);
+        return found.rows;
+      }
       return db
         .selectFrom('credentials')
         .select(['id', 'issuer_id'])

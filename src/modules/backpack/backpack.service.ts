@@ -117,11 +117,11 @@ export function createBackpackService(
     const found: { id: string; issuer_id: string }[] = [];
     let after = '';
     for (;;) {
-      const issuers = await repo.issuerSalts(after, LOOKUP_CHUNK);
+      const issuers = await repo.issuerSalts(after, LOOKUP_CHUNK[core.dialect]);
       const pairs = issuers.map((i) => ({ issuerId: i.id, hash: hashRecipientEmail(address, i.recipient_salt) }));
-      found.push(...(await repo.credentialsOf(pairs)));
+      found.push(...(await repo.credentialsOf(core.dialect, pairs)));
       const last = issuers.at(-1);
-      if (!last || issuers.length < LOOKUP_CHUNK) return found;
+      if (!last || issuers.length < LOOKUP_CHUNK[core.dialect]) return found;
       after = last.id;
     }
   }
