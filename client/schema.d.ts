@@ -2134,7 +2134,7 @@ export interface paths {
         };
         /**
          * The earner’s wallet offer page (HTML): what a wallet is, which work, the QR code and both links
-         * @description The page the award email links to (an offer’s `pageUrl`): the offer’s pre-authorized code and its Learner Credential Wallet challenge, both of the same offer, else the 404 page. While the offer can be redeemed it shows its QR code, the `openid-credential-offer://` link and the LCW link; once used, expired or revoked, it says so. It links the verification page, the Open Badges 3.0 file and, when the issuer has certificates, the earner’s certificate. In the language of `?lang=`, else Accept-Language, else English. Never cached (the address is a secret).
+         * @description The page the award email links to (an offer’s `pageUrl`): the offer’s pre-authorized code and its Learner Credential Wallet challenge, both of the same offer, else the 404 page. While the offer can be redeemed it shows its QR code, the `openid-credential-offer://` link and the LCW link; once used, expired or revoked, it says so. It links the verification page, the Open Badges 3.0 file and, when the issuer has certificates, the earner’s certificate. In the language of `?lang=`, else Accept-Language, else the credential’s, else the issuer’s, with the badge’s translated name. Never cached (the address is a secret).
          */
         get: operations["getWalletOfferPage"];
         put?: never;
@@ -2503,6 +2503,26 @@ export interface paths {
          * @description Backpack session and its CSRF token. An OpenID4VCI offer for one of the earner’s own valid badges; another earner’s badge is 404.
          */
         post: operations["offerBackpackBadgeToWallet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/backpack/apps/{clientId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revokes a connected app’s access to the earner’s badges (its grants and tokens)
+         * @description Backpack session and its CSRF token. "Revoke access" for a connected app: every grant the earner gave the client ends with its access and refresh tokens, so the client’s next call of the Open Badges API is 401; audited. A client the earner never allowed is 404.
+         */
+        post: operations["revokeBackpackConnectedApp"];
         delete?: never;
         options?: never;
         head?: never;
@@ -18492,6 +18512,118 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Missing or invalid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Refused: the console role may not do this, or the CSRF token is missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeBackpackConnectedApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                clientId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    csrf: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Revoked: back to the backpack */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request */
             400: {

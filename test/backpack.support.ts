@@ -102,3 +102,55 @@ export async function earnerSession(app: FastifyInstance, email: string) {
     form: (fields: Record<string, string> = {}) => new URLSearchParams({ csrf, ...fields }).toString(),
   };
 }
+
+/** A cookie jar by name (paths ignored: every cookie goes to the one origin under test). */
+function absorb(jar: Map<string, string>, response: Response) {
+  for (const line of response.headers.getSetCookie()) {
+    const [pair = ''] = line.split(';');
+    const at = pair.indexOf('=');
+    const name = pair.slice(0, at);
+    const value = pair.slice(at + 1);
+    if (value === '' || /max-age=0|expires=thu, 01 jan 1970/i.test(line)) jar.delete(name);
+    else jar.set(name, value);
+  }
+}
+
+/**
+ * Runs an authorization request of the Open Badges API as the earner's browser would, over HTTP:
+ * follows the authorization server's redirects with its cookies and the earner's backpack cookie,
+ * presses "Allow" on the consent page, and returns the redirect back to the client (its URL).
+ */
+export async function allowOverHttp(authorizationUrl: URL, backpackCookie: string, redirectUri: string): Promise<URL> {
+  const jar = new Map<string, string>(
+    backpackCookie
+      .split('; ')
+      .map((c) => [c.slice(0, c.indexOf('=')), c.slice(c.indexOf('=') + 1)] as [string, string]),
+  );
+  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  let url = authorizationUrl.toString();
+  for (let hop = 0; hop < 12; hop++) {
+    if (url.startsWith(redirectUri)) return new URL(url);
+    const response = await fetch(url, { redirect: 'manual', headers: { cookie: cookie() } });
+    absorb(jar, response);
+    const location = response.headers.get('location');
+    if (location) {
+      url = new URL(location, url).toString();
+      continue;
+    }
+    const body = await response.text();
+    const action = /<form method="post" action="([^"]+\/confirm)">/.exec(body)?.[1];
+    const csrf = /name="csrf" value="([^"]+)"/.exec(body)?.[1];
+    if (!action || !csrf) throw new Error(`no consent form at ${url} (${response.status}): ${body.slice(0, 300)}`);
+    const confirmed = await fetch(new URL(action, url), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { ...form, cookie: cookie() },
+      body: new URLSearchParams({ csrf, decision: 'allow' }).toString(),
+    });
+    absorb(jar, confirmed);
+    const next = confirmed.headers.get('location');
+    if (!next) throw new Error(`consent was not accepted (${confirmed.status}): ${await confirmed.text()}`);
+    url = new URL(next, url).toString();
+  }
+  throw new Error('the authorization did not come back to the client');
+}

@@ -86,12 +86,40 @@ ${live ? html`<form class="inline" method="post" action="/backpack/badges/${badg
 </article>`;
 }
 
+/** An app the earner allowed to use the Open Badges API for them (the API's own ConnectedApp). */
+export interface ConnectedAppView {
+  clientId: string;
+  clientName: string;
+  clientUri: string | null;
+  scopes: string[];
+  grantedAt: string;
+}
+
+/** The apps the earner allowed, each with the scopes granted, since when, and "Revoke access". */
+export function connectedAppsSection(apps: ConnectedAppView[], csrf: string): Markup {
+  return html`<h2>Connected apps</h2>
+${
+  apps.length === 0
+    ? html`<p>No app can use your badges.</p>`
+    : apps.map(
+        (app) => html`<article class="badge" aria-label="${app.clientName}"><div>
+<h3>${app.clientName}</h3>
+${app.clientUri && safeUrl(app.clientUri) ? html`<p><a href="${safeUrl(app.clientUri) ?? ''}">${app.clientUri}</a></p>` : ''}
+<p>Allowed on ${shownDate(app.grantedAt)} to:</p>
+<ul>${app.scopes.map((scope) => html`<li><code>${scope.split('/').at(-1) ?? scope}</code></li>`)}</ul>
+<form class="inline" method="post" action="/backpack/apps/${encodeURIComponent(app.clientId)}/revoke">${csrfField(csrf)}<button type="submit" class="danger">Revoke access</button></form>
+</div></article>`,
+      )
+}`;
+}
+
 export function backpackPage(
   nonce: string,
   badges: BackpackBadge[],
   csrf: string,
   imports: ImportedBadge[] = [],
   records: Markup = html``,
+  apps: Markup = html``,
 ): string {
   return backpackDocument(
     'Your backpack',
@@ -102,6 +130,7 @@ export function backpackPage(
 ${badges.map((badge) => badgeCard(badge, csrf))}
 ${importedSection(imports, csrf)}
 ${records}
+${apps}
 <h2>Your account</h2>
 <p><a href="/backpack/account/delete">Delete my account</a></p>`,
   );

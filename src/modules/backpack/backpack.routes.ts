@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../../core/errors.js';
+import { AppError, errors } from '../../core/errors.js';
 import { errorResponses, openErrors, ValidationErrorBody } from '../../core/schemas.js';
 import { clrSection } from '../clr/clr.pages.js';
 import { acceptedLanguages, firstLanguage } from '../notifications/notifications.messages.js';
@@ -13,6 +13,7 @@ import {
   accountDeletedPage,
   backpackPage,
   confirmSignInPage,
+  connectedAppsSection,
   deleteAccountPage,
   linkSentPage,
   linkUnusablePage,
@@ -53,6 +54,7 @@ const PRE_SESSION_LENGTH = 32;
 const LinkParams = Type.Object({ link: Type.String({ maxLength: 600 }) });
 const NextQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 2048 })) });
 const BadgeParams = Type.Object({ id: Type.String({ maxLength: 104 }) });
+const AppParams = Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 200 }) });
 
 const LOCAL_ORIGIN = 'http://local.invalid';
 
@@ -140,12 +142,22 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const session = await sessionOf(request);
       if (!session) return send(reply, 200, (nonce) => signInPage(nonce, { next: localPath(request.query.next) }));
-      const [badges, imports, records] = await Promise.all([
+      const [badges, imports, records, apps] = await Promise.all([
         backpack.badges(session.accountId),
         backpack.imports.list(session.accountId),
         app.services.clr.forAccount(session.accountId),
+        app.services.obapi.connectedApps(session.accountId),
       ]);
-      return send(reply, 200, (nonce) => backpackPage(nonce, badges, session.csrfToken, imports, clrSection(records)));
+      return send(reply, 200, (nonce) =>
+        backpackPage(
+          nonce,
+          badges,
+          session.csrfToken,
+          imports,
+          clrSection(records),
+          connectedAppsSection(apps, session.csrfToken),
+        ),
+      );
     },
   );
 
@@ -286,6 +298,33 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return send(reply, 200, (nonce) =>
         walletOfferPage(nonce, { offer: offer.offer, qr: offer.qr, lcw: offer.learnerCredentialWallet.url }),
       );
+    },
+  );
+
+  app.post(
+    '/backpack/apps/:clientId/revoke',
+    {
+      schema: {
+        operationId: 'revokeBackpackConnectedApp',
+        description:
+          'Backpack session and its CSRF token. "Revoke access" for a connected app: every grant the earner gave the client ends with its access and refresh tokens, so the client’s next call of the Open Badges API is 401; audited. A client the earner never allowed is 404.',
+        tags,
+        summary: 'Revokes a connected app’s access to the earner’s badges (its grants and tokens)',
+        consumes: [FORM],
+        params: AppParams,
+        body: CsrfBody,
+        response: {
+          303: seeOther('Revoked: back to the backpack'),
+          ...errorResponses(400, 401, 403, 404, ...openErrors),
+        },
+      },
+    },
+    async (request, reply) => {
+      const session = await changingSession(request, request.body.csrf);
+      if (!(await app.services.obapi.revokeApp(session.accountId, request.params.clientId))) {
+        throw errors.notFound('Connected app');
+      }
+      return reply.redirect('/backpack', 303);
     },
   );
 

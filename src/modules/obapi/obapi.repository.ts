@@ -94,6 +94,28 @@ export function createObApiRepository(root: Kysely<DB>) {
         .execute();
     },
 
+    /** The account's live grants (oidc-provider `Grant` payloads): one per client it allowed. */
+    grants: (accountId: string, now: string) =>
+      db
+        .selectFrom('oauth_payloads')
+        .select(['id', 'payload'])
+        .where('model', '=', 'Grant')
+        .where('account_id', '=', accountId)
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+        .orderBy('id')
+        .execute(),
+
+    /** The registered clients' metadata (oidc-provider `Client` payloads), by client id. */
+    clients: (ids: string[]) =>
+      ids.length === 0
+        ? Promise.resolve([])
+        : db
+            .selectFrom('oauth_payloads')
+            .select(['id', 'payload'])
+            .where('model', '=', 'Client')
+            .where('id', 'in', ids)
+            .execute(),
+
     async deleteLoginSessions(accountId: string) {
       await db
         .deleteFrom('oauth_payloads')

@@ -22,6 +22,15 @@ export interface ApiGrant {
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+$/;
 const OB3_CONTEXT = 'https://purl.imsglobal.org/spec/ob/v3p0/context-3.0.3.json';
 
+/** A client the earner allowed (issue 47 §1 "connected apps"): its name, the scopes granted and when. */
+export interface ConnectedApp {
+  clientId: string;
+  clientName: string;
+  clientUri: string | null;
+  scopes: string[];
+  grantedAt: string;
+}
+
 /** An upserted credential as the API was given it: JSON (stored as that text) or a compact JWS. */
 export type Upsert = { format: 'json'; credential: Record<string, unknown> } | { format: 'jws'; jws: string };
 
@@ -300,6 +309,70 @@ export function createObApiService(
         });
       });
       return profile;
+    },
+
+    /**
+     * The clients the account has granted (its live `Grant` rows), each with the union of the
+     * scopes of its grants and the first time one was given, oldest first.
+     */
+    async connectedApps(accountId: string): Promise<ConnectedApp[]> {
+      const grants = await repo.grants(accountId, isoNow(core.clock));
+      const byClient = new Map<string, { scopes: Set<string>; iat: number }>();
+      for (const row of grants) {
+        const grant = JSON.parse(row.payload) as {
+          clientId?: string;
+          iat?: number;
+          resources?: Record<string, string>;
+        };
+        if (typeof grant.clientId !== 'string') continue;
+        const entry = byClient.get(grant.clientId) ?? { scopes: new Set<string>(), iat: grant.iat ?? 0 };
+        for (const scope of Object.values(grant.resources ?? {}).flatMap((s) => s.split(' '))) {
+          if (scope) entry.scopes.add(scope);
+        }
+        entry.iat = Math.min(entry.iat, grant.iat ?? entry.iat);
+        byClient.set(grant.clientId, entry);
+      }
+      const clients = new Map(
+        (await repo.clients([...byClient.keys()])).map((row) => [
+          row.id,
+          JSON.parse(row.payload) as { client_name?: string; client_uri?: string },
+        ]),
+      );
+      return [...byClient.entries()]
+        .map(([clientId, entry]) => ({
+          clientId,
+          clientName: clients.get(clientId)?.client_name ?? clientId,
+          clientUri: clients.get(clientId)?.client_uri ?? null,
+          scopes: [...entry.scopes].sort(),
+          grantedAt: new Date(entry.iat * 1000).toISOString(),
+        }))
+        .sort((x, y) =>
+          x.grantedAt === y.grantedAt ? (x.clientId < y.clientId ? -1 : 1) : x.grantedAt < y.grantedAt ? -1 : 1,
+        );
+    },
+
+    /**
+     * "Revoke access" (issue 47 §1): every grant the account gave the client ends, through the
+     * authorization server's own models and so our adapter: the grant's tokens and codes
+     * (`revokeByGrantId`, as RFC 7009 revocation does) and the Grant itself. The client's access
+     * and refresh tokens are refused from then on. Recorded in the earners' chain; false when the
+     * account had granted the client nothing.
+     */
+    async revokeApp(accountId: string, clientId: string): Promise<boolean> {
+      const provider = deps.provider();
+      const grants = (await repo.grants(accountId, isoNow(core.clock))).filter(
+        (row) => (JSON.parse(row.payload) as { clientId?: string }).clientId === clientId,
+      );
+      if (grants.length === 0) return false;
+      for (const row of grants) {
+        await provider.AccessToken.adapter.revokeByGrantId(row.id);
+        const grant = await provider.Grant.find(row.id);
+        await grant?.destroy();
+      }
+      await record(`earner:${accountId}`, 'oauth_client.access_revoked', 'oauth_client', clientId, {
+        grants: grants.map((row) => row.id),
+      });
+      return true;
     },
 
     /**
