@@ -221,7 +221,7 @@ describe.each(dialects)('CSV import on %s', (dialect) => {
       'new',
     ]);
     expect(withDefault.rows[4]?.message).toBe('definitionId does not match a definition');
-    expect(withDefault.rows[5]?.message).toBe('definitionRef matches no definition slug or name');
+    expect(withDefault.rows[5]?.message).toBe('definitionRef matches no definition slug, course code or name');
     expect(withDefault.rows[6]?.message).toBe('definition_archived');
     const real = await run(csv, { defaults: { definitionId: other.id } });
     const defs = await Promise.all(
@@ -475,7 +475,7 @@ describe.each(dialects)('CSV import on %s', (dialect) => {
     const report = await run(csv, {}, b.key);
     expect(report.rows.map((r) => [r.outcome, r.message])).toEqual([
       ['error', 'definitionId does not match a definition'],
-      ['error', 'definitionRef matches no definition slug or name'],
+      ['error', 'definitionRef matches no definition slug, course code or name'],
       ['issued', null],
     ]);
     const same = await run('email,course,key\nk@cross.example,forklift,shared-key\n');

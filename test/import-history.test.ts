@@ -100,7 +100,7 @@ describe.each(dialects)('import history on %s', (dialect) => {
     expect(first.reportComplete).toBe(true);
     expect(first.report).toHaveLength(1);
     expect(first.report[0]).toMatchObject({ entry: 'row 3', outcome: 'error', credentialId: null });
-    expect(first.report[0].message).toBe('definitionRef matches no definition slug or name');
+    expect(first.report[0].message).toBe('definitionRef matches no definition slug, course code or name');
     const second = await t.app.inject({ method: 'GET', url: `${URL}/${batchIds[1]}`, headers: auth(a.key) });
     expect(second.json()).toMatchObject({ reportComplete: true, report: [{ entry: 'row 2', outcome: 'skipped' }] });
     expect(second.json().report[0].credentialId).toEqual(expect.any(String));

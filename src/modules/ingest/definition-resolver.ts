@@ -29,26 +29,34 @@ export function createDefinitionResolver(rows: DefinitionRow[]) {
   const byId = new Map<string, DefinitionRow>();
   const bySlug = new Map<string, DefinitionRow>();
   const named = new Map<string, DefinitionRow[]>();
+  const coded = new Map<string, DefinitionRow[]>();
+  const add = (index: Map<string, DefinitionRow[]>, key: string, row: DefinitionRow) => {
+    const same = index.get(key);
+    if (same) same.push(row);
+    else index.set(key, [row]);
+  };
   for (const row of rows) {
     byId.set(row.id, row);
     bySlug.set(row.slug, row);
-    const name = row.name.trim().toLowerCase();
-    const same = named.get(name);
-    if (same) same.push(row);
-    else named.set(name, [row]);
+    add(named, row.name.trim().toLowerCase(), row);
+    if (row.human_code) add(coded, row.human_code.trim().toLowerCase(), row);
   }
+  /** The definitions a course code (the definition's own `humanCode`, issue 45 §3) names. */
+  const byHumanCode = (ref: string) => byName(coded.get(ref.trim().toLowerCase()) ?? []);
   return {
     byId: (id: string) => byId.get(id.trim()),
     /**
      * A credential type by slug (an MIS course code "WELD1" is the slug weld1: slugs are lower
-     * case), else by case-insensitive name. A name several definitions share is a problem naming
-     * their slugs: choosing one silently issued the wrong credential.
+     * case), else by the definition's course code (`humanCode`, case-insensitive: the console's
+     * "Course code" is what a roster's Course Code column holds), else by case-insensitive name.
+     * A code or name several definitions share is a problem naming their slugs: choosing one
+     * silently issued the wrong credential.
      */
     byRef(ref: string, label: string): DefinitionLookup {
       const slugged = bySlug.get(ref.trim()) ?? bySlug.get(ref.trim().toLowerCase());
       if (slugged) return { definition: slugged };
-      const found = byName(named.get(ref.trim().toLowerCase()) ?? []);
-      if (found === undefined) return { problem: `${label} matches no definition slug or name` };
+      const found = byHumanCode(ref) ?? byName(named.get(ref.trim().toLowerCase()) ?? []);
+      if (found === undefined) return { problem: `${label} matches no definition slug, course code or name` };
       if (!Array.isArray(found)) return { definition: found };
       const slugs = found
         .map((row) => row.slug)
@@ -61,8 +69,16 @@ export function createDefinitionResolver(rows: DefinitionRow[]) {
     },
     /** A definitionMap value: an id or a slug. */
     byIdOrSlug: (value: string) => byId.get(value.trim()) ?? bySlug.get(value.trim()),
-    /** A provider course code used as a slug; slugs are lower case, codes often are not. */
-    byCode: (code: string) => bySlug.get(code.trim()) ?? bySlug.get(code.trim().toLowerCase()),
+    /**
+     * A provider course code: a slug (slugs are lower case, codes often are not), else the one
+     * active definition with that course code (`humanCode`).
+     */
+    byCode(code: string): DefinitionRow | undefined {
+      const slugged = bySlug.get(code.trim()) ?? bySlug.get(code.trim().toLowerCase());
+      if (slugged) return slugged;
+      const found = byHumanCode(code);
+      return Array.isArray(found) ? undefined : found;
+    },
   };
 }
 
