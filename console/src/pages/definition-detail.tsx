@@ -114,6 +114,8 @@ function TranslationForm({
           required: field.required,
           maxLength: field.max,
           'aria-describedby': `${id}-own`,
+          // The translation's language, for screen readers and spell checking, once it is a tag.
+          lang: /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(language.trim()) ? language.trim() : undefined,
           value: texts[field.key],
           onInput: (e: Event) => setTexts({ ...texts, [field.key]: inputValue(e) }),
         };
@@ -124,7 +126,15 @@ function TranslationForm({
                 {field.label} in {ownLanguage}
                 {field.required ? '' : ', shown where this is left empty'}:
               </span>
-              <p class="wrap">{original ? original : <em>none</em>}</p>
+              {original ? (
+                <p class="wrap" lang={definition.language}>
+                  {original}
+                </p>
+              ) : (
+                <p>
+                  <em>none</em>
+                </p>
+              )}
             </div>
             <Field label={`${field.label} (translation)`} id={id}>
               {field.lines > 1 ? <textarea rows={field.lines} {...props} /> : <input {...props} />}
