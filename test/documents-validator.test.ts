@@ -153,6 +153,18 @@ describe.each(dialects)('Open Badges validator-equivalent checks on %s', () => {
       'targetUrl',
     ],
     [
+      'a language inside the context (the 1EdTech validator takes the OB v2 context URL alone)',
+      (d: Record<string, Doc>) => Object.assign(d[BADGE] ?? {}, { '@context': [OB_CONTEXT, { '@language': 'fr' }] }),
+      'errors',
+      '@context is',
+    ],
+    [
+      'a top-level @language that is no language tag',
+      (d: Record<string, Doc>) => Object.assign(d[BADGE] ?? {}, { '@language': 'français' }),
+      'errors',
+      'not a BCP 47 tag',
+    ],
+    [
       'an unreachable endorsement',
       (d: Record<string, Doc>) => Object.assign(d[BADGE] ?? {}, { endorsement: [`${ISSUER}/endorsements/none`] }),
       'errors',
@@ -161,6 +173,21 @@ describe.each(dialects)('Open Badges validator-equivalent checks on %s', () => {
   ] as const)('catches %s', async (_name, mutate, kind, message) => {
     const report = await check(mutate);
     expect(report[kind]).toEqual(expect.arrayContaining([expect.stringContaining(message)]));
+  });
+
+  it('takes a top-level @language and related editions with theirs', async () => {
+    const report = await check((d) => {
+      Object.assign(d[BADGE] ?? {}, {
+        '@language': 'en',
+        version: '2026.1',
+        related: [
+          { id: `${BADGE}/in/fr`, '@language': 'fr' },
+          { id: `${BADGE}/versions/1`, version: '1' },
+        ],
+      });
+    });
+    expect(report.errors).toEqual([]);
+    expect(report.warnings).toEqual([]);
   });
 
   it('checks an endorsement, its claim and its issuer profile', async () => {

@@ -225,6 +225,14 @@ export async function validateHosted(url: string, options: ValidateOptions): Pro
     if (typeof value !== 'object' || value === null) return;
     for (const [key, v] of Object.entries(value)) {
       if (key === '@context') continue;
+      // A JSON-LD keyword, not a term: the language of the document's strings (top level, as the OB
+      // 2.0 "Internationalization" examples write it) or of a `related` edition.
+      if (key === '@language') {
+        if (typeof v !== 'string' || !/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(v)) {
+          error(`@language ${JSON.stringify(v)} at ${path} is not a BCP 47 tag`);
+        }
+        continue;
+      }
       if (!OB_V2_TERMS.has(key)) error(`Property ${key} at ${path} is not a term of the Open Badges v2 context`);
       if (key === 'type') {
         for (const t of listOf(v)) {

@@ -130,6 +130,7 @@ describe.each(dialects)('Open Badges 2.0 documents on %s', (dialect) => {
     expect(res.headers['cache-control']).toBe('public, max-age=300');
     expect(res.json()).toEqual({
       '@context': OB_CONTEXT,
+      '@language': 'en',
       type: 'BadgeClass',
       id: badgeUrl,
       name: 'Data Science 101',
@@ -137,6 +138,7 @@ describe.each(dialects)('Open Badges 2.0 documents on %s', (dialect) => {
       image: `${badgeUrl}/image.svg`,
       criteria: { id: 'https://acme.example/criteria/ds101', narrative: 'Pass the final project.' },
       issuer: `${BASE}/v1/issuers/${a.slug}`,
+      version: '1',
       tags: ['data', 'Python', 'SQL'],
       alignment: [
         {
@@ -174,7 +176,8 @@ describe.each(dialects)('Open Badges 2.0 documents on %s', (dialect) => {
       type: 'Assertion',
       id: assertionUrl,
       recipient: { type: 'email', hashed: true, salt: a.salt, identity: identityHash(EMAIL, a.salt) },
-      badge: badgeUrl,
+      // The version it was issued under, so a later edit of the definition changes nothing here.
+      badge: `${badgeUrl}/versions/1`,
       verification: { type: 'hosted' },
       issuedOn: '2026-03-02T09:00:00.000Z',
       expires: '2027-03-02T09:00:00.000Z',
@@ -186,7 +189,12 @@ describe.each(dialects)('Open Badges 2.0 documents on %s', (dialect) => {
     expect(report.errors).toEqual([]);
     expect(report.warnings).toEqual([]);
     expect(report.fetched).toEqual(
-      expect.arrayContaining([assertionUrl, `${assertionUrl}/image.svg`, badgeUrl, `${BASE}/v1/issuers/${a.slug}`]),
+      expect.arrayContaining([
+        assertionUrl,
+        `${assertionUrl}/image.svg`,
+        `${badgeUrl}/versions/1`,
+        `${BASE}/v1/issuers/${a.slug}`,
+      ]),
     );
     const wrongPerson = await validate(assertionUrl, 'someone.else@example.test');
     expect(wrongPerson.errors).toEqual([expect.stringContaining('did not match')]);

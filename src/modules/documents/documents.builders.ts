@@ -1,3 +1,4 @@
+import { canonicalLanguage } from '../../core/language.js';
 import type { PublicUrls } from '../../core/urls.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { EndorsementRow } from '../endorsements/endorsements.repository.js';
@@ -12,6 +13,7 @@ import {
   type ObEndorsement,
   type ObEndorserProfile,
   type ObIssuer,
+  type ObRelated,
   type ObRevokedAssertion,
 } from './documents.schemas.js';
 
@@ -22,6 +24,58 @@ import {
  */
 
 export const imageUrlOf = (documentUrl: string) => `${documentUrl}/image.svg`;
+
+/**
+ * Which BadgeClass of a definition: a stored version (null: the definition as it is now) and a
+ * language edition (null: the definition's own language). OB 2.0 "related" names exactly these two
+ * uses, "alternate language editions or previous versions of BadgeClasses" (docs/decisions.md,
+ * "BadgeClass URLs of versions and language editions").
+ */
+export interface Edition {
+  version: number | null;
+  language: string | null;
+}
+
+/**
+ * The URL of an edition: `/badges/{defSlug}` (current, own language), `…/in/{lang}`,
+ * `…/versions/{n}` and `…/versions/{n}/in/{lang}`.
+ */
+export function badgeClassUrlOf(urls: PublicUrls, issuerSlug: string, definitionSlug: string, edition: Edition) {
+  const version = edition.version === null ? '' : `/versions/${edition.version}`;
+  const language = edition.language === null ? '' : `/in/${encodeURIComponent(edition.language)}`;
+  return `${urls.badgeClass(issuerSlug, definitionSlug)}${version}${language}`;
+}
+
+/**
+ * The label of a definition version, as OB 2.0 `version` and OB 3.0 `achievement.version` write it:
+ * the issuer's own version string when it has one, else this service's version number
+ * (docs/decisions.md, "Translations and versions of a definition").
+ */
+export const versionLabel = (definition: Pick<DefinitionRow, 'version' | 'version_number'>) =>
+  definition.version ?? String(definition.version_number);
+
+/**
+ * The edition language a credential issued in `requested` shows: RFC 4647 §3.4 Lookup over the
+ * version's translations (`fr-CH` finds `fr`), as `chooseText` chooses its text; null for the
+ * definition's own language, which is the edition without `/in/`.
+ */
+export function editionLanguage(
+  ownLanguage: string,
+  translationLanguages: readonly string[],
+  requested: string | null,
+): string | null {
+  const canonical = requested === null ? undefined : canonicalLanguage(requested);
+  if (canonical === undefined) return null;
+  const byLower = new Map(translationLanguages.map((lang) => [lang.toLowerCase(), lang]));
+  const parts = canonical.split('-');
+  for (let length = parts.length; length > 0; length--) {
+    const candidate = parts.slice(0, length).join('-').toLowerCase();
+    if (candidate === ownLanguage.toLowerCase()) return null;
+    const found = byLower.get(candidate);
+    if (found !== undefined) return found;
+  }
+  return null;
+}
 export const endorserProfileUrl = (urls: PublicUrls, issuerSlug: string, endorsementId: string) =>
   `${urls.endorsement(issuerSlug, endorsementId)}/issuer`;
 
@@ -76,32 +130,55 @@ function alignmentObject(row: AlignmentFields): ObAlignment {
   };
 }
 
+/** What a BadgeClass edition shows beyond its definition: where it is, its language and its relatives. */
+export interface EditionParts {
+  id: string;
+  language: string;
+  /** The other editions of the same version, then (for the current BadgeClass) the earlier versions. */
+  related: ObRelated[];
+}
+
+/**
+ * One edition of a definition's BadgeClass. `definition` already carries that edition's text (its
+ * name, description and criteria narrative in `parts.language`). `@language` is a top-level member,
+ * beside `@context`, as the OB 2.0 examples ("Internationalization") write it: the 1EdTech
+ * validator refuses a context that is not the OB v2 context URL alone.
+ */
 export function badgeClassDocument(
   urls: PublicUrls,
   issuerSlug: string,
   definition: DefinitionRow,
   alignments: AlignmentFields[],
   endorsementIds: string[],
+  parts: EditionParts,
 ): ObBadgeClass {
-  const id = urls.badgeClass(issuerSlug, definition.slug);
   const tags = keywords(definition);
   const criteria = criteriaOf(definition);
   return {
     '@context': OB_CONTEXT,
+    '@language': parts.language,
     type: 'BadgeClass',
-    id,
+    id: parts.id,
     name: definition.name,
     description: definition.description,
-    image: definition.image_url ?? imageUrlOf(id),
+    image: definition.image_url ?? imageUrlOf(parts.id),
     criteria,
     issuer: urls.issuerProfile(issuerSlug),
+    version: versionLabel(definition),
     ...(tags.length > 0 ? { tags } : {}),
     ...(alignments.length > 0 ? { alignment: alignments.map(alignmentObject) } : {}),
+    ...(parts.related.length > 0 ? { related: parts.related } : {}),
     ...(endorsementIds.length > 0 ? { endorsement: endorsementIds.map((e) => urls.endorsement(issuerSlug, e)) } : {}),
   };
 }
 
-export function assertionDocument(urls: PublicUrls, credential: AssertionRow, endorsementIds: string[]): ObAssertion {
+/** The assertion's `badge`: the BadgeClass edition of the version and language it was issued in. */
+export function assertionDocument(
+  urls: PublicUrls,
+  credential: AssertionRow,
+  edition: Edition,
+  endorsementIds: string[],
+): ObAssertion {
   const id = urls.assertion(credential.issuer_slug, credential.id);
   return {
     '@context': OB_CONTEXT,
@@ -113,7 +190,7 @@ export function assertionDocument(urls: PublicUrls, credential: AssertionRow, en
       salt: credential.recipient_salt,
       identity: `sha256$${credential.recipient_hash}`,
     },
-    badge: urls.badgeClass(credential.issuer_slug, credential.definition_slug),
+    badge: badgeClassUrlOf(urls, credential.issuer_slug, credential.definition_slug, edition),
     verification: { type: 'hosted' },
     issuedOn: credential.issued_on,
     ...(credential.expires_on ? { expires: credential.expires_on } : {}),

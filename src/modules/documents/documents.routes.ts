@@ -1,9 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errors } from '../../core/errors.js';
+import { canonicalLanguage } from '../../core/language.js';
 import { errorResponses, openErrors } from '../../core/schemas.js';
+import type { Edition } from './documents.builders.js';
 import {
+  BadgeEditionParams,
   BadgeParams,
+  BadgeVersionEditionParams,
+  BadgeVersionParams,
   DocumentParams,
   IssuerParams,
   ObAssertionSchema,
@@ -49,6 +55,16 @@ function sendDocument(
     .header('content-type', contentTypes[format === 'json' ? 'json' : 'ld+json'])
     .header('cache-control', cacheControl)
     .send(document);
+}
+
+/**
+ * The edition a URL names. A language tag not in its canonical form names no edition (404), so
+ * each edition has one URL and its id is that URL.
+ */
+function editionParams(params: { lang?: string; version?: number }): Edition {
+  const language = params.lang ?? null;
+  if (language !== null && canonicalLanguage(language) !== language) throw errors.notFound('BadgeClass');
+  return { version: params.version ?? null, language };
 }
 
 function sendSvg(reply: FastifyReply, svg: string, cacheControl: string) {
@@ -114,6 +130,71 @@ export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) =>
       sendSvg(reply, await documents.badgeImage(request.params.slug, request.params.defSlug), SHORT_CACHE),
   );
+
+  // The other editions of a BadgeClass: its language editions and its versions (docs/decisions.md,
+  // "BadgeClass URLs of versions and language editions").
+  const editions = [
+    {
+      path: '/in/:lang',
+      operation: 'Edition',
+      params: BadgeEditionParams,
+      what: 'a language edition of the current BadgeClass',
+    },
+    {
+      path: '/versions/:version',
+      operation: 'Version',
+      params: BadgeVersionParams,
+      what: 'an earlier or the current version',
+    },
+    {
+      path: '/versions/:version/in/:lang',
+      operation: 'VersionEdition',
+      params: BadgeVersionEditionParams,
+      what: 'a language edition of a version',
+    },
+  ] as const;
+  for (const { path, operation, params, what } of editions) {
+    app.get(
+      `/v1/issuers/:slug/badges/:defSlug${path}`,
+      {
+        schema: {
+          operationId: `getBadgeClass${operation}Document`,
+          tags,
+          summary: `Open Badges 2.0 BadgeClass: ${what} (JSON-LD)`,
+          description:
+            'Its `@language` and text are those of the edition; `related` lists the other language editions of the same version. A language is named by its canonical BCP 47 tag and must be one the definition was translated into; the definition’s own language is the edition without `/in/`.',
+          params,
+          response: { 200: jsonLd(ObBadgeClassSchema, 'BadgeClass edition'), ...notFound },
+        },
+      },
+      async (request, reply) => {
+        const { slug, defSlug } = request.params;
+        return sendDocument(
+          request,
+          reply,
+          await documents.badgeClass(slug, defSlug, editionParams(request.params)),
+          SHORT_CACHE,
+        );
+      },
+    );
+    app.get(
+      `/v1/issuers/:slug/badges/:defSlug${path}/image.svg`,
+      {
+        schema: {
+          operationId: `getBadgeClass${operation}Image`,
+          tags,
+          summary: `The generated badge image (SVG) of ${what}`,
+          description: 'The badge drawn with the name of that edition, in its language.',
+          params,
+          response: { 200: svgImage('Badge image'), ...notFound },
+        },
+      },
+      async (request, reply) => {
+        const { slug, defSlug } = request.params;
+        return sendSvg(reply, await documents.badgeImage(slug, defSlug, editionParams(request.params)), SHORT_CACHE);
+      },
+    );
+  }
 
   app.get(
     '/v1/issuers/:slug/assertions/:id',

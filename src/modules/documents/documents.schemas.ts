@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { LANGUAGE_TAG_MAX } from '../../core/language.js';
 
 /** The Open Badges 2.0 JSON-LD context; every property a document carries is a term of it. */
 export const OB_CONTEXT = 'https://w3id.org/openbadges/v2';
@@ -44,9 +45,28 @@ export const ObAlignmentSchema = Type.Object(
 );
 export type ObAlignment = Static<typeof ObAlignmentSchema>;
 
+/**
+ * A BadgeClass this one relates to (OB 2.0 "related": "alternate language editions or previous
+ * versions of BadgeClasses"): another language edition with its `@language`, or an earlier version
+ * with its `version`, as the specification's examples write them.
+ */
+export const ObRelatedSchema = Type.Object(
+  {
+    id: Url,
+    '@language': Type.Optional(Type.String({ description: 'The language of that edition (BCP 47)' })),
+    version: Type.Optional(Type.String({ description: 'The version label of that earlier version' })),
+  },
+  { $id: 'ObRelatedBadgeClass', description: 'Another language edition or an earlier version of a BadgeClass' },
+);
+export type ObRelated = Static<typeof ObRelatedSchema>;
+
 export const ObBadgeClassSchema = Type.Object(
   {
     '@context': Context,
+    '@language': Type.String({
+      description:
+        'The language of the text of this edition (BCP 47), a top-level JSON-LD keyword beside @context (OB 2.0 examples, "Internationalization")',
+    }),
     type: Type.Literal('BadgeClass'),
     id: Url,
     name: Type.String(),
@@ -54,8 +74,17 @@ export const ObBadgeClassSchema = Type.Object(
     image: Url,
     criteria: Type.Object({ id: Type.Optional(Url), narrative: Type.Optional(Type.String()) }),
     issuer: Url,
+    version: Type.String({
+      description: "The version label: the issuer's own version string, else this service's version number",
+    }),
     tags: Type.Optional(Type.Array(Type.String())),
     alignment: Type.Optional(Type.Array(Type.Ref(ObAlignmentSchema))),
+    related: Type.Optional(
+      Type.Array(Type.Ref(ObRelatedSchema), {
+        description:
+          'The other language editions of the same version; on the current BadgeClass also its earlier versions',
+      }),
+    ),
     endorsement: Type.Optional(Type.Array(Url, { description: 'Hosted Endorsement URLs' })),
   },
   { $id: 'ObBadgeClass', description: 'Open Badges 2.0 BadgeClass' },
@@ -129,6 +158,7 @@ export type ObEndorserProfile = Static<typeof ObEndorserProfileSchema>;
 export const documentSchemas = [
   ObIssuerSchema,
   ObAlignmentSchema,
+  ObRelatedSchema,
   ObBadgeClassSchema,
   ObAssertionSchema,
   ObRevokedAssertionSchema,
@@ -141,4 +171,16 @@ const Slug = Type.String({ maxLength: 100 });
 const Id = Type.String({ maxLength: 100 });
 export const IssuerParams = Type.Object({ slug: Slug });
 export const BadgeParams = Type.Object({ slug: Slug, defSlug: Slug });
+/** A version number of a definition: this service counts them from 1. */
+const VersionNumber = Type.Integer({ minimum: 1, maximum: 1_000_000 });
+/** An edition's language tag as its URL writes it: the canonical form only (others are not found). */
+const EditionLanguage = Type.String({ maxLength: LANGUAGE_TAG_MAX });
+export const BadgeEditionParams = Type.Object({ slug: Slug, defSlug: Slug, lang: EditionLanguage });
+export const BadgeVersionParams = Type.Object({ slug: Slug, defSlug: Slug, version: VersionNumber });
+export const BadgeVersionEditionParams = Type.Object({
+  slug: Slug,
+  defSlug: Slug,
+  version: VersionNumber,
+  lang: EditionLanguage,
+});
 export const DocumentParams = Type.Object({ slug: Slug, id: Id });

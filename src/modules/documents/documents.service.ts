@@ -2,6 +2,9 @@ import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
 import { publicUrls } from '../../core/urls.js';
 import type { ReadCaches } from '../../db/read-cache.js';
+import { chooseText, type TranslationRow } from '../definitions/definition-translations.js';
+import type { DefinitionSnapshot } from '../definitions/definition-versions.js';
+import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import type { EndorsementService } from '../endorsements/endorsements.service.js';
 import type { IssuerRow } from '../issuers/issuers.repository.js';
@@ -10,6 +13,9 @@ import { renderBadgeSvg } from './badge-image.js';
 import {
   assertionDocument,
   badgeClassDocument,
+  badgeClassUrlOf,
+  type Edition,
+  editionLanguage,
   endorsementDocument,
   endorserProfileDocument,
   issuerDocument,
@@ -21,7 +27,7 @@ import {
   type BadgeClassRow,
   createDocumentRepository,
 } from './documents.repository.js';
-import type { ObAssertion, ObRevokedAssertion } from './documents.schemas.js';
+import type { ObAssertion, ObRelated, ObRevokedAssertion } from './documents.schemas.js';
 
 export type AssertionOutcome =
   | { revoked: false; document: ObAssertion; verifyPageUrl: string }
@@ -51,9 +57,13 @@ export function createDocumentService(
     return issuer;
   }
 
-  /** The issuer's definition with its alignments and endorsement ids; 404 BadgeClass when there is none. */
-  async function requireBadgeClass(slug: string, defSlug: string): Promise<BadgeClassRow> {
-    const row = await repo.findBadgeClass(slug, defSlug);
+  /**
+   * The issuer's definition with its alignments, endorsement ids, translations and earlier versions
+   * (and the snapshot of `version` when that is a stored one), in one statement; 404 BadgeClass
+   * when there is none.
+   */
+  async function requireBadgeClass(slug: string, defSlug: string, version: number | null): Promise<BadgeClassRow> {
+    const row = await repo.findBadgeClass(slug, defSlug, version);
     if (!row) throw errors.notFound('BadgeClass');
     return row;
   }
@@ -65,23 +75,99 @@ export function createDocumentService(
     return row;
   }
 
+  /** The edition a credential's assertion names: its version, and the edition of its language in that version. */
+  const editionOfCredential = (row: AssertionRow): Edition => ({
+    version: row.version_number,
+    language: editionLanguage(row.version_language, JSON.parse(row.version_languages) as string[], row.language),
+  });
+
   const liveAssertion = (row: AssertionRow) =>
-    assertionDocument(urls, row, JSON.parse(row.endorsement_ids) as string[]);
+    assertionDocument(urls, row, editionOfCredential(row), JSON.parse(row.endorsement_ids) as string[]);
+
+  /**
+   * The definition as version `version` showed it (definition-versions.ts): its fields and
+   * translations now for the current version (or null), else the stored snapshot's; undefined for a
+   * version that never was.
+   */
+  function shownVersion(row: BadgeClassRow, version: number | null) {
+    if (version === null || version === row.version_number) {
+      return { definition: row as DefinitionRow, translations: JSON.parse(row.translations) as TranslationRow[] };
+    }
+    if (row.version_snapshot === null) return undefined;
+    const { translations, ...fields } = JSON.parse(row.version_snapshot) as DefinitionSnapshot;
+    return { definition: { ...row, ...fields, version_number: version } as DefinitionRow, translations };
+  }
+
+  /**
+   * The definition as `edition` shows it: the version's fields and translations, and the text of
+   * the edition's language. Not found: a version that never was, or a language the version has no
+   * translation in (the own language is the edition without `/in/`; a tag not in canonical form
+   * names no edition, so every edition has exactly one URL).
+   */
+  function editionOf(row: BadgeClassRow, edition: Edition) {
+    const shown = shownVersion(row, edition.version);
+    if (!shown) throw errors.notFound('BadgeClass');
+    const languages = shown.translations.map((t) => t.lang);
+    if (edition.language !== null && !languages.includes(edition.language)) throw errors.notFound('BadgeClass');
+    const text = chooseText(shown.definition, edition.language === null ? [] : shown.translations, edition.language);
+    const definition: DefinitionRow = {
+      ...shown.definition,
+      name: text.name,
+      description: text.description,
+      criteria_narrative: text.criteriaNarrative,
+    };
+    return { definition, text, languages };
+  }
 
   return {
     async issuerProfile(slug: string) {
       return issuerDocument(urls, await requireIssuer(slug, 'Issuer'));
     },
 
-    async badgeClass(slug: string, defSlug: string) {
-      const row = await requireBadgeClass(slug, defSlug);
+    /**
+     * A BadgeClass edition (OB 2.0 "related": language editions and previous versions). `related`
+     * lists the version's other language editions with their `@language`, both ways; the current
+     * BadgeClass in the definition's own language also lists the earlier versions with their
+     * `version`. A stored version's editions list no later version: what they answer never changes
+     * once the version is superseded.
+     */
+    async badgeClass(slug: string, defSlug: string, edition: Edition = { version: null, language: null }) {
+      const row = await requireBadgeClass(slug, defSlug, edition.version);
+      const { definition, text, languages } = editionOf(row, edition);
+      const at = (language: string | null) => badgeClassUrlOf(urls, slug, row.slug, { ...edition, language });
+      const related: ObRelated[] = [
+        { id: at(null), '@language': definition.language },
+        ...languages.map((lang) => ({ id: at(lang), '@language': lang })),
+      ].filter((entry) => entry.id !== at(edition.language));
+      if (edition.version === null && edition.language === null) {
+        for (const earlier of JSON.parse(row.earlier_versions) as { versionNumber: number; version: string | null }[]) {
+          related.push({
+            id: badgeClassUrlOf(urls, slug, row.slug, { version: earlier.versionNumber, language: null }),
+            version: earlier.version ?? String(earlier.versionNumber),
+          });
+        }
+      }
       const alignments = JSON.parse(row.alignments) as AlignmentFields[];
-      return badgeClassDocument(urls, slug, row, alignments, JSON.parse(row.endorsement_ids) as string[]);
+      return badgeClassDocument(urls, slug, definition, alignments, JSON.parse(row.endorsement_ids) as string[], {
+        id: at(edition.language),
+        language: text.language,
+        related,
+      });
     },
 
-    async badgeImage(slug: string, defSlug: string): Promise<string> {
-      const row = await requireBadgeClass(slug, defSlug);
-      return renderBadgeSvg({ name: row.name, issuerName: row.issuer_name, brandColor: row.brand_primary_color });
+    /** The generated image of an edition: its own name, in its language. */
+    async badgeImage(
+      slug: string,
+      defSlug: string,
+      edition: Edition = { version: null, language: null },
+    ): Promise<string> {
+      const row = await requireBadgeClass(slug, defSlug, edition.version);
+      const { definition } = editionOf(row, edition);
+      return renderBadgeSvg({
+        name: definition.name,
+        issuerName: row.issuer_name,
+        brandColor: row.brand_primary_color,
+      });
     },
 
     /** Revoked assertions answer the OB 2.0 revocation stub; expired ones are served whole (validators judge expiry). */
