@@ -24,6 +24,10 @@ const VOCABULARIES: Record<string, string[]> = {
   status: ['0'],
   // A translation is named by its language tag, a word of BCP 47, not something a tenant owns.
   translations: ['fr'],
+  // A BadgeClass edition: the seeded translation's language, and the seeded definition's versions
+  // (its translation, made after issuance, cut version 2; version 1 has no French edition).
+  in: ['fr'],
+  versions: ['1', '2'],
 };
 
 /** Path segments that name another collection than their own word. */
