@@ -126,6 +126,7 @@ export function createServices(core: Core) {
     images,
     notifications,
     vc: vc.credentials,
+    imports: ingest.history,
   });
   const verification = createVerificationModule(core, {
     outbox,

@@ -120,6 +120,8 @@ export interface CredentialsTable {
   created_at: string;
   /** The language the credential was issued in (migration 0100); null: the definition's own. */
   language: string | null;
+  /** The import batch that issued it (migration 0145); null for every other channel. */
+  import_batch_id: string | null;
 }
 
 export interface UsageCountersTable {

@@ -49,6 +49,7 @@ import { certificateLinksMigration } from './0120_certificate_links.js';
 import { earnerImportsMigration } from './0125_earner_imports.js';
 import { clrCredentialsMigration } from './0130_clr_credentials.js';
 import { ltiIssuerToolKeysMigration } from './0135_lti_issuer_tool_keys.js';
+import { credentialImportBatchMigration } from './0145_credential_import_batch.js';
 import { resendKindMigration } from './0155_resend_kind.js';
 
 /** Every forward-only migration, by name, in the order they run. A new migration is added here. */
@@ -103,6 +104,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0125_earner_imports': earnerImportsMigration(),
     '0130_clr_credentials': clrCredentialsMigration(),
     '0135_lti_issuer_tool_keys': ltiIssuerToolKeysMigration(),
+    '0145_credential_import_batch': credentialImportBatchMigration(),
     '0155_resend_kind': resendKindMigration(),
   };
 }

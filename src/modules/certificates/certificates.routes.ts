@@ -10,6 +10,7 @@ import {
   CertificateSettingsSchema,
   DefinitionCertificateSchema,
 } from './certificates.schemas.js';
+import { MANIFEST_FILE, ZipBusyError } from './certificates.zip.js';
 
 const tags = ['Certificates'];
 const DefinitionCertificate = Type.Ref(DefinitionCertificateSchema);
@@ -23,6 +24,16 @@ const CertificateLink = Type.Ref(CertificateLinkSchema);
 const EARNER_DOWNLOAD_COST = 30;
 /** A preview is drawn afresh as the designer types: it costs its user this many requests of their limit. */
 const PREVIEW_COST = 5;
+/**
+ * What a batch's ZIP costs its caller, in requests of their limit, charged before it starts; its
+ * renders are further bounded by the ZIP slots (one per issuer, two per process) and run one at a
+ * time as the client reads.
+ */
+const ZIP_COST = 30;
+const zipResponse = {
+  description: 'The certificates, one PDF per credential, and the manifest',
+  content: { 'application/zip': { schema: Type.String({ format: 'binary' }) } },
+};
 const pdfResponse = {
   description: 'The certificate',
   content: { 'application/pdf': { schema: Type.String({ format: 'binary' }) } },
@@ -228,6 +239,34 @@ export const certificateRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .header('cache-control', 'private, no-store')
         .header('x-robots-tag', 'noindex, nofollow')
         .send(pdf);
+    },
+  );
+
+  app.get(
+    '/api/v1/ingest/imports/:id/certificates.zip',
+    {
+      config: { auth: 'key', rateLimitCost: () => ZIP_COST },
+      schema: {
+        operationId: 'getImportCertificates',
+        tags,
+        summary: 'The certificates of the credentials an import batch issued, as one ZIP (streamed)',
+        description: `One \`certificate-<credentialId>.pdf\` per credential the batch (a real CSV import or connector call) issued, as GET /credentials/{id}/certificate.pdf gives it, and last \`${MANIFEST_FILE}\`: one row per credential (file, credentialId, included yes/no, and why not: revoked, erased, certificates off for its badge, or unprintable). Credentials the batch found already issued belong to their own batch. Another issuer's or an unknown batch is 404; a dry run keeps no batch. Costs ${ZIP_COST} requests of the caller's limit; one ZIP at a time per issuer (and two per process): another answers 429 with Retry-After. Credentials issued before batches were recorded on them (migration 0145) are not found: their ZIP holds the manifest alone.`,
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
+        response: { 200: zipResponse, ...errorResponses(404, ...keyedErrors) },
+      },
+    },
+    async (request, reply) => {
+      try {
+        const zip = await certificates.batchZip(request.issuerId(), request.params.id);
+        return reply
+          .header('content-type', 'application/zip')
+          .header('content-disposition', `attachment; filename="certificates-${request.params.id}.zip"`)
+          .header('cache-control', 'private, no-store')
+          .send(zip);
+      } catch (err) {
+        if (err instanceof ZipBusyError) reply.header('retry-after', String(err.retryAfterSeconds));
+        throw err;
+      }
     },
   );
 };

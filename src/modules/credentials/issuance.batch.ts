@@ -193,6 +193,7 @@ const CREDENTIAL_COLUMNS = [
   'expiry_announced_at',
   'created_at',
   'language',
+  'import_batch_id',
 ] as const satisfies readonly (keyof CredentialRow)[];
 
 /**
@@ -297,9 +298,9 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
     }
     if (candidates.length === 0) return 0;
 
-    const rows = candidates.map((index) => {
+    const rows = candidates.map((index): CredentialRow => {
       const item = items[index] as BatchItem;
-      return deps.issuance.buildRow(issuerId, item.definition, {
+      const row = deps.issuance.buildRow(issuerId, item.definition, {
         recipientHash: item.recipientHash,
         recipientName: item.recipientName,
         completionKey: item.completionKey,
@@ -308,6 +309,9 @@ export function createBatchIssuance(core: Pick<Core, 'db' | 'dialect' | 'clock' 
         language: item.language,
         source: run.source,
       });
+      // The batch's certificate ZIP finds its credentials by this (issue 44).
+      row.import_batch_id = run.batchId;
+      return row;
     });
     const inserted = await insertNew(trx, core.dialect, rows);
     const created: { row: CredentialRow; definitionSlug: string }[] = [];

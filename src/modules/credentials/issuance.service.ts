@@ -187,6 +187,7 @@ export function createIssuanceService(
       expiry_announced_at: null,
       created_at: now,
       language: issuedLanguage(definition, input.language),
+      import_batch_id: null,
     };
   }
 

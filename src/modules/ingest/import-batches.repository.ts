@@ -44,5 +44,30 @@ export function createImportBatchRepository(db: Executor) {
         .where('id', '=', id)
         .executeTakeFirst();
     },
+
+    async exists(issuerId: string, id: string): Promise<boolean> {
+      const row = await db
+        .selectFrom('import_batches')
+        .select('id')
+        .where('issuer_id', '=', issuerId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    /**
+     * Ids of the credentials the batch issued, in id order after `afterId` (index
+     * credentials_issuer_import_batch, migration 0145): a page at a time, however large the batch.
+     */
+    async credentialIds(issuerId: string, batchId: string, afterId: string | null, limit: number): Promise<string[]> {
+      let query = db
+        .selectFrom('credentials')
+        .select('id')
+        .where('issuer_id', '=', issuerId)
+        .where('import_batch_id', '=', batchId);
+      if (afterId !== null) query = query.where('id', '>', afterId);
+      const rows = await query.orderBy('id').limit(limit).execute();
+      return rows.map((r) => r.id);
+    },
   };
 }

@@ -31,5 +31,14 @@ export function createImportHistoryService(core: Pick<Core, 'db'>) {
       const kept = row.report === null ? null : (JSON.parse(row.report) as KeptReport);
       return { ...toBatch(row), report: kept?.entries ?? null, reportComplete: kept?.complete ?? false };
     },
+
+    /** Whether the issuer has this batch (another issuer's answers as a missing one). */
+    exists: (issuerId: string, id: string) => repo.exists(issuerId, id),
+
+    /** A page of the ids of the credentials the batch issued, in id order after `afterId`. */
+    credentialIds: (issuerId: string, batchId: string, afterId: string | null, limit: number) =>
+      repo.credentialIds(issuerId, batchId, afterId, limit),
   };
 }
+
+export type ImportHistoryService = ReturnType<typeof createImportHistoryService>;
