@@ -50,6 +50,7 @@ import { earnerImportsMigration } from './0125_earner_imports.js';
 import { clrCredentialsMigration } from './0130_clr_credentials.js';
 import { ltiIssuerToolKeysMigration } from './0135_lti_issuer_tool_keys.js';
 import { credentialImportBatchMigration } from './0145_credential_import_batch.js';
+import { upsertedChecksMigration } from './0150_upserted_checks.js';
 import { resendKindMigration } from './0155_resend_kind.js';
 
 /** Every forward-only migration, by name, in the order they run. A new migration is added here. */
@@ -105,6 +106,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0130_clr_credentials': clrCredentialsMigration(),
     '0135_lti_issuer_tool_keys': ltiIssuerToolKeysMigration(),
     '0145_credential_import_batch': credentialImportBatchMigration(),
+    '0150_upserted_checks': upsertedChecksMigration(),
     '0155_resend_kind': resendKindMigration(),
   };
 }

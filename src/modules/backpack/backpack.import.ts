@@ -98,7 +98,7 @@ function requireBadge(credential: Json): void {
 }
 
 /** What the backpack shows of an OB 3.0 credential: its achievement and issuer. */
-function ob3View(credential: Json) {
+export function ob3View(credential: Json) {
   const subject = asObject(credential.credentialSubject);
   const achievement = asObject(subject?.achievement);
   const issuer = asObject(credential.issuer);
@@ -275,17 +275,22 @@ export function createImportService(
     };
   }
 
-  /** Checks and keeps `source` for the account; the outcome is recorded in the earners' audit chain. */
-  async function run(accountId: string, address: string | null, source: ImportSource): Promise<ImportedBadge> {
-    const now = core.clock.now();
-    const at = now.toISOString();
+  /** One check of the account's hourly share (IMPORTS_PER_HOUR), counted in the database; 429 past it. */
+  async function spend(accountId: string, now: Date): Promise<void> {
     if ((await repo.attemptsSince(accountId, new Date(now.getTime() - HOUR_MS).toISOString())) >= IMPORTS_PER_HOUR) {
       throw new AppError(
         'rate_limited',
         `A backpack checks at most ${IMPORTS_PER_HOUR} imports an hour; try again later.`,
       );
     }
-    await repo.addAttempt(accountId, at);
+    await repo.addAttempt(accountId, now.toISOString());
+  }
+
+  /** Checks and keeps `source` for the account; the outcome is recorded in the earners' audit chain. */
+  async function run(accountId: string, address: string | null, source: ImportSource): Promise<ImportedBadge> {
+    const now = core.clock.now();
+    const at = now.toISOString();
+    await spend(accountId, now);
     const outcome = await check(source, address, now);
     const existing = await repo.findByKey(accountId, outcome.key);
     const row: ImportRow = {
@@ -324,6 +329,30 @@ export function createImportService(
 
   return {
     importCredential: run,
+
+    /**
+     * Checks a credential the backpack holds but did not import (one an app upserted through the
+     * Open Badges API), exactly as an import is checked and from the same hourly share; nothing is
+     * kept here, the caller keeps the outcome. A credential that cannot even be read is unverified
+     * with the reason, never refused: it is already in the backpack.
+     */
+    async checkHeld(
+      accountId: string,
+      address: string | null,
+      text: string,
+    ): Promise<{ status: ImportStatus; reason: string | null }> {
+      const now = core.clock.now();
+      await spend(accountId, now);
+      try {
+        const { checked } = await check({ text }, address, now);
+        return { status: checked.status, reason: checked.reason?.slice(0, 500) ?? null };
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'validation_failed') {
+          return { status: 'unverified', reason: error.message.slice(0, 500) };
+        }
+        throw error;
+      }
+    },
 
     /** Checks an import again (its URL fetched anew, or its document as kept): its status may have changed. */
     async recheck(accountId: string, address: string | null, id: string): Promise<ImportedBadge> {

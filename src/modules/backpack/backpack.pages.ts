@@ -113,6 +113,46 @@ ${app.clientUri && safeUrl(app.clientUri) ? html`<p><a href="${safeUrl(app.clien
 }`;
 }
 
+/** A credential an app sent through the Open Badges API (the API's own UpsertedBadge). */
+export interface UpsertedBadgeView {
+  key: string;
+  name: string;
+  issuerName: string;
+  issuedOn: string | null;
+  sentBy: string;
+  receivedAt: string;
+  status: ImportedBadge['status'] | null;
+  reason: string | null;
+  checkedAt: string | null;
+}
+
+const CHECK_WORDS: Record<ImportedBadge['status'], string> = {
+  verified: 'verified',
+  expired: 'expired',
+  revoked: 'revoked by its issuer',
+  suspended: 'suspended by its issuer',
+  unverified: 'not verified',
+};
+
+/**
+ * What apps sent into the backpack, each marked with the app it came from and its last check; one
+ * never checked is "not verified" until the earner checks it (never shown valid unchecked).
+ */
+export function upsertedSection(sent: UpsertedBadgeView[], csrf: string): Markup {
+  if (sent.length === 0) return html``;
+  return html`<h2>Sent by apps</h2>
+${sent.map(
+  (badge) => html`<article class="badge" aria-label="${badge.name}"><div>
+<h3>${badge.name}</h3>
+<p>${badge.issuerName}${badge.issuedOn ? html` · issued ${shownDate(badge.issuedOn)}` : ''}</p>
+<p>Sent by ${badge.sentBy} on ${shownDate(badge.receivedAt)} through the Open Badges API</p>
+<p class="status status-${badge.status ?? 'unverified'}">Status: ${badge.status ? CHECK_WORDS[badge.status] : 'not verified'}</p>
+<p>${badge.status === null ? 'Not checked yet.' : html`${badge.reason ?? ''} Checked ${shownDate(badge.checkedAt ?? badge.receivedAt)}.`}</p>
+<form class="inline" method="post" action="/backpack/sent/check">${csrfField(csrf)}<input type="hidden" name="key" value="${badge.key}"><button type="submit" class="secondary">${badge.status === null ? 'Check it' : 'Check again'}</button></form>
+</div></article>`,
+)}`;
+}
+
 export function backpackPage(
   nonce: string,
   badges: BackpackBadge[],
@@ -120,6 +160,7 @@ export function backpackPage(
   imports: ImportedBadge[] = [],
   records: Markup = html``,
   apps: Markup = html``,
+  sent: Markup = html``,
 ): string {
   return backpackDocument(
     'Your backpack',
@@ -129,6 +170,7 @@ export function backpackPage(
 <p>${badges.length === 0 ? 'No badges have been issued to your address on this service yet.' : `${badges.length} ${badges.length === 1 ? 'badge' : 'badges'} from every issuer on this service.`}</p>
 ${badges.map((badge) => badgeCard(badge, csrf))}
 ${importedSection(imports, csrf)}
+${sent}
 ${records}
 ${apps}
 <h2>Your account</h2>

@@ -19,6 +19,7 @@ import {
   linkUnusablePage,
   signInNotStartedHerePage,
   signInPage,
+  upsertedSection,
   walletOfferPage,
 } from './backpack.pages.js';
 import { LINK_MINUTES, SESSION_HOURS } from './backpack.service.js';
@@ -54,6 +55,10 @@ const PRE_SESSION_LENGTH = 32;
 const LinkParams = Type.Object({ link: Type.String({ maxLength: 600 }) });
 const NextQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 2048 })) });
 const BadgeParams = Type.Object({ id: Type.String({ maxLength: 104 }) });
+const SentCheckBody = Type.Object(
+  { csrf: Type.String({ maxLength: 100 }), key: Type.String({ minLength: 1, maxLength: 2100 }) },
+  { additionalProperties: false },
+);
 const AppParams = Type.Object({ clientId: Type.String({ minLength: 1, maxLength: 200 }) });
 
 const LOCAL_ORIGIN = 'http://local.invalid';
@@ -80,7 +85,7 @@ export function localPath(next: string | undefined): string | null {
  */
 export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { backpack } = app.services;
-  const { send, setCookie: setNamedCookie, sessionOf, changingSession, cookie } = backpackHttp(app);
+  const { send, setCookie: setNamedCookie, sessionOf, changingSession, cookie, addressOf } = backpackHttp(app);
   const setCookie = (reply: FastifyReply, value: string, maxAge: number) => {
     setNamedCookie(reply, BACKPACK_COOKIE, value, maxAge);
     if (maxAge === 0) setNamedCookie(reply, BACKPACK_ADDRESS_COOKIE, '', 0);
@@ -142,11 +147,12 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const session = await sessionOf(request);
       if (!session) return send(reply, 200, (nonce) => signInPage(nonce, { next: localPath(request.query.next) }));
-      const [badges, imports, records, apps] = await Promise.all([
+      const [badges, imports, records, apps, sent] = await Promise.all([
         backpack.badges(session.accountId),
         backpack.imports.list(session.accountId),
         app.services.clr.forAccount(session.accountId),
         app.services.obapi.connectedApps(session.accountId),
+        app.services.obapi.upsertedForAccount(session.accountId),
       ]);
       return send(reply, 200, (nonce) =>
         backpackPage(
@@ -156,6 +162,7 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
           imports,
           clrSection(records),
           connectedAppsSection(apps, session.csrfToken),
+          upsertedSection(sent, session.csrfToken),
         ),
       );
     },
@@ -323,6 +330,32 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const session = await changingSession(request, request.body.csrf);
       if (!(await app.services.obapi.revokeApp(session.accountId, request.params.clientId))) {
         throw errors.notFound('Connected app');
+      }
+      return reply.redirect('/backpack', 303);
+    },
+  );
+
+  app.post(
+    '/backpack/sent/check',
+    {
+      schema: {
+        operationId: 'checkBackpackSentCredential',
+        description:
+          'Backpack session and its CSRF token; `key` is the credential’s id as an app upserted it. Checks it as an import is checked (proof, issuer DID, status list, recipient against the signed-in address), from the same 20 checks per account per hour (429 past them), and keeps the outcome; audited. Another earner’s credential is 404.',
+        tags,
+        summary: 'Checks a credential an app sent into the backpack through the Open Badges API',
+        consumes: [FORM],
+        body: SentCheckBody,
+        response: {
+          303: seeOther('Checked: back to the backpack'),
+          ...errorResponses(400, 401, 403, 404, ...openErrors),
+        },
+      },
+    },
+    async (request, reply) => {
+      const session = await changingSession(request, request.body.csrf);
+      if (!(await app.services.obapi.checkUpserted(session.accountId, addressOf(request), request.body.key))) {
+        throw errors.notFound('Sent credential');
       }
       return reply.redirect('/backpack', 303);
     },

@@ -23,7 +23,7 @@ export function createObApiModule(
   deps: {
     audit: Pick<AuditService, 'append'>;
     vc: Pick<VcService, 'credential'>;
-    backpack: Pick<BackpackModule, 'secrets' | 'onAccountDeleted' | 'onSignedOut'>;
+    backpack: Pick<BackpackModule, 'secrets' | 'onAccountDeleted' | 'onSignedOut' | 'imports'>;
     clr: Pick<ClrService, 'signedForAccount'>;
   },
 ) {
@@ -32,6 +32,7 @@ export function createObApiModule(
     audit: deps.audit,
     vc: deps.vc,
     clr: deps.clr,
+    imports: deps.backpack.imports,
     provider: () => current().provider,
   });
   function current() {

@@ -71,15 +71,57 @@ export function createObApiRepository(root: Kysely<DB>) {
       issued_at: string;
       created_at: string;
       updated_at: string;
+      client_id: string;
     }) {
+      // A replaced credential is a new one to the backpack: its last check no longer holds.
+      const unchecked = { status: null, reason: null, checked_at: null };
       await db
         .insertInto('earner_api_credentials')
-        .values(row)
+        .values({ ...row, ...unchecked })
         .onConflict((oc) =>
-          oc
-            .columns(['account_id', 'credential_key'])
-            .doUpdateSet({ format: row.format, body: row.body, issued_at: row.issued_at, updated_at: row.updated_at }),
+          oc.columns(['account_id', 'credential_key']).doUpdateSet({
+            format: row.format,
+            body: row.body,
+            issued_at: row.issued_at,
+            updated_at: row.updated_at,
+            client_id: row.client_id,
+            ...unchecked,
+          }),
         )
+        .execute();
+    },
+
+    /** Every credential apps upserted into the account, newest first, as the backpack lists them. */
+    upserted: (accountId: string) =>
+      db
+        .selectFrom('earner_api_credentials')
+        .select(['credential_key', 'format', 'body', 'client_id', 'status', 'reason', 'checked_at', 'updated_at'])
+        .where('account_id', '=', accountId)
+        .orderBy('updated_at', 'desc')
+        .orderBy('credential_key')
+        .execute(),
+
+    upsertedBody: (accountId: string, key: string) =>
+      db
+        .selectFrom('earner_api_credentials')
+        .select(['body', 'updated_at'])
+        .where('account_id', '=', accountId)
+        .where('credential_key', '=', key)
+        .executeTakeFirst(),
+
+    /** Keeps a check's outcome, unless the credential was replaced while it ran (`updated_at` moved). */
+    async saveCheck(
+      accountId: string,
+      key: string,
+      asOf: string,
+      check: { status: string; reason: string | null; checked_at: string },
+    ) {
+      await db
+        .updateTable('earner_api_credentials')
+        .set(check)
+        .where('account_id', '=', accountId)
+        .where('credential_key', '=', key)
+        .where('updated_at', '=', asOf)
         .execute();
     },
 

@@ -5,6 +5,8 @@ import { type AppError, errors } from '../../core/errors.js';
 import { canonicalJson, sha256Hex } from '../../core/hashing.js';
 import { requireJsonLdBudget } from '../../core/jsonld-budget.js';
 import type { AuditService } from '../audit/audit.service.js';
+import type { ImportService } from '../backpack/backpack.import.js';
+import { ob3View } from '../backpack/backpack.import.js';
 import { EARNER_AUDIT_CHAIN } from '../backpack/backpack.service.js';
 import type { ClrService } from '../clr/clr.service.js';
 import type { VcService } from '../vc/vc.service.js';
@@ -29,6 +31,21 @@ export interface ConnectedApp {
   clientUri: string | null;
   scopes: string[];
   grantedAt: string;
+}
+
+/** A credential an app upserted, as the backpack lists it: what it says, who sent it, its last check. */
+export interface UpsertedBadge {
+  key: string;
+  name: string;
+  issuerName: string;
+  issuedOn: string | null;
+  format: 'json' | 'jws';
+  sentBy: string;
+  receivedAt: string;
+  /** Null until the backpack checked it (then shown not verified). */
+  status: 'verified' | 'expired' | 'revoked' | 'suspended' | 'unverified' | null;
+  reason: string | null;
+  checkedAt: string | null;
 }
 
 /** An upserted credential as the API was given it: JSON (stored as that text) or a compact JWS. */
@@ -88,6 +105,7 @@ export function createObApiService(
     audit: Pick<AuditService, 'append'>;
     vc: Pick<VcService, 'credential'>;
     clr: Pick<ClrService, 'signedForAccount'>;
+    imports: Pick<ImportService, 'checkHeld'>;
     provider: () => Provider;
   },
 ) {
@@ -271,6 +289,7 @@ export function createObApiService(
           issued_at: issuedAt,
           created_at: now,
           updated_at: now,
+          client_id: grant.clientId,
         });
         await deps.audit.append(trx, {
           issuerId: EARNER_AUDIT_CHAIN,
@@ -309,6 +328,68 @@ export function createObApiService(
         });
       });
       return profile;
+    },
+
+    /**
+     * What apps upserted into the account (issue 47 §1), for the backpack page: each with the name
+     * of the app that sent it (its RFC 7591 client_name, or its id once the registration is gone)
+     * and the outcome of its last check; never checked is null, which the page shows as not verified.
+     */
+    async upsertedForAccount(accountId: string): Promise<UpsertedBadge[]> {
+      const rows = await repo.upserted(accountId);
+      const ids = [...new Set(rows.map((row) => row.client_id).filter((id): id is string => id !== null))];
+      const names = new Map(
+        (await repo.clients(ids)).map((row) => [
+          row.id,
+          (JSON.parse(row.payload) as { client_name?: string }).client_name,
+        ]),
+      );
+      return rows.map((row) => {
+        let view: ReturnType<typeof ob3View> | null;
+        try {
+          view = ob3View(
+            row.format === 'jws' ? jwsCredential(row.body) : (JSON.parse(row.body) as Record<string, unknown>),
+          );
+        } catch {
+          view = null;
+        }
+        return {
+          key: row.credential_key,
+          name: view?.name ?? 'Open Badges 3.0 badge',
+          issuerName: view?.issuerName ?? 'Unknown issuer',
+          issuedOn: view?.issuedOn ?? null,
+          format: row.format,
+          sentBy: row.client_id ? (names.get(row.client_id) ?? row.client_id) : 'an app',
+          receivedAt: row.updated_at,
+          status: row.status as UpsertedBadge['status'],
+          reason: row.reason,
+          checkedAt: row.checked_at,
+        };
+      });
+    },
+
+    /**
+     * Checks an upserted credential as an import is checked (its proof, issuer DID, status list and
+     * recipient against the signed-in address), from the account's hourly share of checks, and
+     * keeps the outcome; audited. False when the account holds no such credential.
+     */
+    async checkUpserted(accountId: string, address: string | null, key: string): Promise<boolean> {
+      const row = await repo.upsertedBody(accountId, key);
+      if (!row) return false;
+      const outcome = await deps.imports.checkHeld(accountId, address, row.body);
+      const at = isoNow(core.clock);
+      await core.db.transaction().execute(async (trx) => {
+        await createObApiRepository(trx).saveCheck(accountId, key, row.updated_at, { ...outcome, checked_at: at });
+        await deps.audit.append(trx, {
+          issuerId: EARNER_AUDIT_CHAIN,
+          actor: `earner:${accountId}`,
+          action: 'obapi.credential_checked',
+          targetType: 'earner_account',
+          targetId: accountId,
+          details: { status: outcome.status },
+        });
+      });
+      return true;
     },
 
     /**

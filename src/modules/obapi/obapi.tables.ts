@@ -23,6 +23,11 @@ export type ObApiTables = {
     issued_at: string;
     created_at: string;
     updated_at: string;
+    /** Migration 0150: the app that sent it and the backpack's last check. */
+    client_id: string | null;
+    status: string | null;
+    reason: string | null;
+    checked_at: string | null;
   };
   earner_profiles: { account_id: string; profile: string; updated_at: string };
 };
