@@ -3469,6 +3469,8 @@ export interface components {
              * @description The same credential as a signed Open Badges 3.0 Verifiable Credential.
              */
             openBadgeCredentialUrl?: string;
+            /** @description The BCP 47 tag the credential was issued in (its documents, pages and emails use that translation); null: the definition's own language */
+            language?: string | null;
         };
         CredentialPage: {
             total: number;

@@ -129,7 +129,7 @@ describe.each(dialects)('console roster import on %s', (dialect) => {
     expect(await messages()).toEqual([
       '',
       '“grace.college.example” in Email Address is not an email address.',
-      "“WELD9” in Course Code matches no badge: use a definition's slug or exact name.",
+      "“WELD9” in Course Code matches no badge: use a definition's slug, course code or exact name.",
       '“31/02/2026” in Date Achieved is not a real day: check the day and the month, and the date format above.',
       '',
     ]);

@@ -232,6 +232,8 @@ describe.each(dialects)('definition translations on %s', (dialect) => {
       completionKey: 'weld-1',
       language: 'fr',
     });
+    const detail = await call('GET', `/api/v1/credentials/${issued.json().credentialId}`);
+    expect(detail.json().language).toBe('fr');
     const first = await credential(issued.json().credentialId);
     clock.advance(1_000);
     // Validity is not shown text: no version for it.

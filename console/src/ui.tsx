@@ -107,6 +107,7 @@ export function ConfirmDialog({
   onConfirm,
   onCancel,
   confirmDisabled = false,
+  destructive = true,
   children,
 }: {
   id: string;
@@ -115,6 +116,8 @@ export function ConfirmDialog({
   onConfirm: () => void;
   onCancel: () => void;
   confirmDisabled?: boolean;
+  /** False for a confirmation that takes nothing away (resend, renew, correct): a plain button, not red. */
+  destructive?: boolean;
   children: ComponentChildren;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -143,7 +146,7 @@ export function ConfirmDialog({
         <button type="button" class="secondary" autoFocus onClick={onCancel}>
           Cancel
         </button>
-        <button type="button" class="danger" disabled={confirmDisabled} onClick={onConfirm}>
+        <button type="button" class={destructive ? 'danger' : undefined} disabled={confirmDisabled} onClick={onConfirm}>
           {confirmLabel}
         </button>
       </div>

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { useRoute } from 'preact-iso';
 import type { components } from '../../../client/index';
 import { api, problem } from '../api';
+import { languageLabel } from '../languages';
 import { EarnerNoticeFields, noticeOutcome, useEarnerNotice } from '../notify-earner';
 import { can, useSession } from '../session';
 import { Alert, ConfirmDialog, Field, formatDate, inputValue } from '../ui';
@@ -168,6 +169,8 @@ export function CredentialDetailPage() {
         <dd>{formatDate(credential.issuedOn)}</dd>
         <dt>Expires</dt>
         <dd>{formatDate(credential.expiresOn)}</dd>
+        <dt>Language</dt>
+        <dd>{credential.language ? languageLabel(credential.language) : "The badge's own"}</dd>
         <dt>Earner email</dt>
         <dd>
           <DeliveryStatus notification={credential.notification} />
@@ -245,6 +248,7 @@ export function CredentialDetailPage() {
           id="confirm-renew-credential"
           title={`${renewVerb} ${badge} for ${earner}?`}
           confirmLabel={`${renewVerb} credential`}
+          destructive={false}
           confirmDisabled={!earnerNotice.ready}
           onConfirm={() => renew(renewVerb === 'Reissue' ? 'Reissued' : 'Renewed')}
           onCancel={() => setConfirmingRenewal(false)}

@@ -56,6 +56,7 @@ export function ResendEmail({ credential, onSent }: { credential: Credential; on
           id="confirm-resend-email"
           title="Resend the email to the earner?"
           confirmLabel="Resend the email"
+          destructive={false}
           confirmDisabled={email.trim() === ''}
           onConfirm={resend}
           onCancel={() => setOpen(false)}

@@ -63,6 +63,7 @@ export function CorrectName({ credential, onCorrected }: { credential: Credentia
           id="confirm-correct-name"
           title="Correct the earner's name?"
           confirmLabel="Correct the name"
+          destructive={false}
           confirmDisabled={!ready}
           onConfirm={correct}
           onCancel={() => setOpen(false)}

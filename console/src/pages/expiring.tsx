@@ -225,6 +225,7 @@ export function ExpiringPage() {
           id="confirm-renew-row"
           title={`Renew the credential of ${confirmRow.who}?`}
           confirmLabel="Renew credential"
+          destructive={false}
           confirmDisabled={!earnerNotice.ready}
           onConfirm={() => renew(confirmRow.id, confirmRow.who)}
           onCancel={() => {
@@ -244,6 +245,7 @@ export function ExpiringPage() {
           id="confirm-renew-csv"
           title={`Renew the credentials of ${confirmCsv.keys} completion key${confirmCsv.keys === 1 ? '' : 's'}?`}
           confirmLabel="Renew credentials"
+          destructive={false}
           onConfirm={() => upload(confirmCsv.csv)}
           onCancel={() => setConfirmCsv(null)}
         >

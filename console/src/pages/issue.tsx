@@ -58,7 +58,7 @@ function problemText(problem: RowProblem): string {
     case 'invalid_email':
       return `${quoted(problem)} is not an email address.`;
     case 'unknown_definition':
-      return `${quoted(problem)} matches no badge: use a definition's slug or exact name.`;
+      return `${quoted(problem)} matches no badge: use a definition's slug, course code or exact name.`;
     case 'ambiguous_definition':
       return `${quoted(problem)} is the name of several badges: use the slug of the one you mean.`;
     case 'not_a_day':
@@ -109,7 +109,7 @@ const FIELDS = [
   { key: 'recipientName', label: 'Recipient name' },
   { key: 'completionKey', label: 'Completion key' },
   { key: 'learnerRef', label: 'Learner reference (the key where a row has none)' },
-  { key: 'definitionRef', label: 'Definition (id or slug)' },
+  { key: 'definitionRef', label: 'Definition (slug, course code or name)' },
   { key: 'issuedOn', label: 'Issued on' },
   { key: 'evidenceUrl', label: 'Evidence URL' },
   { key: 'notify', label: 'Email the earner (yes or no)' },

@@ -83,6 +83,14 @@ export const CredentialDetailSchema = Type.Object(
         description: 'The same credential as a signed Open Badges 3.0 Verifiable Credential.',
       }),
     ),
+    language: Type.Optional(
+      Nullable(
+        Type.String({
+          description:
+            "The BCP 47 tag the credential was issued in (its documents, pages and emails use that translation); null: the definition's own language",
+        }),
+      ),
+    ),
   },
   { $id: 'CredentialDetail' },
 );

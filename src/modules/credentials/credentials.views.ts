@@ -46,6 +46,7 @@ export function toDetail(urls: PublicUrls, row: CredentialWithSlugs, now: Date) 
     completionKey: row.completion_key,
     recipientName: row.display_name,
     openBadgeCredentialUrl: urls.openBadgeCredential(row.issuer_slug, row.id),
+    language: row.language,
   };
 }
 
