@@ -163,7 +163,7 @@ describe.each(dialects)('Open Badges 3.0 credentials on %s', (dialect) => {
         type: ['AchievementSubject'],
         identifier: [{ type: 'IdentityObject', identityType: 'emailAddress', hashed: true, salt: a.salt }],
         achievement: {
-          id: `${BASE}/v1/issuers/${a.slug}/badges/${definitionSlug}`,
+          id: `${BASE}/v1/issuers/${a.slug}/badges/${definitionSlug}/versions/1`,
           type: ['Achievement'],
           name: 'Analytical Engines',
           criteria: { narrative: 'Write a program computing Bernoulli numbers.' },

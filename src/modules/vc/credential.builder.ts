@@ -2,7 +2,7 @@ import type { PublicUrls } from '../../core/urls.js';
 import type { AlignmentRow } from '../alignments/alignments.repository.js';
 import type { CredentialWithSlugs } from '../credentials/credentials.repository.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
-import { criteriaOf, imageUrlOf, keywords } from '../documents/documents.builders.js';
+import { criteriaOf, imageUrlOf, keywords, versionLabel } from '../documents/documents.builders.js';
 import type { IssuerRow } from '../issuers/issuers.repository.js';
 import { OB_V3_CONTEXT, OB_V3_CREDENTIAL_SCHEMA, OB_V3_EXTENSIONS_CONTEXT, VC_V2_CONTEXT } from './contexts.js';
 
@@ -35,11 +35,27 @@ export function issuerProfile(did: string, issuer: IssuerRow, ob2ProfileUrl: str
     name: issuer.name,
     url: issuer.url,
     email: issuer.email,
-    otherIdentifier: [{ type: 'IdentifierEntry', identifier: ob2ProfileUrl, identifierType: 'identifier' }],
+    otherIdentifier: [
+      { type: 'IdentifierEntry', identifier: ob2ProfileUrl, identifierType: 'identifier' },
+      // OB 3.0 IdentifierTypeEnum is extensible ("ext:" terms, §B.1): LinkedIn's organization id,
+      // which the add-to-profile link names too, so the certification shows the issuer's page.
+      ...(issuer.linkedin_organization_id
+        ? [
+            {
+              type: 'IdentifierEntry',
+              identifier: issuer.linkedin_organization_id,
+              identifierType: LINKEDIN_IDENTIFIER_TYPE,
+            },
+          ]
+        : []),
+    ],
     ...(issuer.description ? { description: issuer.description } : {}),
     ...(logo ? { image: image(logo) } : {}),
   };
 }
+
+/** The IdentifierEntry type of an issuer's LinkedIn organization id, an extension term of IdentifierTypeEnum. */
+export const LINKEDIN_IDENTIFIER_TYPE = 'ext:LinkedInOrganizationId';
 
 function alignment(row: AlignmentRow) {
   return {
@@ -49,7 +65,25 @@ function alignment(row: AlignmentRow) {
     ...(row.target_description ? { targetDescription: row.target_description } : {}),
     ...(row.target_framework ? { targetFramework: row.target_framework } : {}),
     ...(row.target_code ? { targetCode: row.target_code } : {}),
+    ...(row.target_type ? { targetType: row.target_type } : {}),
   };
+}
+
+/**
+ * The other editions an Achievement lists in `related` at most: with the rest of a credential
+ * they keep it well inside the JSON-LD budget (core/jsonld-budget.ts) that verification applies
+ * to a credential given back to this service. 24 is the number of the EU's official languages.
+ */
+export const MAX_RELATED_EDITIONS = 24;
+
+/** Which edition of which version a credential shows (documents.builders.ts `Edition`), and its relatives. */
+export interface AchievementEdition {
+  /** The edition's BadgeClass URL, the Achievement's id. */
+  id: string;
+  /** The language of the edition's text. */
+  language: string;
+  /** The version's other editions: their URLs and languages. */
+  others: { id: string; language: string }[];
 }
 
 export interface CredentialParts {
@@ -64,6 +98,11 @@ export interface CredentialParts {
   statusPosition: number;
   /** The subject's id: a holder's DID for a copy bound to its holder; none for the hosted credential. */
   subjectId?: string;
+  /**
+   * The edition the credential was issued in (its version and language). `definition` then carries
+   * that version's fields and that edition's text. Absent: the definition's current BadgeClass.
+   */
+  edition?: AchievementEdition;
 }
 
 /** A BitstringStatusListEntry (revocation) at `position` of the issuer's status lists. */
@@ -122,7 +161,8 @@ export function endorsementCredential(parts: {
 export function openBadgeCredential(parts: CredentialParts) {
   const { urls, did, issuer, credential, definition } = parts;
   const vc = vcUrls(urls);
-  const badgeClassUrl = urls.badgeClass(issuer.slug, definition.slug);
+  const badgeClassUrl = parts.edition?.id ?? urls.badgeClass(issuer.slug, definition.slug);
+  const related = (parts.edition?.others ?? []).slice(0, MAX_RELATED_EDITIONS);
   const profile = issuerProfile(did, issuer, urls.issuerProfile(issuer.slug));
   const tagList = keywords(definition);
   const criteria = criteriaOf(definition);
@@ -154,6 +194,18 @@ export function openBadgeCredential(parts: CredentialParts) {
         criteria,
         image: image(definition.image_url ?? imageUrlOf(badgeClassUrl)),
         creator: profile,
+        // OB 3.0 §B.2 Achievement: the language of its text, its version, the other editions and
+        // the definition's §3 properties (issue 45), each only when set.
+        ...(parts.edition ? { inLanguage: parts.edition.language } : {}),
+        version: versionLabel(definition),
+        ...(related.length > 0
+          ? { related: related.map((r) => ({ id: r.id, type: ['Related'], inLanguage: r.language })) }
+          : {}),
+        ...(definition.achievement_type ? { achievementType: definition.achievement_type } : {}),
+        ...(definition.credits_available !== null ? { creditsAvailable: definition.credits_available } : {}),
+        ...(definition.field_of_study ? { fieldOfStudy: definition.field_of_study } : {}),
+        ...(definition.specialization ? { specialization: definition.specialization } : {}),
+        ...(definition.human_code ? { humanCode: definition.human_code } : {}),
         ...(tagList.length > 0 ? { tag: tagList } : {}),
         ...(parts.alignments.length > 0 ? { alignment: parts.alignments.map(alignment) } : {}),
         ...(parts.endorsements.length > 0 ? { endorsement: parts.endorsements } : {}),

@@ -9,14 +9,20 @@ import { CONCURRENT_READS } from '../../db/credential-reads.js';
 import type { ReadCaches } from '../../db/read-cache.js';
 import type { AlignmentService } from '../alignments/alignments.service.js';
 import type { AuditService } from '../audit/audit.service.js';
+import type { CredentialWithSlugs } from '../credentials/credentials.repository.js';
 import type { CredentialService } from '../credentials/credentials.service.js';
+import { chooseText } from '../definitions/definition-translations.js';
+import { definitionAsOf } from '../definitions/definition-versions.js';
+import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import { renderCredentialBadgeSvg } from '../documents/badge-image.js';
+import { badgeClassUrlOf, editionLanguage } from '../documents/documents.builders.js';
 import type { ImageService } from '../images/images.service.js';
 import type { IssuerRow } from '../issuers/issuers.repository.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
 import { documentLoader } from './contexts.js';
 import {
+  type AchievementEdition,
   endorsementCredential,
   type JwtSource,
   jwtClaims,
@@ -155,6 +161,40 @@ export function createVcService(
     return { issuer, definition, badgeClassUrl: urls.badgeClass(issuer.slug, definition.slug) };
   }
 
+  /**
+   * What the Achievement of `credential` shows: the definition as the version it was issued under
+   * showed it (definition-versions.ts), in the edition of its language (the same one its OB 2.0
+   * assertion names, documents.builders.ts `editionLanguage`), so a credential first signed after
+   * a later edit still carries what was awarded.
+   */
+  async function achievementEdition(definition: DefinitionRow, credential: CredentialWithSlugs) {
+    const asOf = await definitionAsOf(core.db, definition, credential.created_at);
+    const languages = asOf.translations.map((t) => t.lang);
+    const language = editionLanguage(asOf.definition.language, languages, credential.language);
+    const text = chooseText(asOf.definition, language === null ? [] : asOf.translations, language);
+    const at = (lang: string | null) =>
+      badgeClassUrlOf(urls, credential.issuer_slug, definition.slug, {
+        version: asOf.definition.version_number,
+        language: lang,
+      });
+    const editions = [
+      { id: at(null), language: asOf.definition.language },
+      ...languages.map((lang) => ({ id: at(lang), language: lang })),
+    ];
+    const shown: DefinitionRow = {
+      ...asOf.definition,
+      name: text.name,
+      description: text.description,
+      criteria_narrative: text.criteriaNarrative,
+    };
+    const edition: AchievementEdition = {
+      id: at(language),
+      language: text.language,
+      others: editions.filter((e) => e.id !== at(language)),
+    };
+    return { shown, edition };
+  }
+
   /** The unsigned OpenBadgeCredential of a stored credential, with its status position, and the key to sign it. */
   async function buildCredential(issuer: IssuerRow, credentialId: string) {
     const credential = await deps.credentials.findRow(issuer.id, credentialId);
@@ -167,12 +207,14 @@ export function createVcService(
       currentKey(issuer),
     ]);
     const did = issuerDid(core.config.publicBaseUrl, issuer.slug);
+    const { shown, edition } = await achievementEdition(definition, credential);
     const unsigned = openBadgeCredential({
       urls,
       did,
       issuer,
       credential,
-      definition,
+      definition: shown,
+      edition,
       alignments,
       endorsements: (await createVcRepository(core.db).activeEndorsementsOf(definition.id)).map(
         (json) => JSON.parse(json) as Record<string, unknown>,

@@ -23,17 +23,25 @@ export interface Shareable {
   expiresOn: string | null;
   verifyPageUrl: string;
   assertionUrl: string;
+  /** The issuer's LinkedIn organization id (its profile setting), when it has one. */
+  linkedInOrganizationId?: string | null;
 }
 
 const LINKEDIN_ADD_TO_PROFILE = 'https://www.linkedin.com/profile/add';
 
-/** LinkedIn's add-to-profile form, prefilled as a certification pointing at the verification page. */
-function linkedInUrl(item: Shareable): string {
+/**
+ * LinkedIn's add-to-profile form, prefilled as a certification pointing at the verification page.
+ * The issuing organization is its LinkedIn page (`organizationId`) when the issuer set its id, so
+ * the certification shows that page; else its name (`organizationName`), as plain text.
+ */
+export function linkedInUrl(item: Shareable): string {
   const issued = new Date(item.issuedOn);
   const params = new URLSearchParams({
     startTask: 'CERTIFICATION_NAME',
     name: item.badgeName,
-    organizationName: item.issuerName,
+    ...(item.linkedInOrganizationId
+      ? { organizationId: item.linkedInOrganizationId }
+      : { organizationName: item.issuerName }),
     issueYear: String(issued.getUTCFullYear()),
     issueMonth: String(issued.getUTCMonth() + 1),
     certUrl: item.verifyPageUrl,
