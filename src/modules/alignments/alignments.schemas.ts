@@ -1,17 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { ALIGNMENT_TARGET_TYPES, EXTENSION_TERM_PATTERN } from '../../core/ob3-vocabularies.js';
 import { DateTime, Name, Nullable, Text, WebUrl } from '../../core/schemas.js';
-import { EXTENSION_TERM_PATTERN } from '../definitions/definitions.schemas.js';
-
-/** The AlignmentTargetType vocabulary of Open Badges 3.0 (§B.1.2), as its JSON Schema lists it. */
-export const ALIGNMENT_TARGET_TYPES = [
-  'ceasn:Competency',
-  'ceterms:Credential',
-  'CFItem',
-  'CFRubric',
-  'CFRubricCriterion',
-  'CFRubricCriterionLevel',
-  'CTDL',
-] as const;
 
 export const AlignmentSchema = Type.Object(
   {

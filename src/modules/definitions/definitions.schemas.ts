@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { LanguageTag } from '../../core/language.js';
+import { ACHIEVEMENT_TYPES, EXTENSION_TERM_PATTERN } from '../../core/ob3-vocabularies.js';
 import { DateTime, Name, Nullable, StringEnum, Text, WebUrl } from '../../core/schemas.js';
 import { SLUG_PATTERN } from '../../core/slug.js';
 
@@ -16,44 +17,6 @@ const ValidForMonths = Nullable(
       'Credential lifetime in calendar months (24: the same day two years on). Setting it clears expiresAfterDays, and setting expiresAfterDays clears it; giving both is refused.',
   }),
 );
-
-/** The AchievementType vocabulary of Open Badges 3.0 (§B.1.1 "AchievementType"), as its JSON Schema lists it. */
-export const ACHIEVEMENT_TYPES = [
-  'Achievement',
-  'ApprenticeshipCertificate',
-  'Assessment',
-  'Assignment',
-  'AssociateDegree',
-  'Award',
-  'Badge',
-  'BachelorDegree',
-  'Certificate',
-  'CertificateOfCompletion',
-  'Certification',
-  'CommunityService',
-  'Competency',
-  'Course',
-  'CoCurricular',
-  'Degree',
-  'Diploma',
-  'DoctoralDegree',
-  'Fieldwork',
-  'GeneralEducationDevelopment',
-  'JourneymanCertificate',
-  'LearningProgram',
-  'License',
-  'Membership',
-  'ProfessionalDoctorate',
-  'QualityAssuranceCredential',
-  'MasterCertificate',
-  'MasterDegree',
-  'MicroCredential',
-  'ResearchDoctorate',
-  'SecondarySchoolDiploma',
-] as const;
-
-/** An extension term of an OB 3.0 extensible vocabulary (EnumExt): `ext:` and a name. */
-export const EXTENSION_TERM_PATTERN = '^ext:[A-Za-z0-9._-]+$';
 
 const AchievementType = Type.String({
   pattern: `^(${ACHIEVEMENT_TYPES.join('|')})$|${EXTENSION_TERM_PATTERN}`,
