@@ -22538,6 +22538,8 @@ export interface operations {
                      * @description A definition of the issuer: the preview prints its name (else a sample badge's).
                      */
                     definitionId?: string;
+                    /** @description The language to preview in, as a credential issued in it would print (its fixed words and the definition's translation); else the issuer's. */
+                    language?: string;
                 };
             };
         };

@@ -124,7 +124,6 @@ export function createServices(core: Core) {
     definitions,
     credentials,
     images,
-    notifications,
     vc: vc.credentials,
     imports: ingest.history,
   });

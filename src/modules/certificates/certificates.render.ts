@@ -15,14 +15,26 @@ export interface CertificateContent {
   verifyUrl: string;
   /** The wording with its placeholders replaced. */
   wording: string;
-  signatories: { name: string; role: string; signature: Buffer | null }[];
+  /** The fixed words in the document's language (messages/), their placeholders replaced. */
+  labels: {
+    awardedTo: string;
+    /** "Issued by … on …", "Expires …" (when it expires) and "Credential ID …". */
+    details: string[];
+    verify: string;
+    subject: string;
+    logoAlt: string;
+    qrAlt: string;
+  };
+  /** The language of each text that may differ from the document's (a badge name without a translation). */
+  textLangs: { title: string; badgeName: string; wording: string };
+  signatories: { name: string; role: string; signature: Buffer | null; alt: string }[];
   background: Buffer | null;
   logo: Buffer | null;
   color: string;
   borderStyle: 'classic' | 'double' | 'modern' | 'none';
   orientation: 'landscape' | 'portrait';
   size: 'A4' | 'Letter';
-  /** BCP 47 language of the text (the document's /Lang). */
+  /** BCP 47 language of the fixed words (the document's /Lang). */
   lang: string;
   /** The signed credential, embedded byte for byte. */
   credentialJson: string;
@@ -69,7 +81,7 @@ interface Block {
   color: string;
   tag: 'H1' | 'H2' | 'P';
   gapAfter: number;
-  /** The fixed labels are English whatever the document's language (until the message catalogue). */
+  /** Set where the text's language is not the document's (ISO 32000-1 14.9.2). */
   lang?: string;
 }
 
@@ -99,10 +111,11 @@ export async function renderCertificate(content: CertificateContent, fonts: Font
       color: content.color,
       tag: 'H1',
       gapAfter: 10,
+      lang: content.textLangs.title,
     },
     {
       role: 'body',
-      text: 'Awarded to',
+      text: content.labels.awardedTo,
       field: 'wording',
       maxSize: 12,
       minSize: 8,
@@ -110,7 +123,6 @@ export async function renderCertificate(content: CertificateContent, fonts: Font
       color: MUTED,
       tag: 'P',
       gapAfter: 2,
-      lang: 'en',
     },
     {
       role: 'strong',
@@ -133,6 +145,7 @@ export async function renderCertificate(content: CertificateContent, fonts: Font
       color: content.color,
       tag: 'H2',
       gapAfter: 8,
+      lang: content.textLangs.badgeName,
     },
     {
       role: 'body',
@@ -144,16 +157,11 @@ export async function renderCertificate(content: CertificateContent, fonts: Font
       color: INK,
       tag: 'P',
       gapAfter: 8,
+      lang: content.textLangs.wording,
     },
     {
       role: 'body',
-      text: [
-        `Issued by ${content.issuerName} on ${content.issuedOn}`,
-        content.expiresOn ? `Expires ${content.expiresOn}` : null,
-        `Credential ID ${content.credentialId}`,
-      ]
-        .filter((part) => part !== null)
-        .join(' · '),
+      text: content.labels.details.join(' · '),
       field: 'issuer name',
       maxSize: 9.5,
       minSize: 6,
@@ -161,10 +169,9 @@ export async function renderCertificate(content: CertificateContent, fonts: Font
       color: MUTED,
       tag: 'P',
       gapAfter: 0,
-      lang: 'en',
     },
   ];
-  const verifyLine = `Verify at ${content.verifyUrl}`;
+  const verifyLine = content.labels.verify;
   const keys = blocks.map((b) => pick(b.role, b.text, b.field));
   const verifyKey = pick('body', verifyLine, 'verification address');
   const signatoryKeys = content.signatories.map((s, i) => ({
@@ -188,7 +195,7 @@ export async function renderCertificate(content: CertificateContent, fonts: Font
     info: {
       Title: xmpSafe(documentTitle),
       Author: xmpSafe(content.issuerName),
-      Subject: xmpSafe(`${content.badgeName}, awarded by ${content.issuerName}`),
+      Subject: xmpSafe(content.labels.subject),
       Creator: 'Accolade',
       Producer: 'Accolade (PDFKit)',
       CreationDate: content.createdAt,
@@ -240,7 +247,7 @@ export async function renderCertificate(content: CertificateContent, fonts: Font
     const x = (W - box[0]) / 2;
     const y = top;
     root.add(
-      doc.struct('Figure', { alt: `${content.issuerName} logo` }, () => {
+      doc.struct('Figure', { alt: content.labels.logoAlt }, () => {
         image(doc, logo, x, y, { fit: box, align: 'center', valign: 'center' }, 'the issuer logo');
       }),
     );
@@ -252,7 +259,7 @@ export async function renderCertificate(content: CertificateContent, fonts: Font
     const key = keys[i] as string;
     const at = y;
     root.add(
-      doc.struct(b.tag, b.lang ? { lang: b.lang } : {}, () => {
+      doc.struct(b.tag, b.lang && b.lang !== content.lang ? { lang: b.lang } : {}, () => {
         doc.font(key).fontSize(size).fillColor(b.color).text(b.text, x0, at, lineOptions(width));
       }),
     );
@@ -260,9 +267,9 @@ export async function renderCertificate(content: CertificateContent, fonts: Font
   });
 
   drawSignatories(doc, root, content, signatoryKeys, { left: x0, right: W - x0 - QR_SIZE - 24, bottom });
-  await drawQr(doc, root, content.verifyUrl, W - x0 - QR_SIZE, qrTop);
+  await drawQr(doc, root, content.verifyUrl, content.labels.qrAlt, W - x0 - QR_SIZE, qrTop);
   root.add(
-    doc.struct('P', { lang: 'en' }, () => {
+    doc.struct('P', {}, () => {
       doc.font(verifyKey).fontSize(verifySize).fillColor(MUTED).text(verifyLine, x0, verifyY, lineOptions(width));
     }),
   );
@@ -363,7 +370,7 @@ function drawSignatories(
     const signature = s.signature;
     if (signature) {
       section.add(
-        doc.struct('Figure', { alt: `Signature of ${s.name}` }, () => {
+        doc.struct('Figure', { alt: s.alt }, () => {
           image(
             doc,
             signature,
@@ -406,12 +413,12 @@ function drawSignatories(
 }
 
 /** The QR code of the verification page as vector squares (runs of dark modules per row), with its quiet zone. */
-async function drawQr(doc: Doc, root: PDFKit.PDFStructureElement, url: string, x: number, y: number) {
+async function drawQr(doc: Doc, root: PDFKit.PDFStructureElement, url: string, alt: string, x: number, y: number) {
   const { modules } = (await qrcode()).create(url, { errorCorrectionLevel: 'M' });
   const count = modules.size;
   const unit = QR_SIZE / (count + 8);
   root.add(
-    doc.struct('Figure', { alt: `QR code that opens the verification page ${url}` }, () => {
+    doc.struct('Figure', { alt }, () => {
       doc.save().rect(x, y, QR_SIZE, QR_SIZE).fill('#ffffff');
       for (let row = 0; row < count; row++) {
         let run = -1;

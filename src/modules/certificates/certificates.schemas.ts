@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { LanguageTag } from '../../core/language.js';
 import { DateTime, NAME_PATTERN, Name, Nullable, StringEnum, Uuid } from '../../core/schemas.js';
 
 /** The placeholders a certificate's wording may hold, each replaced by the credential's value. */
@@ -142,6 +143,11 @@ export const CertificatePreviewBody = Type.Object(
       ...Uuid,
       description: "A definition of the issuer: the preview prints its name (else a sample badge's).",
     }),
+    language: Type.Optional(
+      LanguageTag(
+        "The language to preview in, as a credential issued in it would print (its fixed words and the definition's translation); else the issuer's.",
+      ),
+    ),
   },
   { additionalProperties: false },
 );

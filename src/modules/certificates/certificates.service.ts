@@ -4,14 +4,16 @@ import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import { AppError, errors, type ValidationIssue } from '../../core/errors.js';
 import { sha256Hex } from '../../core/hashing.js';
+import { fill, formatLocale, type Language, negotiateLanguage, textLanguages } from '../../core/locale.js';
 import { publicUrls } from '../../core/urls.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { CredentialService } from '../credentials/credentials.service.js';
+import { type DefinitionText, definitionText } from '../definitions/definition-translations.js';
+import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import { expiryFor } from '../definitions/definitions.validity.js';
 import type { ImageService } from '../images/images.service.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
-import type { NotificationService } from '../notifications/notifications.service.js';
 import type { VcService } from '../vc/vc.service.js';
 import {
   checkWording,
@@ -32,6 +34,7 @@ import type {
   CertificatePreviewInput,
   CertificateSettingsInput,
 } from './certificates.schemas.js';
+import { certificateMessages } from './messages/index.js';
 
 /** Rendered PDFs kept per replica, by content; a certificate is about 60 KB plus its images. */
 const CACHE_BYTES = 64 * 1024 * 1024;
@@ -59,7 +62,6 @@ export function createCertificateService(
     definitions: Pick<DefinitionService, 'findRow'>;
     credentials: Pick<CredentialService, 'findRow'>;
     images: Pick<ImageService, 'owned' | 'hostedPng'>;
-    notifications: Pick<NotificationService, 'settings'>;
     vc: Pick<VcService, 'credential'>;
   },
 ) {
@@ -124,6 +126,7 @@ export function createCertificateService(
     return found?.contentType === 'image/png' ? found.bytes : null;
   }
 
+  /** A long date in the language, with the issuer's country's conventions when one is set (en-US: "March 2, 2026"). */
   function formatDate(iso: string, locale: string): string {
     const date = new Date(iso);
     try {
@@ -246,11 +249,16 @@ export function createCertificateService(
         );
       }
       const issuer = await deps.issuers.getIssuer(issuerId);
-      const signed = await deps.vc.credential(issuer.slug, credential.id);
+      // Issue 45 §2: the credential's language, then the issuer's; the badge's text as it was issued.
+      const sources = { credential: credential.language, issuer: issuer.language };
+      const language = negotiateLanguage(sources);
+      const [signed, text] = await Promise.all([
+        deps.vc.credential(issuer.slug, credential.id),
+        definitionText(core.db, definition, textLanguages(sources, language), { asOf: credential.created_at }),
+      ]);
       return render(
-        await compose(issuer, design, settings, {
+        await compose(issuer, design, settings, language, definition, text, {
           earnerName: credential.display_name,
-          badgeName: definition.name,
           issuedOn: credential.issued_on,
           expiresOn: credential.expires_on,
           credentialId: credential.id,
@@ -267,7 +275,7 @@ export function createCertificateService(
      * Its images are checked as a save checks them.
      */
     async preview(issuerId: string, input: CertificatePreviewInput): Promise<Buffer> {
-      const { definitionId, ...body } = input;
+      const { definitionId, language, ...body } = input;
       const definition = definitionId ? await requireDefinition(issuerId, definitionId) : null;
       const design = completeDesign(body);
       await checkDesign(issuerId, design);
@@ -276,10 +284,14 @@ export function createCertificateService(
         stored(issuerId, definitionId ?? ISSUER_TARGET),
       ]);
       const issuedOn = isoNow(core.clock);
+      const sources = { credential: language ?? null, issuer: issuer.language };
+      const chosen = negotiateLanguage(sources);
+      const text: DefinitionText = definition
+        ? await definitionText(core.db, definition, textLanguages(sources, chosen))
+        : { language: chosen, name: PREVIEW_BADGE, description: '', criteriaNarrative: null };
       return render(
-        await compose(issuer, design, settings, {
+        await compose(issuer, design, settings, chosen, definition, text, {
           earnerName: PREVIEW_EARNER,
-          badgeName: definition?.name ?? PREVIEW_BADGE,
           issuedOn,
           expiresOn: definition ? expiryFor(definition, issuedOn) : null,
           credentialId: PREVIEW_CREDENTIAL,
@@ -298,9 +310,11 @@ export function createCertificateService(
     issuer: Awaited<ReturnType<typeof deps.issuers.getIssuer>>,
     design: CertificateDesign,
     settings: IssuerCertificateSettings,
+    language: Language,
+    definition: Pick<DefinitionRow, 'language'> | null,
+    text: DefinitionText,
     record: {
       earnerName: string;
-      badgeName: string;
       issuedOn: string;
       expiresOn: string | null;
       credentialId: string;
@@ -309,38 +323,67 @@ export function createCertificateService(
       credentialUrl: string;
     },
   ): Promise<CertificateContent> {
-    const notification = await deps.notifications.settings(issuer.id);
-    const language = notification.language;
-    const locale = settings.country ? `${language}-${settings.country}` : language;
+    const words = certificateMessages(language);
+    const locale = settings.country ? `${language}-${settings.country}` : formatLocale(language);
     const issuedOn = formatDate(record.issuedOn, locale);
     const expiresOn = record.expiresOn ? formatDate(record.expiresOn, locale) : null;
+    // The translation's title and wording, else the design's own (in the definition's language),
+    // else, while the design keeps the built-in ones, the built-in words in this language.
+    const ownLanguage = definition?.language ?? issuer.language;
+    const title = text.certificateTitle
+      ? { text: text.certificateTitle, lang: text.language }
+      : design.title === DEFAULT_DESIGN.title
+        ? { text: words.defaultTitle, lang: language }
+        : { text: design.title, lang: ownLanguage };
+    const wording = text.certificateWording
+      ? { text: text.certificateWording, lang: text.language }
+      : design.wording === DEFAULT_DESIGN.wording
+        ? { text: words.defaultWording, lang: language }
+        : { text: design.wording, lang: ownLanguage };
+    const badgeName = text.name;
+    const issuerName = issuer.name;
     const [background, logo, ...signatures] = await Promise.all([
       image(issuer.id, design.backgroundImageId),
       design.logoImageId ? image(issuer.id, design.logoImageId) : deps.images.hostedPng(issuer.brand_logo_url),
       ...design.signatories.map((s) => image(issuer.id, s.signatureImageId)),
     ]);
     const brand = issuer.brand_primary_color;
+    const nfc = (template: string, values: Record<string, string>) => fill(template, values).normalize('NFC');
     return {
-      title: design.title,
+      title: title.text.normalize('NFC'),
       earnerName: record.earnerName.normalize('NFC'),
-      badgeName: record.badgeName.normalize('NFC'),
-      issuerName: issuer.name.normalize('NFC'),
+      badgeName: badgeName.normalize('NFC'),
+      issuerName: issuerName.normalize('NFC'),
       issuedOn,
       expiresOn,
       credentialId: record.credentialId,
       verifyUrl: record.verifyUrl,
-      wording: fillWording(design.wording, {
+      wording: fillWording(wording.text, {
         earnerName: record.earnerName,
-        badgeName: record.badgeName,
-        issuerName: issuer.name,
+        badgeName,
+        issuerName,
         issuedOn,
-        expiresOn: expiresOn ?? 'no expiry',
+        expiresOn: expiresOn ?? words.noExpiry,
         credentialId: record.credentialId,
       }).normalize('NFC'),
+      labels: {
+        awardedTo: words.awardedTo,
+        details: [
+          nfc(words.issuedByOn, { issuer: issuerName, date: issuedOn }),
+          ...(expiresOn ? [nfc(words.expires, { date: expiresOn })] : []),
+          nfc(words.credentialId, { id: record.credentialId }),
+        ],
+        verify: nfc(words.verifyAt, { url: record.verifyUrl }),
+        subject: nfc(words.subject, { badge: badgeName, issuer: issuerName }),
+        logoAlt: nfc(words.logoAlt, { issuer: issuerName }),
+        qrAlt: nfc(words.qrAlt, { url: record.verifyUrl }),
+      },
+      textLangs: { title: title.lang, badgeName: text.language, wording: wording.lang },
       signatories: design.signatories.map((s, i) => ({
         name: s.name.normalize('NFC'),
         role: s.role.normalize('NFC'),
         signature: signatures[i] ?? null,
+        alt: nfc(words.signatureAlt, { name: s.name }),
       })),
       background,
       logo,
