@@ -6,7 +6,8 @@ export const fr: ConsentMessages = {
   asks: '{client} sera renvoyé vers {host} et demande\u00a0:',
   scopes: {
     'credential.readonly': 'L’autorisation de lire les AchievementCredentials de l’entité authentifiée.',
-    'credential.upsert': 'L’autorisation de créer ou de mettre à jour les AchievementCredentials de l’entité authentifiée.',
+    'credential.upsert':
+      'L’autorisation de créer ou de mettre à jour les AchievementCredentials de l’entité authentifiée.',
     'profile.readonly': 'L’autorisation de lire le profil de l’entité authentifiée.',
     'profile.update': 'L’autorisation de mettre à jour le profil de l’entité authentifiée.',
   },
