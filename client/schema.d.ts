@@ -8223,7 +8223,9 @@ export interface operations {
                     name: string;
                     description: string;
                     criteriaNarrative?: string | null;
+                    /** @description The certificate's title in this language */
                     certificateTitle?: string | null;
+                    /** @description The certificate's wording in this language, printed under the earner's name; placeholders as the design's: {earnerName}, {badgeName}, {issuerName}, {issuedOn}, {expiresOn}, {credentialId}. A certificate of a credential issued in this language prints it (and the title) in place of the design's. */
                     certificateWording?: string | null;
                 };
             };

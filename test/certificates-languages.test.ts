@@ -4,7 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readPdf, structureOf } from './certificates.support.js';
-import { auth, createTestApp, dialects, manualClock, type TestApp, type TestIssuer } from './helpers.js';
+import {
+  auth,
+  createTestApp,
+  dialects,
+  expectErrorBody,
+  manualClock,
+  type TestApp,
+  type TestIssuer,
+} from './helpers.js';
 
 /** Rendering and reading PDFs takes a second or so each; a loaded machine is given room. */
 const TIMEOUT = 240_000;
@@ -139,6 +147,25 @@ describe.each(dialects)('Certificates in the credential’s language on %s', { t
     expect(after).toContain(
       'a obtenu avec succès Science des données, niveau 1 auprès de Northwind Academy le 3 mars 2026.',
     );
+  });
+
+  it('a translation’s certificate wording is held to the design’s rules: known placeholders, the same length', async () => {
+    const url = `/api/v1/definitions/${definitionId}/translations/es`;
+    const base = { name: 'Ciencia de datos 101', description: 'Completó el curso introductorio' };
+    const unknown = expectErrorBody(
+      await call('PUT', url, { ...base, certificateWording: 'completó {courseName} el {issuedOn}.' }),
+      400,
+      'validation_failed',
+    );
+    expect(unknown.issues).toEqual([expect.objectContaining({ path: '/certificateWording', code: 'placeholder' })]);
+    expect(String((unknown.issues as { message: string }[])[0]?.message)).toContain('{courseName}');
+    expectErrorBody(await call('PUT', url, { ...base, certificateWording: 'x'.repeat(601) }), 400, 'validation_failed');
+    expectErrorBody(await call('PUT', url, { ...base, certificateTitle: 'T'.repeat(121) }), 400, 'validation_failed');
+    const saved = await call('PUT', url, { ...base, certificateWording: 'completó {badgeName} el {issuedOn}.' });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const text = pdftotext(await certificate(await issue('es-1', 'es')));
+    expect(text).toContain('completó Ciencia de datos 101 el 3 de marzo de 2026.');
+    expect(text).toContain('Otorgado a');
   });
 
   it('the preview prints in the language asked for', async () => {

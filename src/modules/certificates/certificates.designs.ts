@@ -1,9 +1,9 @@
 import { errors, type ValidationIssue } from '../../core/errors.js';
 import type { CertificateDesignRow } from './certificates.repository.js';
-import {
-  type CertificateDesign,
-  type CertificateDesignInput,
-  type CertificateSettingsInput,
+import type {
+  CertificateDesign,
+  CertificateDesignInput,
+  CertificateSettingsInput,
   PLACEHOLDERS,
 } from './certificates.schemas.js';
 
@@ -55,19 +55,6 @@ export function parseSettings(row: CertificateDesignRow | undefined): IssuerCert
 }
 
 const PLACEHOLDER = /\{([^{}]*)\}/g;
-
-/** The wording's placeholders must be known ones: an unknown one would print as it is. */
-export function checkWording(wording: string, path: string): ValidationIssue[] {
-  const known = new Set<string>(PLACEHOLDERS);
-  return [...wording.matchAll(PLACEHOLDER)]
-    .map((m) => m[1] ?? '')
-    .filter((name) => !known.has(name))
-    .map((name) => ({
-      path,
-      message: `unknown placeholder {${name}}; use ${PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}`,
-      code: 'placeholder',
-    }));
-}
 
 export function fillWording(wording: string, values: Record<(typeof PLACEHOLDERS)[number], string>): string {
   return wording.replace(PLACEHOLDER, (whole, name: string) =>

@@ -1,21 +1,26 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { LanguageTag } from '../../core/language.js';
 import { DateTime, NAME_PATTERN, Name, Nullable, StringEnum, Uuid } from '../../core/schemas.js';
+import {
+  CERTIFICATE_PLACEHOLDERS,
+  CERTIFICATE_WORDING_PATTERN,
+  MAX_CERTIFICATE_TITLE,
+  MAX_CERTIFICATE_WORDING,
+} from '../definitions/definition-translations.js';
 
 /** The placeholders a certificate's wording may hold, each replaced by the credential's value. */
-export const PLACEHOLDERS = ['earnerName', 'badgeName', 'issuerName', 'issuedOn', 'expiresOn', 'credentialId'] as const;
+export const PLACEHOLDERS = CERTIFICATE_PLACEHOLDERS;
 export const BORDER_STYLES = ['classic', 'double', 'modern', 'none'] as const;
 export const ORIENTATIONS = ['landscape', 'portrait'] as const;
 /** `auto`: Letter where the issuer's country uses it, else A4. */
 export const SIZES = ['auto', 'A4', 'Letter'] as const;
 export const MAX_SIGNATORIES = 3;
-export const MAX_TITLE = 120;
-export const MAX_WORDING = 600;
+export const MAX_TITLE = MAX_CERTIFICATE_TITLE;
+export const MAX_WORDING = MAX_CERTIFICATE_WORDING;
 
 export const HEX_COLOR_PATTERN = '^#[0-9a-fA-F]{6}$';
 
-/** Text printed on the certificate: no control characters except a line break in the wording. */
-const WORDING_PATTERN = '^[^\\u0000-\\u0009\\u000b-\\u001f\\u007f-\\u009f]*$';
+const WORDING_PATTERN = CERTIFICATE_WORDING_PATTERN;
 
 const Signatory = Type.Object(
   {

@@ -8,7 +8,11 @@ import { fill, formatLocale, type Language, negotiateLanguage, textLanguages } f
 import { publicUrls } from '../../core/urls.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { CredentialService } from '../credentials/credentials.service.js';
-import { type DefinitionText, definitionText } from '../definitions/definition-translations.js';
+import {
+  certificateWordingIssues,
+  type DefinitionText,
+  definitionText,
+} from '../definitions/definition-translations.js';
 import type { DefinitionRow } from '../definitions/definitions.repository.js';
 import type { DefinitionService } from '../definitions/definitions.service.js';
 import { expiryFor } from '../definitions/definitions.validity.js';
@@ -16,7 +20,6 @@ import type { ImageService } from '../images/images.service.js';
 import type { IssuerService } from '../issuers/issuers.service.js';
 import type { VcService } from '../vc/vc.service.js';
 import {
-  checkWording,
   completeDesign,
   DEFAULT_DESIGN,
   fillWording,
@@ -78,7 +81,7 @@ export function createCertificateService(
 
   /** The images a design names must be the issuer's own PNGs (the upload checked them). */
   async function checkDesign(issuerId: string, design: CertificateDesign): Promise<void> {
-    const issues: ValidationIssue[] = checkWording(design.wording, '/wording');
+    const issues: ValidationIssue[] = certificateWordingIssues(design.wording, '/wording');
     const images: [string, string | null][] = [
       ['/backgroundImageId', design.backgroundImageId],
       ['/logoImageId', design.logoImageId],

@@ -21,7 +21,7 @@
  * The name and shape are stable: the pages, email and certificate helpers import them.
  */
 import type { Selectable } from 'kysely';
-import { errors } from '../../core/errors.js';
+import { errors, type ValidationIssue } from '../../core/errors.js';
 import { canonicalLanguage } from '../../core/language.js';
 import type { Executor } from '../../db/database.js';
 import type { DefinitionTranslationsTable } from '../../db/schema.js';
@@ -29,6 +29,39 @@ import { definitionAsOf } from './definition-versions.js';
 import type { DefinitionRow } from './definitions.repository.js';
 
 export type TranslationRow = Selectable<DefinitionTranslationsTable>;
+
+/**
+ * A certificate's title and wording, as a design or a translation gives them (issue 44, issue 45
+ * §1): one set of limits for both, so whatever a translation holds fits the certificate's fixed
+ * layout. The wording's placeholders are replaced by the credential's values when it is printed.
+ */
+export const CERTIFICATE_PLACEHOLDERS = [
+  'earnerName',
+  'badgeName',
+  'issuerName',
+  'issuedOn',
+  'expiresOn',
+  'credentialId',
+] as const;
+export const MAX_CERTIFICATE_TITLE = 120;
+export const MAX_CERTIFICATE_WORDING = 600;
+/** Printed text: no control characters except a line break (the wording may have several lines). */
+export const CERTIFICATE_WORDING_PATTERN = '^[^\\u0000-\\u0009\\u000b-\\u001f\\u007f-\\u009f]*$';
+
+const PLACEHOLDER = /\{([^{}]*)\}/g;
+
+/** A wording's placeholders must be known ones: an unknown one would print as it is. */
+export function certificateWordingIssues(wording: string, path: string): ValidationIssue[] {
+  const known = new Set<string>(CERTIFICATE_PLACEHOLDERS);
+  return [...wording.matchAll(PLACEHOLDER)]
+    .map((m) => m[1] ?? '')
+    .filter((name) => !known.has(name))
+    .map((name) => ({
+      path,
+      message: `unknown placeholder {${name}}; use ${CERTIFICATE_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}`,
+      code: 'placeholder',
+    }));
+}
 
 /** The text of a definition to show in one language. */
 export interface DefinitionText {

@@ -3,6 +3,12 @@ import { LanguageTag } from '../../core/language.js';
 import { ACHIEVEMENT_TYPES, EXTENSION_TERM_PATTERN } from '../../core/ob3-vocabularies.js';
 import { DateTime, Name, Nullable, StringEnum, Text, WebUrl } from '../../core/schemas.js';
 import { SLUG_PATTERN } from '../../core/slug.js';
+import {
+  CERTIFICATE_PLACEHOLDERS,
+  CERTIFICATE_WORDING_PATTERN,
+  MAX_CERTIFICATE_TITLE,
+  MAX_CERTIFICATE_WORDING,
+} from './definition-translations.js';
 
 export const DefinitionStatus = StringEnum(['active', 'archived']);
 
@@ -134,8 +140,19 @@ export const PutTranslationBody = Type.Object(
     name: Name(200),
     description: Text(5000),
     criteriaNarrative: Type.Optional(Nullable(Text(10_000))),
-    certificateTitle: Type.Optional(Nullable(Name(200))),
-    certificateWording: Type.Optional(Nullable(Text(5000))),
+    certificateTitle: Type.Optional(
+      Nullable({ ...Name(MAX_CERTIFICATE_TITLE), description: "The certificate's title in this language" }),
+    ),
+    certificateWording: Type.Optional(
+      Nullable(
+        Type.String({
+          minLength: 1,
+          maxLength: MAX_CERTIFICATE_WORDING,
+          pattern: CERTIFICATE_WORDING_PATTERN,
+          description: `The certificate's wording in this language, printed under the earner's name; placeholders as the design's: ${CERTIFICATE_PLACEHOLDERS.map((p) => `{${p}}`).join(', ')}. A certificate of a credential issued in this language prints it (and the title) in place of the design's.`,
+        }),
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -8,6 +8,7 @@ import type { Executor } from '../../db/database.js';
 import type { DefinitionsTable } from '../../db/schema.js';
 import type { AuditService } from '../audit/audit.service.js';
 import {
+  certificateWordingIssues,
   createTranslationRepository,
   type DefinitionText,
   definitionText,
@@ -262,6 +263,8 @@ export function createDefinitionService(
       input: PutTranslationInput,
     ): Promise<DefinitionTranslation> {
       const language = requireLanguage(lang, '/lang');
+      const wordingIssues = certificateWordingIssues(input.certificateWording ?? '', '/certificateWording');
+      if (wordingIssues.length > 0) throw errors.validation('The certificate wording is not valid.', wordingIssues);
       return core.db.transaction().execute(async (trx) => {
         const definition = await createDefinitionRepository(trx).getById(issuerId, definitionId);
         if (!definition) throw errors.notFound('Definition');
