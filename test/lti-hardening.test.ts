@@ -397,4 +397,99 @@ describe.each(dialects)('LTI key rotation and launch hardening on %s', (dialect)
       await liar.close();
     }
   });
+
+  it('takes a repeated Dynamic Registration answered with a client id this issuer holds as the same platform again, refreshing its endpoints', async () => {
+    // Seen in Moodle 5.1: "Update" on an already registered tool answers the registration with the
+    // client id and deployment id it gave before. LTI-DR 1.0 §3.5.2-§3.6 define only the one flow,
+    // so the answer is the platform's current values; another issuer's pair stays refused.
+    const port = await freePort();
+    const lms = `http://127.0.0.1:${port}`;
+    let tokenPath = '/token';
+    const sent: Record<string, unknown>[] = [];
+    const stub: Server = createServer((request, response) => {
+      const send = (body: unknown) => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(body));
+      };
+      if (request.url === '/.well-known/openid-configuration') {
+        send({
+          issuer: lms,
+          authorization_endpoint: `${lms}/auth`,
+          token_endpoint: `${lms}${tokenPath}`,
+          jwks_uri: `${lms}/certs`,
+          registration_endpoint: `${lms}/register`,
+          id_token_signing_alg_values_supported: ['RS256'],
+          'https://purl.imsglobal.org/spec/lti-platform-configuration': { product_family_code: 'moodle' },
+        });
+        return;
+      }
+      let raw = '';
+      request.on('data', (chunk) => {
+        raw += chunk;
+      });
+      request.on('end', () => {
+        const body = JSON.parse(raw) as Record<string, unknown>;
+        sent.push(body);
+        send({
+          ...body,
+          client_id: 'same-client',
+          'https://purl.imsglobal.org/spec/lti-tool-configuration': {
+            ...(body['https://purl.imsglobal.org/spec/lti-tool-configuration'] as object),
+            deployment_id: sent.length === 1 ? '1' : '2',
+          },
+        });
+      });
+    });
+    await new Promise<void>((resolve) => stub.listen(port, '127.0.0.1', () => resolve()));
+    const registerWith = async (who: TestIssuer) => {
+      const made = await t.app.inject({ method: 'POST', url: '/api/v1/lti/registrations', headers: auth(who.key) });
+      const query = new URLSearchParams({
+        openid_configuration: `${lms}/.well-known/openid-configuration`,
+        registration_token: 'reg-token',
+      });
+      const url = `${made.json().registrationUrl}?${query}`;
+      return { url, answer: await get(url) };
+    };
+    const mine = async () =>
+      (await t.app.inject({ url: '/api/v1/lti/platforms', headers: auth(issuer.key) }))
+        .json()
+        .items.filter((p: { clientId: string }) => p.clientId === 'same-client');
+    try {
+      expect((await registerWith(issuer)).answer.status).toBe(200);
+      const [first] = await mine();
+      const renamed = await t.app.inject({
+        method: 'PATCH',
+        url: `/api/v1/lti/platforms/${first.id}`,
+        headers: auth(issuer.key),
+        payload: { name: 'College Moodle' },
+      });
+      expect(renamed.statusCode).toBe(200);
+      tokenPath = '/token-v2';
+      const again = await registerWith(issuer);
+      expect(again.answer.status).toBe(200);
+      expect(again.answer.body).toContain("subject: 'org.imsglobal.lti.close'");
+      const platforms = await mine();
+      expect(platforms).toHaveLength(1);
+      expect(platforms[0]).toMatchObject({
+        id: first.id,
+        name: 'College Moodle',
+        tokenUrl: `${lms}/token-v2`,
+        deploymentIds: expect.arrayContaining(['1', '2']),
+      });
+      expect((await get(again.url)).status).toBe(400);
+      const theirs = await registerWith(other);
+      expect(theirs.answer.status).toBe(400);
+      expect(theirs.answer.body).toContain('new registration');
+      const log = await t.app.inject({ url: '/api/v1/audit?limit=20', headers: auth(issuer.key) });
+      const updated = log
+        .json()
+        .items.find(
+          (e: { action: string; targetId: string; details?: { dynamic?: boolean } }) =>
+            e.action === 'lti.platform.updated' && e.targetId === first.id && e.details?.dynamic,
+        );
+      expect(updated?.details).toMatchObject({ fields: ['token_url'], dynamic: true, deploymentId: '2' });
+    } finally {
+      await new Promise((resolve) => stub.close(resolve));
+    }
+  });
 });

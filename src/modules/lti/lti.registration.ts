@@ -130,6 +130,9 @@ export function createRegistrations(
     claimToken: string | null,
   ) {
     const existing = await repo.platformByClient(row.platform_issuer, row.client_id);
+    if (existing && claimToken !== null && existing.issuer_id === issuerId) {
+      return registerAgain(existing, actor, row, deploymentId, claimToken);
+    }
     if (existing) throw platformExists(existing.issuer_id === issuerId);
     const full: LtiPlatformsTable = {
       ...row,
@@ -154,6 +157,64 @@ export function createRegistrations(
       });
     });
     return platformView(full, deploymentId ? [deploymentId] : []);
+  }
+
+  /**
+   * A platform that answers a Dynamic Registration with a client id this issuer already holds is
+   * the same platform registering the tool again (Moodle 5.1's "Update" of a registered tool does
+   * this). LTI-DR 1.0 defines only the registration itself (§3.5.2, §3.6), so the answer is read as
+   * what it is: the platform's current values, from an openid configuration just checked to be
+   * served under its issuer (§3.5.1), sent in answer to this issuer's single-use registration URL.
+   * The endpoints are refreshed, the deployment id added, the name the owner chose kept, and the
+   * URL spent; another issuer's pair stays refused (`platformExists`).
+   */
+  async function registerAgain(
+    existing: LtiPlatformsTable,
+    actor: string,
+    row: Omit<LtiPlatformsTable, 'id' | 'created_at' | 'issuer_id' | 'registered_by'>,
+    deploymentId: string | null,
+    claimToken: string,
+  ) {
+    const endpoints = {
+      auth_login_url: row.auth_login_url,
+      token_url: row.token_url,
+      jwks_uri: row.jwks_uri,
+      token_audience: row.token_audience,
+    };
+    const changed = (Object.keys(endpoints) as (keyof typeof endpoints)[]).filter((k) => endpoints[k] !== existing[k]);
+    await repo.transaction(async (trx) => {
+      const at = isoNow(core.clock);
+      if (!(await repo.claimRegistrationToken(trx, claimToken, at))) {
+        throw new RegistrationFailed('This registration URL has already been used or has expired.');
+      }
+      await repo.updatePlatformEndpoints(trx, existing.issuer_id, existing.id, endpoints);
+      if (deploymentId !== null) await repo.addDeployment(trx, existing.issuer_id, existing.id, deploymentId, at);
+      await audit.append(trx, {
+        issuerId: existing.issuer_id,
+        actor,
+        action: 'lti.platform.updated',
+        targetType: 'lti_platform',
+        targetId: existing.id,
+        details: { fields: changed, dynamic: true, ...(deploymentId !== null ? { deploymentId } : {}) },
+      });
+    });
+    const [view] = (await listPlatforms(existing.issuer_id)).filter((p) => p.id === existing.id);
+    if (!view) throw errors.notFound('Platform');
+    return view;
+  }
+
+  async function listPlatforms(issuerId: string) {
+    const rows = await repo.platforms(issuerId);
+    const deployments = await repo.deploymentsOf(
+      issuerId,
+      rows.map((row) => row.id),
+    );
+    return rows.map((row) =>
+      platformView(
+        row,
+        deployments.filter((d) => d.platform_id === row.id).map((d) => d.deployment_id),
+      ),
+    );
   }
 
   return {
@@ -294,19 +355,7 @@ export function createRegistrations(
         null,
       ),
 
-    async listPlatforms(issuerId: string) {
-      const rows = await repo.platforms(issuerId);
-      const deployments = await repo.deploymentsOf(
-        issuerId,
-        rows.map((row) => row.id),
-      );
-      return rows.map((row) =>
-        platformView(
-          row,
-          deployments.filter((d) => d.platform_id === row.id).map((d) => d.deployment_id),
-        ),
-      );
-    },
+    listPlatforms,
 
     async updatePlatform(issuerId: string, id: string, actor: string, patch: { name?: string; deploymentId?: string }) {
       if (!(await repo.platform(issuerId, id))) throw errors.notFound('Platform');
@@ -324,7 +373,7 @@ export function createRegistrations(
           details: { fields: Object.keys(patch) },
         });
       });
-      const [view] = (await this.listPlatforms(issuerId)).filter((p) => p.id === id);
+      const [view] = (await listPlatforms(issuerId)).filter((p) => p.id === id);
       if (!view) throw errors.notFound('Platform');
       return view;
     },

@@ -149,6 +149,20 @@ export function createLtiRepository(db: Db, dialect: Dialect) {
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
+    async updatePlatformEndpoints(
+      trx: Executor,
+      issuerId: string,
+      id: string,
+      endpoints: Pick<LtiPlatformsTable, 'auth_login_url' | 'token_url' | 'jwks_uri' | 'token_audience'>,
+    ): Promise<boolean> {
+      const result = await lti(trx)
+        .updateTable('lti_platforms')
+        .set(endpoints)
+        .where('issuer_id', '=', issuerId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
     async removePlatform(trx: Executor, issuerId: string, id: string): Promise<boolean> {
       const result = await lti(trx)
         .deleteFrom('lti_platforms')
