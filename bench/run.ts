@@ -6,6 +6,7 @@ import { percent, printTable, type WorkloadResult } from './lib/results.js';
 import { analyticsWorkloads } from './workloads/analytics.js';
 import { BACKPACK_SIZES, backpackWorkloads } from './workloads/backpack.js';
 import { beyondCacheWorkloads } from './workloads/beyond-cache.js';
+import { certificateWorkloads } from './workloads/certificates.js';
 import { flatLatencyWorkload } from './workloads/flat.js';
 import { ingestWorkloads } from './workloads/ingest.js';
 import { issuanceWorkloads } from './workloads/issuance.js';
@@ -21,7 +22,8 @@ import { walletWorkloads } from './workloads/wallet.js';
  * PostgreSQL too. The server runs as its own process and autocannon drives it from this one.
  *
  *   BENCH_SECONDS        length of each timed run (default 10)
- *   BENCH_ONLY           comma-separated subset: issuance,verification,beyond-cache,ingest,ob3,notify,analytics,flat,startup,wallet,backpack,lti
+ *   BENCH_ONLY           comma-separated subset: issuance,verification,beyond-cache,ingest,ob3,notify,analytics,flat,startup,wallet,backpack,lti,certificates
+ *   BENCH_CERT_RENDERS, BENCH_CERT_ZIP  the certificate rows' sizes (default 200 renders, a 1,000-certificate ZIP)
  *   BENCH_LTI_LAUNCHES, BENCH_LTI_LEARNERS  the LTI rows' sizes (default 500 launches, 1,000 learners)
  *   BENCH_ANALYTICS_ROWS credentials and verification events seeded for analytics (default 1,000,000)
  *   BENCH_FLAT_TOTAL     issuances of the flat-latency run (default 300,000)
@@ -41,6 +43,7 @@ const WORKLOADS = [
   'wallet',
   'backpack',
   'lti',
+  'certificates',
 ] as const;
 
 interface RunFile {
@@ -94,6 +97,7 @@ async function main(): Promise<void> {
       rows.push(...(await backpackWorkloads(engine, postgresUrl, sizes)));
     }
     if (only.has('lti')) rows.push(...(await ltiWorkloads(engine, postgresUrl)));
+    if (only.has('certificates')) rows.push(...(await certificateWorkloads(engine, postgresUrl)));
     printTable(engine, rows);
     const date = new Date().toISOString();
     const file = `bench/results/${date.slice(0, 10)}-${engine}.json`;
