@@ -200,6 +200,7 @@ describe.each(dialects)('definitions and credentials on %s', (dialect) => {
         replacedBy: null,
         replaces: null,
         openBadgeCredentialUrl: `https://badges.test/v1/issuers/${a.slug}/credentials/${credentialId}`,
+        language: null,
       });
     });
 
