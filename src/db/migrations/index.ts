@@ -51,6 +51,7 @@ import { clrCredentialsMigration } from './0130_clr_credentials.js';
 import { ltiIssuerToolKeysMigration } from './0135_lti_issuer_tool_keys.js';
 import { credentialImportBatchMigration } from './0145_credential_import_batch.js';
 import { upsertedChecksMigration } from './0150_upserted_checks.js';
+import { earnerCollectionsMigration } from './0151_earner_collections.js';
 import { resendKindMigration } from './0155_resend_kind.js';
 
 /** Every forward-only migration, by name, in the order they run. A new migration is added here. */
@@ -107,6 +108,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0135_lti_issuer_tool_keys': ltiIssuerToolKeysMigration(),
     '0145_credential_import_batch': credentialImportBatchMigration(),
     '0150_upserted_checks': upsertedChecksMigration(),
+    '0151_earner_collections': earnerCollectionsMigration(),
     '0155_resend_kind': resendKindMigration(),
   };
 }

@@ -161,6 +161,7 @@ export function backpackPage(
   records: Markup = html``,
   apps: Markup = html``,
   sent: Markup = html``,
+  collections: Markup = html``,
 ): string {
   return backpackDocument(
     'Your backpack',
@@ -169,6 +170,7 @@ export function backpackPage(
 <form method="post" action="/backpack/sign-out">${csrfField(csrf)}<button type="submit" class="secondary">Sign out</button></form></header>
 <p>${badges.length === 0 ? 'No badges have been issued to your address on this service yet.' : `${badges.length} ${badges.length === 1 ? 'badge' : 'badges'} from every issuer on this service.`}</p>
 ${badges.map((badge) => badgeCard(badge, csrf))}
+<div id="collections">${collections}</div>
 ${importedSection(imports, csrf)}
 ${sent}
 ${records}

@@ -7,6 +7,8 @@ import { AppError, errors } from '../../core/errors.js';
 import { errorResponses, openErrors, ValidationErrorBody } from '../../core/schemas.js';
 import { clrSection } from '../clr/clr.pages.js';
 import { acceptedLanguages, firstLanguage } from '../notifications/notifications.messages.js';
+import { collectionsSection } from './backpack.collections.pages.js';
+import { backpackCollectionRoutes } from './backpack.collections.routes.js';
 import { BACKPACK_ADDRESS_COOKIE, BACKPACK_COOKIE, backpackHttp } from './backpack.http.js';
 import { backpackImportRoutes } from './backpack.import.routes.js';
 import {
@@ -130,6 +132,7 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
   await app.register(backpackImportRoutes);
+  await app.register(backpackCollectionRoutes);
 
   app.get(
     '/backpack',
@@ -147,12 +150,13 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const session = await sessionOf(request);
       if (!session) return send(reply, 200, (nonce) => signInPage(nonce, { next: localPath(request.query.next) }));
-      const [badges, imports, records, apps, sent] = await Promise.all([
+      const [badges, imports, records, apps, sent, collections] = await Promise.all([
         backpack.badges(session.accountId),
         backpack.imports.list(session.accountId),
         app.services.clr.forAccount(session.accountId),
         app.services.obapi.connectedApps(session.accountId),
         app.services.obapi.upsertedForAccount(session.accountId),
+        backpack.collections.list(session.accountId),
       ]);
       return send(reply, 200, (nonce) =>
         backpackPage(
@@ -163,6 +167,7 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
           clrSection(records),
           connectedAppsSection(apps, session.csrfToken),
           upsertedSection(sent, session.csrfToken),
+          collectionsSection(collections, badges, session.csrfToken),
         ),
       );
     },

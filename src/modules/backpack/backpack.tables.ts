@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 
-/** The backpack's tables (migrations 0090 and 0125); the module reaches them through `withBackpack`. */
+/** The backpack's tables (migrations 0090, 0125 and 0151); the module reaches them through `withBackpack`. */
 export interface EarnerAccountsTable {
   id: string;
   email_hash: string;
@@ -54,7 +54,19 @@ export interface EarnerImportsTable {
   created_at: string;
 }
 
+/** Migration 0151: the earner's collections and the badges in them. */
+export interface EarnerCollectionsTable {
+  id: string;
+  account_id: string;
+  name: string;
+  public_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export type BackpackTables = {
+  earner_collections: EarnerCollectionsTable;
+  earner_collection_items: { collection_id: string; credential_id: string; added_at: string };
   earner_accounts: EarnerAccountsTable;
   earner_sign_in_links: EarnerSignInLinksTable;
   earner_sessions: EarnerSessionsTable;

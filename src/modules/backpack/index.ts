@@ -4,6 +4,7 @@ import { createSmtpMailer } from '../notifications/notifications.mailer.js';
 import type { WalletService } from '../wallet/wallet.service.js';
 import { createPollingJob } from '../webhooks/polling-job.js';
 import { systemLookup } from '../webhooks/ssrf.js';
+import { createCollectionService } from './backpack.collections.js';
 import { createImportService } from './backpack.import.js';
 import { backpackSecrets } from './backpack.secrets.js';
 import { createBackpackService, EARNER_AUDIT_CHAIN } from './backpack.service.js';
@@ -24,13 +25,15 @@ export function createBackpackModule(
     auditChain: EARNER_AUDIT_CHAIN,
   });
   const service = createBackpackService(core, { ...deps, secrets, mailer });
+  const collections = createCollectionService(core, { audit: deps.audit, auditChain: EARNER_AUDIT_CHAIN });
+  service.onAccountDeleted((executor, accountId) => collections.deleteAccount(executor, accountId));
   const prune = createPollingJob({
     name: 'backpack-prune',
     intervalMs: PRUNE_INTERVAL_MS,
     log: core.log,
     pass: service.pruneExpired,
   });
-  return { ...service, secrets, mailer, imports, jobs: [prune] };
+  return { ...service, secrets, mailer, imports, collections, jobs: [prune] };
 }
 
 export type BackpackModule = ReturnType<typeof createBackpackModule>;
