@@ -4200,6 +4200,12 @@ export interface components {
                 badgeClassUrl: string;
                 /** Format: uri */
                 imageUrl?: string;
+                /** @description Present when the request gave `lang`: the badge's name in that language, its translation's (BCP 47 lookup: fr-CA, then fr), else the definition's own. `name` stays the definition's own. */
+                localized?: {
+                    /** @description The language of `name` (BCP 47) */
+                    language: string;
+                    name: string;
+                };
             };
             /** @description Partial only: first name plus last initial ("Grace H."). */
             recipientName?: string;
@@ -14206,6 +14212,8 @@ export interface operations {
                 "application/json": {
                     /** @description The assertion id: its resolvable URL, or the bare credential id; also an Open Badges 3.0 credential URL of this service or its VC-JWT. */
                     id: string;
+                    /** @description A BCP 47 tag: the result's `credential.localized` names the badge in it (its translation, else the definition's own name). */
+                    lang?: string;
                 };
                 "application/vc": {
                     [key: string]: unknown;
@@ -14294,6 +14302,8 @@ export interface operations {
             content: {
                 "application/json": {
                     ids: string[] | string[];
+                    /** @description A BCP 47 tag: the result's `credential.localized` names the badge in it (its translation, else the definition's own name). */
+                    lang?: string;
                 };
             };
         };
@@ -14379,6 +14389,8 @@ export interface operations {
                 "application/json": {
                     /** @description The assertion id: its resolvable URL, or the bare credential id; also an Open Badges 3.0 credential URL of this service or its VC-JWT. */
                     id: string;
+                    /** @description A BCP 47 tag: the result's `credential.localized` names the badge in it (its translation, else the definition's own name). */
+                    lang?: string;
                 };
                 "application/vc": {
                     [key: string]: unknown;

@@ -164,7 +164,9 @@ describe.each(dialects)('embed script on %s', (dialect) => {
     ]);
     for (const call of api) {
       const body = JSON.parse(call.postData() ?? '{}');
-      expect(Object.keys(body)).toEqual([new URL(call.url()).pathname.endsWith('bulk') ? 'ids' : 'id']);
+      // The ids, and the card's language to name the badge in (no personal data either).
+      expect(Object.keys(body)).toEqual([new URL(call.url()).pathname.endsWith('bulk') ? 'ids' : 'id', 'lang']);
+      expect(body.lang).toBe('en');
       const headers = await call.allHeaders();
       expect(headers.cookie).toBeUndefined();
       expect(headers.authorization).toBeUndefined();

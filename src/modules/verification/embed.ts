@@ -20,6 +20,8 @@ import { verificationMessages } from './messages/index.js';
  * in the language its div asks for (`data-lang`), else the host page's (`<html lang>`: the card sits
  * in that page's text), else the first of the browser's languages (what Accept-Language sends) that
  * has words, by the same BCP 47 lookup as the server's pages (`fr-CH` is French), else English.
+ * It asks the verify API for the badge's name in the tag that chose it (`lang`: an `fr-CH`
+ * translation first, then `fr`), and marks the name with its language when it is not the card's.
  */
 const WORDS = Object.fromEntries(
   SUPPORTED_LANGUAGES.map((language) => [language, verificationMessages(language).embed]),
@@ -61,9 +63,10 @@ const source = (home: string) => `(function () {
     var tags = [div.getAttribute('data-lang'), document.documentElement.lang].concat(navigator.languages || [navigator.language]);
     for (var i = 0; i < tags.length; i++) {
       var found = lookup(tags[i]);
-      if (found) return { lang: found, w: WORDS[found] };
+      var tag = String(tags[i]);
+      if (found) return { lang: found, tag: tag.length <= 35 ? tag : found, w: WORDS[found] };
     }
-    return { lang: ${JSON.stringify(DEFAULT_LANGUAGE)}, w: WORDS[${JSON.stringify(DEFAULT_LANGUAGE)}] };
+    return { lang: ${JSON.stringify(DEFAULT_LANGUAGE)}, tag: ${JSON.stringify(DEFAULT_LANGUAGE)}, w: WORDS[${JSON.stringify(DEFAULT_LANGUAGE)}] };
   }
   function fmt(text, values) {
     return text.replace(/\\{(\\w+)\\}/g, function (whole, name) {
@@ -130,15 +133,17 @@ const source = (home: string) => `(function () {
     box.textContent = '';
     box.appendChild(el('div', 'card ' + cls, text));
   }
-  function card(w, v) {
+  function card(w, v, lang) {
     var s = v && v.authentic && STATUSES[v.status] ? v.status : 'unknown';
     var c = el('div', 'card s-' + s);
+    var local = v.credential && v.credential.localized;
+    var badge = v.credential && (local && typeof local.name === 'string' ? local.name : v.credential.name);
     var img = v.credential && web(v.credential.imageUrl);
     if (img) {
       var i = el('img');
       i.referrerPolicy = 'no-referrer';
       i.width = i.height = 64;
-      i.alt = fmt(w.badgeAlt, { badge: v.credential.name });
+      i.alt = fmt(w.badgeAlt, { badge: badge });
       i.src = img;
       c.appendChild(i);
     }
@@ -149,7 +154,11 @@ const source = (home: string) => `(function () {
       var known = Object.prototype.hasOwnProperty.call(REASONS, v.revokedReason) ? w[REASONS[v.revokedReason]] : null;
       b.appendChild(el('div', 'is', known || v.revokedReason));
     }
-    if (v.credential) b.appendChild(el('div', 'nm', v.credential.name));
+    if (v.credential) {
+      var nm = el('div', 'nm', badge);
+      if (local && typeof local.language === 'string' && lookup(local.language) !== lang) nm.setAttribute('lang', local.language);
+      b.appendChild(nm);
+    }
     if (v.issuer) b.appendChild(el('div', 'is', fmt(w.issuedBy, { issuer: v.issuer.name })));
     if (v.recipientName) b.appendChild(el('div', 'rc', fmt(w.awardedTo, { recipient: v.recipientName })));
     var page = ours(v.verifyPageUrl || '', undefined, '/verify/');
@@ -168,9 +177,9 @@ const source = (home: string) => `(function () {
     var w = words.w;
     var box = mount(div, words.lang);
     note(box, 'wait', w.verifying);
-    post('/api/v1/verify', { id: div.getAttribute(C) }).then(function (v) {
+    post('/api/v1/verify', { id: div.getAttribute(C), lang: words.tag }).then(function (v) {
       box.textContent = '';
-      box.appendChild(card(w, v));
+      box.appendChild(card(w, v, words.lang));
     }, function (e) {
       note(box, 'fail', why(w, e, 'credential'));
     });
@@ -183,11 +192,11 @@ const source = (home: string) => `(function () {
     var url = ours(div.getAttribute(P) || '', location.href, '/v1/profiles/');
     if (!url) return note(box, 'fail', fmt(w.notProfile, { host: host }));
     fetch(origin + url.pathname, opts({})).then(json).then(function (p) {
-      return post('/api/v1/verify/bulk', { ids: p.credentials }).then(function (r) {
+      return post('/api/v1/verify/bulk', { ids: p.credentials, lang: words.tag }).then(function (r) {
         box.textContent = '';
         box.appendChild(el('div', 'hd', p.name ? fmt(w.credentialsOf, { name: p.name }) : w.credentials));
         if (!r.results.length) box.appendChild(el('div', 'card', w.noCredentials));
-        r.results.forEach(function (v) { box.appendChild(card(w, v)); });
+        r.results.forEach(function (v) { box.appendChild(card(w, v, words.lang)); });
       });
     }).catch(function (e) {
       note(box, 'fail', why(w, e, 'profile'));

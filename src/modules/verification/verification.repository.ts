@@ -162,6 +162,17 @@ function pageChildren(dialect: Dialect) {
   ] as const;
 }
 
+/** A definition's name in each language it has, for a verify answer asked in a language (the embed). */
+export interface BadgeNamesRow {
+  /** The definition id. */
+  id: string;
+  issuer_id: string;
+  language: string;
+  name: string;
+  /** JSON array of its translations' `lang` and `name` (TranslationRow fields), by tag. */
+  translations: string;
+}
+
 export function createVerificationRepository(db: Executor, dialect: Dialect) {
   const joined = () =>
     db
@@ -174,5 +185,24 @@ export function createVerificationRepository(db: Executor, dialect: Dialect) {
     findForPageByIds: credentialsByIds<PageRow>(db, dialect, () =>
       joined().select(VERIFY_COLUMNS).select(PAGE_COLUMNS).select(pageChildren(dialect)),
     ),
+    /** The names of the definitions given (ids from verified rows), one statement. */
+    async badgeNamesByIds(ids: readonly string[]): Promise<ReadonlyMap<string, BadgeNamesRow>> {
+      if (ids.length === 0) return new Map();
+      const translations = jsonRows(
+        dialect,
+        sql`select lang, name from definition_translations
+          where definition_translations.definition_id = definitions.id
+            and definition_translations.issuer_id = definitions.issuer_id
+          order by lang`,
+        { lang: 'lang', name: 'name' },
+      );
+      const rows = await db
+        .selectFrom('definitions')
+        .select(['definitions.id', 'definitions.issuer_id', 'definitions.language', 'definitions.name'])
+        .select(translations.as('translations'))
+        .where('definitions.id', 'in', [...ids])
+        .execute();
+      return new Map(rows.map((row) => [row.id, row]));
+    },
   };
 }

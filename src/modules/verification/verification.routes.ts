@@ -49,9 +49,9 @@ function verifyRequest(request: FastifyRequest): VerifyRequest {
       { path: '', message: 'must be object', code: 'type' },
     ]);
   }
-  return isPresentedCredential(request)
-    ? { credential: body as Record<string, unknown> }
-    : { id: (body as { id: string }).id };
+  if (isPresentedCredential(request)) return { credential: body as Record<string, unknown> };
+  const { id, lang } = body as { id: string; lang?: string };
+  return lang === undefined ? { id } : { id, lang };
 }
 
 /** Either body of /api/v1/verify and /api/v1/verify/premium. */
@@ -136,7 +136,7 @@ export const verificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Ref(BulkVerifyResultSchema), ...errorResponses(400, ...openErrors) },
       },
     },
-    async (request) => verify.verifyBulk(request.body.ids, verifier(request)),
+    async (request) => verify.verifyBulk(request.body.ids, verifier(request), request.body.lang),
   );
 
   app.post(

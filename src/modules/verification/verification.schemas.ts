@@ -30,6 +30,18 @@ export const VerificationResultSchema = Type.Object(
         name: Type.String(),
         badgeClassUrl: Uri,
         imageUrl: Type.Optional(Uri),
+        localized: Type.Optional(
+          Type.Object(
+            {
+              language: Type.String({ description: 'The language of `name` (BCP 47)' }),
+              name: Type.String(),
+            },
+            {
+              description:
+                "Present when the request gave `lang`: the badge's name in that language, its translation's (BCP 47 lookup: fr-CA, then fr), else the definition's own. `name` stays the definition's own.",
+            },
+          ),
+        ),
       }),
     ),
     recipientName: Type.Optional(
@@ -73,11 +85,21 @@ export const PresentedCredential = Type.Object(
   },
 );
 
-/** The interface's body, exactly as written: `id` required. */
-export const VerifyBody = Type.Object({ id: AssertionId });
+/**
+ * The language to name the badge in (the embed sends its card's): any BCP 47 tag; one that is not
+ * well-formed, or that no translation answers, gives the definition's own name.
+ */
+const Lang = Type.String({
+  maxLength: 35,
+  description:
+    "A BCP 47 tag: the result's `credential.localized` names the badge in it (its translation, else the definition's own name).",
+});
+
+/** The interface's body, exactly as written: `id` required; `lang` added (issue 45 §2, the embed). */
+export const VerifyBody = Type.Object({ id: AssertionId, lang: Type.Optional(Lang) });
 
 /** What the verify service is asked: an id (application/json) or a credential (application/vc). */
-export type VerifyRequest = { id: string } | { credential: Record<string, unknown> };
+export type VerifyRequest = ({ id: string } | { credential: Record<string, unknown> }) & { lang?: string };
 
 /**
  * Why a credential given as JSON is refused before its proof is checked (each proof is checked in
@@ -114,6 +136,7 @@ export const BulkVerifyBody = Type.Object(
       Type.Array(Type.String({ ...AssertionId, maxLength: SHORT_ID_MAX_LENGTH }), { maxItems: MAX_BULK_IDS }),
       Type.Array(AssertionId, { maxItems: MAX_BULK_LONG_IDS }),
     ]),
+    lang: Type.Optional(Lang),
   },
   {
     description:

@@ -3,9 +3,15 @@ import { errors } from '../../core/errors.js';
 import { publicUrls } from '../../core/urls.js';
 import { coalescedReads } from '../../db/coalesced-reads.js';
 import type { ReadCaches } from '../../db/read-cache.js';
+import { chooseText, type TranslationRow } from '../definitions/definition-translations.js';
 import type { UsageService } from '../usage/usage.service.js';
 import type { EventRecorder, Verifier } from './events.js';
-import { CONCURRENT_READS, createVerificationRepository, type VerifiableRow } from './verification.repository.js';
+import {
+  type BadgeNamesRow,
+  CONCURRENT_READS,
+  createVerificationRepository,
+  type VerifiableRow,
+} from './verification.repository.js';
 import { presentedCredentialIssue, type VerificationResult, type VerifyRequest } from './verification.schemas.js';
 import { type AssertionRef, assertionRefParser, rowMatches, toResult, unknownResult } from './verification.views.js';
 
@@ -43,30 +49,60 @@ export function createVerifyService(
   const checksSignature = (id: string) => parseUrl(id) === null && deps.presented.isJwt(id);
   const repo = createVerificationRepository(core.db, core.dialect);
   const findOne = deps.readCaches.cached('verify', coalescedReads(repo.findByIds, CONCURRENT_READS), rowScope);
+  // By definition id, dropped with the definition (a translation's change touches it).
+  const findNames = deps.readCaches.cached(
+    'badge-names',
+    coalescedReads(repo.badgeNamesByIds, CONCURRENT_READS),
+    (row: BadgeNamesRow) => ({ issuerId: row.issuer_id, definitionId: row.id }),
+  );
+
+  /**
+   * The badge's name in `lang` (issue 45 §2: the embed's card names the badge in its language), or
+   * undefined when none was asked. Asked only with `lang`, so a verify without it costs what it did.
+   */
+  async function localized(row: VerifiableRow, lang: string | undefined) {
+    if (lang === undefined) return undefined;
+    const names = await findNames(row.definition_id);
+    if (!names || names.issuer_id !== row.issuer_id) return undefined;
+    const own = { language: names.language, name: names.name, description: '', criteria_narrative: null };
+    const text = chooseText(own, JSON.parse(names.translations) as TranslationRow[], lang);
+    return { language: text.language, name: text.name };
+  }
+
+  function withLocalized(result: VerificationResult, name: Awaited<ReturnType<typeof localized>>) {
+    return name && result.credential ? { ...result, credential: { ...result.credential, localized: name } } : result;
+  }
 
   /** The answer for `id` given as `ref`, read together with the single verifies running beside it. */
-  async function answer(id: string, ref: AssertionRef | null, verifier: Verifier): Promise<VerificationResult> {
+  async function answer(
+    id: string,
+    ref: AssertionRef | null,
+    verifier: Verifier,
+    lang?: string,
+  ): Promise<VerificationResult> {
     const row = ref ? await findOne(ref.credentialId) : undefined;
     if (!ref || !rowMatches(ref, row)) return unknownResult(id);
-    const result = toResult(urls, id, row, core.clock.now());
+    const result = withLocalized(toResult(urls, id, row, core.clock.now()), await localized(row, lang));
     await deps.events.recordVerifications([row], 'api', verifier);
     return result;
   }
 
-  const verify = async (id: string, verifier: Verifier) => answer(id, await parse(id), verifier);
+  const verify = async (id: string, verifier: Verifier, lang?: string) => answer(id, await parse(id), verifier, lang);
 
   /** An Open Badges 3.0 credential given as JSON, bounded first (400, core/jsonld-budget.ts), then checked by its proof. */
-  async function verifyCredential(credential: Record<string, unknown>, verifier: Verifier) {
+  async function verifyCredential(credential: Record<string, unknown>, verifier: Verifier, lang?: string) {
     const issue = presentedCredentialIssue(credential);
     if (issue)
       throw errors.validation(`${issue.path === '' ? 'The credential' : issue.path} ${issue.message}.`, [issue]);
     const id = typeof credential.id === 'string' ? credential.id : '';
-    return answer(id, await deps.presented.json(credential), verifier);
+    return answer(id, await deps.presented.json(credential), verifier, lang);
   }
 
   /** The verify body: an id, or a credential as JSON. */
   const verifyAny = (body: VerifyRequest, verifier: Verifier) =>
-    'credential' in body ? verifyCredential(body.credential, verifier) : verify(body.id, verifier);
+    'credential' in body
+      ? verifyCredential(body.credential, verifier, body.lang)
+      : verify(body.id, verifier, body.lang);
 
   return {
     verify,
@@ -77,7 +113,7 @@ export function createVerifyService(
      * Up to 1,000 ids in one set-based read; one result per id, in request order. A credential named
      * several times (the same id repeated, or its URL and its bare id) is verified and recorded once.
      */
-    async verifyBulk(ids: readonly string[], verifier: Verifier) {
+    async verifyBulk(ids: readonly string[], verifier: Verifier, lang?: string) {
       const refs = await Promise.all(ids.map(parse));
       const rows = await repo.findByIds(refs.flatMap((ref) => (ref ? [ref.credentialId] : [])));
       const now = core.clock.now();
@@ -90,7 +126,18 @@ export function createVerifyService(
         return toResult(urls, id, row, now);
       });
       await deps.events.recordVerifications([...authentic.values()], 'bulk', verifier);
-      return { count: results.length, results };
+      if (lang === undefined) return { count: results.length, results };
+      // One name lookup per definition, however many of its credentials the call names.
+      const names = new Map<string, Awaited<ReturnType<typeof localized>>>();
+      for (const row of authentic.values()) {
+        if (!names.has(row.definition_id)) names.set(row.definition_id, await localized(row, lang));
+      }
+      const named = results.map((result, i) => {
+        const ref = refs[i];
+        const row = ref ? rows.get(ref.credentialId) : undefined;
+        return result.authentic && row ? withLocalized(result, names.get(row.definition_id)) : result;
+      });
+      return { count: named.length, results: named };
     },
 
     /** Refused (402) on plans without premium verification; metered, then answered like `verify`. */
