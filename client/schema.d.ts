@@ -1333,6 +1333,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/extensions/achievement-metadata/context.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The JSON-LD context of the badge-data extension of Open Badges 2.0 BadgeClasses
+         * @description Defines achievementType, creditsAvailable, fieldOfStudy, specialization, humanCode and targetType as the OB 3.0 vocabulary does, and links the JSON Schema the extension objects pass (TypeValidation).
+         */
+        get: operations["getAchievementExtensionContext"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/extensions/achievement-metadata/schema.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The JSON Schema of the badge-data extension of Open Badges 2.0 BadgeClasses
+         * @description What an extensions:AchievementMetadata or extensions:AlignmentTargetType object holds.
+         */
+        get: operations["getAchievementExtensionSchema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/issuers/{slug}/endorsements/{id}": {
         parameters: {
             query?: never;
@@ -3957,6 +3997,13 @@ export interface components {
             targetDescription?: string;
             targetFramework?: string;
             targetCode?: string;
+            /** @description The OB 3.0 targetType of the alignment, as an OB 2.0 extension */
+            "extensions:AlignmentTargetType"?: {
+                /** Format: uri */
+                "@context": string;
+                type: string[];
+                targetType: string;
+            };
         };
         /** @description Another language edition or an earlier version of a BadgeClass */
         ObRelatedBadgeClass: {
@@ -3994,6 +4041,17 @@ export interface components {
             alignment?: components["schemas"]["ObAlignmentObject"][];
             /** @description The other language editions of the same version; on the current BadgeClass also its earlier versions */
             related?: components["schemas"]["ObRelatedBadgeClass"][];
+            /** @description The definition's OB 3.0 Achievement properties as an OB 2.0 extension (its context: /v1/extensions/achievement-metadata/context.json) */
+            "extensions:AchievementMetadata"?: {
+                /** Format: uri */
+                "@context": string;
+                type: string[];
+                achievementType?: string;
+                creditsAvailable?: number;
+                fieldOfStudy?: string;
+                specialization?: string;
+                humanCode?: string;
+            };
             /** @description Hosted Endorsement URLs */
             endorsement?: string[];
         };
@@ -12679,6 +12737,112 @@ export interface operations {
                 content: {
                     "application/ld+json": components["schemas"]["ObRevokedAssertion"];
                     "application/json": components["schemas"]["ObRevokedAssertion"];
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAchievementExtensionContext: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON-LD context */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/ld+json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request URL is longer than 8 KiB */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limit exceeded */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers together are larger than 16 KiB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAchievementExtensionSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON Schema */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/schema+json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description The request URL is longer than 8 KiB */

@@ -106,6 +106,12 @@ describe.each(dialects)('alignments on %s', (dialect) => {
         targetDescription: 'Unit of competency',
         targetFramework: 'Australian VET',
         targetCode: 'HLTAID011',
+        // OB 2.0 has no targetType: it rides in the badge-data extension (documents/extension.ts).
+        'extensions:AlignmentTargetType': {
+          '@context': `${BASE}/v1/extensions/achievement-metadata/context.json`,
+          type: ['Extension', 'extensions:AlignmentTargetType'],
+          targetType: 'ext:AQFUnitOfCompetency',
+        },
       },
       { targetName: 'Second', targetUrl: 'https://skills.example/Second' },
       { targetName: 'Third', targetUrl: 'https://skills.example/Third' },

@@ -222,6 +222,62 @@ describe.each(dialects)('BadgeClass language editions and versions on %s', (dial
     expect((await get(`${badgeUrl}/versions/2/in/fr`)).json()).toMatchObject({ name: 'Radioprotection II' });
   });
 
+  it('carries version natively and the other badge data as an extension with its hosted context, valid for the validator', async () => {
+    const described = await call('POST', '/api/v1/definitions', {
+      name: 'Dosimetry',
+      description: 'Measuring doses.',
+      achievementType: 'Certification',
+      creditsAvailable: 2.5,
+      fieldOfStudy: 'Physics',
+      specialization: 'Radiation protection',
+      humanCode: 'PHY-310',
+      version: '3.1',
+    });
+    await call('POST', `/api/v1/definitions/${described.id}/alignments`, {
+      targetName: 'Dose assessment',
+      targetUrl: 'https://frameworks.example/dose',
+      targetType: 'ceasn:Competency',
+      targetCode: 'D-7',
+    });
+    const url = `${BASE}/v1/issuers/${a.slug}/badges/${described.slug}`;
+    const context = `${BASE}/v1/extensions/achievement-metadata/context.json`;
+    const badge = (await get(url)).json();
+    expect(badge).toMatchObject({
+      version: '3.1',
+      'extensions:AchievementMetadata': {
+        '@context': context,
+        type: ['Extension', 'extensions:AchievementMetadata'],
+        achievementType: 'Certification',
+        creditsAvailable: 2.5,
+        fieldOfStudy: 'Physics',
+        specialization: 'Radiation protection',
+        humanCode: 'PHY-310',
+      },
+      alignment: [
+        {
+          targetName: 'Dose assessment',
+          targetCode: 'D-7',
+          'extensions:AlignmentTargetType': {
+            '@context': context,
+            type: ['Extension', 'extensions:AlignmentTargetType'],
+            targetType: 'ceasn:Competency',
+          },
+        },
+      ],
+    });
+    const report = await expectValid(url);
+    expect(report.fetched).toEqual(
+      expect.arrayContaining([context, `${BASE}/v1/extensions/achievement-metadata/schema.json`]),
+    );
+    const served = await get(context);
+    expect(served.headers['content-type']).toMatch(/^application\/ld\+json/);
+    expect(served.json()['@context'].achievementType).toEqual({
+      '@id': 'https://purl.imsglobal.org/spec/vc/ob/vocab.html#achievementType',
+    });
+    // A definition without the fields has no extension at all.
+    expect((await get(badgeUrl)).json()).not.toHaveProperty(['extensions:AchievementMetadata']);
+  });
+
   it('chooses the edition language by RFC 4647 lookup, the own language first', () => {
     expect(editionLanguage('en', ['fr', 'zh-Hant'], 'zh-Hant-TW')).toBe('zh-Hant');
     expect(editionLanguage('en', ['fr'], 'EN-gb')).toBeNull();

@@ -190,6 +190,35 @@ describe.each(dialects)('Open Badges validator-equivalent checks on %s', () => {
     expect(report.warnings).toEqual([]);
   });
 
+  it('checks an extension against its hosted context and the JSON Schema that context links', async () => {
+    const context = `${ORIGIN}/ext/context.json`;
+    const schema = `${ORIGIN}/ext/schema.json`;
+    const extended = (extension: Doc) =>
+      check((d) => {
+        d[context] = {
+          '@context': { humanCode: { '@id': 'https://example.test/vocab#humanCode' } },
+          'obi:validation': [{ 'obi:validatesType': 'extensions:Code', 'obi:validationSchema': schema }],
+        };
+        d[schema] = {
+          type: 'object',
+          properties: { humanCode: { type: 'string', maxLength: 5 } },
+        };
+        Object.assign(d[BADGE] ?? {}, { 'extensions:Code': extension });
+      });
+    const good = { '@context': context, type: ['Extension', 'extensions:Code'], humanCode: 'CS-1' };
+    expect((await extended(good)).errors).toEqual([]);
+    expect((await extended({ ...good, level: 3 })).errors).toEqual([
+      expect.stringContaining(`Property level of extension`),
+    ]);
+    expect((await extended({ ...good, humanCode: 'CS-101-long' })).errors).toEqual([expect.stringContaining('fails')]);
+    expect((await extended({ ...good, type: ['extensions:Code'] })).errors).toEqual([
+      expect.stringContaining('no type Extension'),
+    ]);
+    expect((await extended({ ...good, '@context': `${ORIGIN}/ext/missing.json` })).errors).toEqual([
+      expect.stringContaining('answered 404'),
+    ]);
+  });
+
   it('checks an endorsement, its claim and its issuer profile', async () => {
     const endorsement = `${ISSUER}/endorsements/e1`;
     const report = await check((d) => {

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { Ajv } from 'ajv';
+import formats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 
 /*
@@ -11,6 +13,10 @@ import type { FastifyInstance } from 'fastify';
  */
 
 export const OB_CONTEXT = 'https://w3id.org/openbadges/v2';
+
+const extensionAjv = new Ajv({ strict: false, allErrors: true });
+// ajv-formats is CommonJS with a default export; under NodeNext it arrives as the module object.
+(formats as unknown as typeof formats.default)(extensionAjv);
 export const VALIDATOR_ACCEPT = 'application/ld+json, application/json, image/png, image/svg+xml';
 
 /** The 81 terms of https://w3id.org/openbadges/v2 (1EdTech openbadges-specification ob_v2p0/v2/context.json). */
@@ -214,7 +220,62 @@ export async function validateHosted(url: string, options: ValidateOptions): Pro
     if (node['@context'] !== OB_CONTEXT) error(`${nodeUrl} @context is ${JSON.stringify(node['@context'])}`);
     if (node.id !== nodeUrl) warn(`Node fetched from source ${nodeUrl} declared its id as ${String(node.id)}`);
     checkTerms(node, nodeUrl);
+    for (const extension of extensions.splice(0)) await extensionNode(extension.node, extension.path);
     return node;
+  }
+
+  const extensions: { node: unknown; path: string }[] = [];
+
+  /**
+   * An extension object (OB 2.0 "Extensions" and "Extension Validation"): its `@context` a URL,
+   * fetched, whose terms are the only properties besides `@context` and `type`; `type` includes
+   * `Extension`; each TypeValidation of the context that names one of its types has its JSON
+   * Schema fetched and run against the object.
+   */
+  async function extensionNode(value: unknown, path: string): Promise<void> {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      error(`extension ${path} is not an object`);
+      return;
+    }
+    const ext = value as Json;
+    const types = listOf(ext.type).map(String);
+    if (!types.includes('Extension')) error(`extension ${path} has no type Extension`);
+    if (typeof ext['@context'] !== 'string' || !isUrl(ext['@context'])) {
+      error(`extension ${path} has no @context URL`);
+      return;
+    }
+    const contextUrl = ext['@context'];
+    report.fetched.push(contextUrl);
+    const res = await options.fetch(contextUrl);
+    let context: Json | null = null;
+    try {
+      context = res.status === 200 ? (JSON.parse(res.body) as Json) : null;
+    } catch {
+      context = null;
+    }
+    const terms = context?.['@context'];
+    if (!context || typeof terms !== 'object' || terms === null || Array.isArray(terms)) {
+      error(`extension context ${contextUrl} of ${path} answered ${res.status} without a @context object`);
+      return;
+    }
+    for (const key of Object.keys(ext)) {
+      if (key !== '@context' && key !== 'type' && !(key in terms)) {
+        error(`Property ${key} of extension ${path} is not a term of ${contextUrl}`);
+      }
+    }
+    for (const entry of listOf(context['obi:validation'] ?? [])) {
+      const validation = entry as Json;
+      if (!types.includes(String(validation['obi:validatesType']))) continue;
+      const schemaUrl = String(validation['obi:validationSchema']);
+      report.fetched.push(schemaUrl);
+      const schemaRes = await options.fetch(schemaUrl);
+      if (schemaRes.status !== 200) {
+        error(`extension schema ${schemaUrl} answered ${schemaRes.status}`);
+        continue;
+      }
+      const validate = extensionAjv.compile(JSON.parse(schemaRes.body) as object);
+      if (!validate(ext)) error(`extension ${path} fails ${schemaUrl}: ${JSON.stringify(validate.errors)}`);
+    }
   }
 
   function checkTerms(value: unknown, path: string): void {
@@ -231,6 +292,12 @@ export async function validateHosted(url: string, options: ValidateOptions): Pro
         if (typeof v !== 'string' || !/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(v)) {
           error(`@language ${JSON.stringify(v)} at ${path} is not a BCP 47 tag`);
         }
+        continue;
+      }
+      // OB 2.0 "Extensions": a property in the `extensions:` namespace holding an object with its own
+      // context; its terms are that context's, checked once it is fetched (extensionNode).
+      if (key.startsWith('extensions:') && key.length > 'extensions:'.length) {
+        extensions.push({ node: v, path: `${path}.${key}` });
         continue;
       }
       if (!OB_V2_TERMS.has(key)) error(`Property ${key} at ${path} is not a term of the Open Badges v2 context`);

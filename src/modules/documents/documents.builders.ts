@@ -16,6 +16,7 @@ import {
   type ObRelated,
   type ObRevokedAssertion,
 } from './documents.schemas.js';
+import { achievementExtension, alignmentExtension } from './extension.js';
 
 /*
  * Pure builders of the Open Badges 2.0 documents. Every id is the exact URL the document is served
@@ -120,13 +121,14 @@ export function keywords(definition: DefinitionRow): string[] {
   return out;
 }
 
-function alignmentObject(row: AlignmentFields): ObAlignment {
+function alignmentObject(baseUrl: string, row: AlignmentFields): ObAlignment {
   return {
     targetName: row.target_name,
     targetUrl: row.target_url,
     ...(row.target_description ? { targetDescription: row.target_description } : {}),
     ...(row.target_framework ? { targetFramework: row.target_framework } : {}),
     ...(row.target_code ? { targetCode: row.target_code } : {}),
+    ...alignmentExtension(baseUrl, row),
   };
 }
 
@@ -136,6 +138,8 @@ export interface EditionParts {
   language: string;
   /** The other editions of the same version, then (for the current BadgeClass) the earlier versions. */
   related: ObRelated[];
+  /** The service's public origin, where the badge-data extension's context is hosted (extension.ts). */
+  baseUrl: string;
 }
 
 /**
@@ -166,8 +170,10 @@ export function badgeClassDocument(
     issuer: urls.issuerProfile(issuerSlug),
     version: versionLabel(definition),
     ...(tags.length > 0 ? { tags } : {}),
-    ...(alignments.length > 0 ? { alignment: alignments.map(alignmentObject) } : {}),
+    ...(alignments.length > 0 ? { alignment: alignments.map((a) => alignmentObject(parts.baseUrl, a)) } : {}),
     ...(parts.related.length > 0 ? { related: parts.related } : {}),
+    // OB 2.0 carries `version` natively; the other §3 fields go in an extension (extension.ts).
+    ...achievementExtension(parts.baseUrl, definition),
     ...(endorsementIds.length > 0 ? { endorsement: endorsementIds.map((e) => urls.endorsement(issuerSlug, e)) } : {}),
   };
 }

@@ -63,7 +63,7 @@ export type BadgeClassRow = DefinitionRow & {
 
 export type AlignmentFields = Pick<
   AlignmentRow,
-  'target_name' | 'target_url' | 'target_description' | 'target_framework' | 'target_code'
+  'target_name' | 'target_url' | 'target_description' | 'target_framework' | 'target_code' | 'target_type'
 >;
 
 /** The parameters of the BadgeClass statement, by the placeholder each is compiled with. */
@@ -171,7 +171,8 @@ export function createDocumentRepository(db: Executor, dialect: Dialect, readCac
       .select([
         jsonRows(
           dialect,
-          sql`select target_name, target_url, target_description, target_framework, target_code from alignments
+          sql`select target_name, target_url, target_description, target_framework, target_code, target_type
+            from alignments
             where alignments.issuer_id = definitions.issuer_id and alignments.definition_id = definitions.id
             order by alignments.created_at, alignments.id`,
           {
@@ -180,6 +181,7 @@ export function createDocumentRepository(db: Executor, dialect: Dialect, readCac
             target_description: 'target_description',
             target_framework: 'target_framework',
             target_code: 'target_code',
+            target_type: 'target_type',
           },
         ).as('alignments'),
         jsonValues(

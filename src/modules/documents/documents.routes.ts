@@ -246,6 +246,46 @@ export const documentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
+  const anyJson = (description: string, media: string) => ({
+    description,
+    content: { [media]: { schema: Type.Object({}, { additionalProperties: true }) } },
+  });
+  app.get(
+    '/v1/extensions/achievement-metadata/context.json',
+    {
+      schema: {
+        operationId: 'getAchievementExtensionContext',
+        tags,
+        summary: 'The JSON-LD context of the badge-data extension of Open Badges 2.0 BadgeClasses',
+        description:
+          'Defines achievementType, creditsAvailable, fieldOfStudy, specialization, humanCode and targetType as the OB 3.0 vocabulary does, and links the JSON Schema the extension objects pass (TypeValidation).',
+        response: { 200: anyJson('JSON-LD context', 'application/ld+json'), ...errorResponses(...openErrors) },
+      },
+    },
+    async (_request, reply) =>
+      reply
+        .header('content-type', contentTypes['ld+json'])
+        .header('cache-control', SHORT_CACHE)
+        .send(documents.extensionContext()),
+  );
+  app.get(
+    '/v1/extensions/achievement-metadata/schema.json',
+    {
+      schema: {
+        operationId: 'getAchievementExtensionSchema',
+        tags,
+        summary: 'The JSON Schema of the badge-data extension of Open Badges 2.0 BadgeClasses',
+        description: 'What an extensions:AchievementMetadata or extensions:AlignmentTargetType object holds.',
+        response: { 200: anyJson('JSON Schema', 'application/schema+json'), ...errorResponses(...openErrors) },
+      },
+    },
+    async (_request, reply) =>
+      reply
+        .header('content-type', 'application/schema+json; charset=utf-8')
+        .header('cache-control', SHORT_CACHE)
+        .send(documents.extensionSchema()),
+  );
+
   app.get(
     '/v1/issuers/:slug/endorsements/:id',
     {

@@ -40,6 +40,12 @@ export const ObAlignmentSchema = Type.Object(
     targetDescription: Type.Optional(Type.String()),
     targetFramework: Type.Optional(Type.String()),
     targetCode: Type.Optional(Type.String()),
+    'extensions:AlignmentTargetType': Type.Optional(
+      Type.Object(
+        { '@context': Url, type: Type.Array(Type.String()), targetType: Type.String() },
+        { description: 'The OB 3.0 targetType of the alignment, as an OB 2.0 extension' },
+      ),
+    ),
   },
   { $id: 'ObAlignmentObject', description: 'Open Badges 2.0 AlignmentObject' },
 );
@@ -84,6 +90,23 @@ export const ObBadgeClassSchema = Type.Object(
         description:
           'The other language editions of the same version; on the current BadgeClass also its earlier versions',
       }),
+    ),
+    'extensions:AchievementMetadata': Type.Optional(
+      Type.Object(
+        {
+          '@context': Url,
+          type: Type.Array(Type.String()),
+          achievementType: Type.Optional(Type.String()),
+          creditsAvailable: Type.Optional(Type.Number()),
+          fieldOfStudy: Type.Optional(Type.String()),
+          specialization: Type.Optional(Type.String()),
+          humanCode: Type.Optional(Type.String()),
+        },
+        {
+          description:
+            "The definition's OB 3.0 Achievement properties as an OB 2.0 extension (its context: /v1/extensions/achievement-metadata/context.json)",
+        },
+      ),
     ),
     endorsement: Type.Optional(Type.Array(Url, { description: 'Hosted Endorsement URLs' })),
   },

@@ -28,6 +28,7 @@ import {
   createDocumentRepository,
 } from './documents.repository.js';
 import type { ObAssertion, ObRelated, ObRevokedAssertion } from './documents.schemas.js';
+import { extensionContext, extensionSchema } from './extension.js';
 
 export type AssertionOutcome =
   | { revoked: false; document: ObAssertion; verifyPageUrl: string }
@@ -152,6 +153,7 @@ export function createDocumentService(
         id: at(edition.language),
         language: text.language,
         related,
+        baseUrl: core.config.publicBaseUrl,
       });
     },
 
@@ -192,6 +194,14 @@ export function createDocumentService(
         { verifyUrl: document.id, assertionJson: JSON.stringify(document) },
       );
       return { revoked: false, svg };
+    },
+
+    /** The badge-data extension's JSON-LD context and JSON Schema (extension.ts). */
+    extensionContext() {
+      return extensionContext(core.config.publicBaseUrl);
+    },
+    extensionSchema() {
+      return extensionSchema;
     },
 
     async endorsement(slug: string, id: string) {
