@@ -19325,6 +19325,7 @@ export interface operations {
             content: {
                 "application/x-www-form-urlencoded": {
                     csrf: string;
+                    /** @enum {string} */
                     public: "true" | "false";
                 };
             };

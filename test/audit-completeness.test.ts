@@ -144,6 +144,69 @@ async function obApiToken(w: Walk): Promise<{ accountId: string; token: string }
   return { accountId, token: await token.save() };
 }
 
+/**
+ * An earner with a backpack session, an OB 3.0 API client they allowed (a saved Grant, as consent
+ * saves one) and an access token of that grant.
+ */
+async function obApiGrant(w: Walk) {
+  const earner = await earnerSession(w.t.app, `${unique('app-earner')}@example.org`);
+  const { obapi } = w.t.app.services;
+  const provider = obapi.provider();
+  const scope = ['credential.upsert', 'credential.readonly']
+    .map((s) => `https://purl.imsglobal.org/spec/ob/v3p0/scope/${s}`)
+    .join(' ');
+  const registered = await w.t.app.inject({
+    method: 'POST',
+    url: '/ims/ob/v3p0/oauth/register',
+    payload: { client_name: 'Walk app', redirect_uris: ['https://walk.example/callback'] },
+  });
+  const client = await provider.Client.find(registered.json().client_id);
+  if (!client) throw new Error('the walk client was not registered');
+  const grant = new provider.Grant({ accountId: earner.accountId, clientId: client.clientId });
+  grant.addResourceScope(obapi.resource, scope);
+  const grantId = await grant.save();
+  const token = new provider.AccessToken({
+    accountId: earner.accountId,
+    client,
+    gty: 'authorization_code',
+    grantId,
+    scope,
+    aud: obapi.resource,
+  });
+  return { ...earner, clientId: client.clientId, token: await token.save() };
+}
+
+/** An earner holding a credential of the walk's issuer and a collection (with the credential in it or not). */
+async function collectionWorld(w: Walk, withBadge: boolean) {
+  const email = `${unique('collector')}@example.org`;
+  const issued = await created(
+    w,
+    w.keyed('POST', '/api/v1/credentials', {
+      definitionId: w.definitionId,
+      recipientEmail: email,
+      completionKey: unique('collect'),
+    }),
+  );
+  const earner = await earnerSession(w.t.app, email);
+  const { collections } = w.t.app.services.backpack;
+  const collectionId = await collections.create(earner.accountId, 'Walk collection');
+  const credentialId = issued.credentialId as string;
+  if (withBadge) await collections.add(earner.accountId, collectionId, credentialId);
+  return { earner, collectionId, credentialId };
+}
+
+function collectionChange(
+  earner: Awaited<ReturnType<typeof earnerSession>>,
+  url: string,
+  fields: Record<string, string>,
+): Call {
+  return {
+    request: { method: 'POST', url, headers: { ...formHeaders, cookie: earner.cookie }, payload: earner.form(fields) },
+    actor: `earner:${earner.accountId}`,
+    issuerId: 'earners',
+  };
+}
+
 /** The request builders, by operationId: each sets up what its call needs and names the actor. */
 /** A simulated LMS registered for the walking issuer, with a badge placed on launch (made once per walk). */
 const ltiWorlds = new WeakMap<Walk, Promise<{ sim: Platform; actor: string; linkId: string }>>();
@@ -324,6 +387,69 @@ const builders: Record<string, (w: Walk) => Promise<Call>> = {
         payload: earner.form(),
       },
       actor: `earner:${earner.accountId}`,
+      issuerId: 'earners',
+    };
+  },
+  createBackpackCollection: async (w) => {
+    const earner = await earnerSession(w.t.app, `${unique('earner')}@example.org`);
+    return {
+      request: {
+        method: 'POST',
+        url: '/backpack/collections',
+        headers: { ...formHeaders, cookie: earner.cookie },
+        payload: earner.form({ name: 'Walk collection' }),
+      },
+      actor: `earner:${earner.accountId}`,
+      issuerId: 'earners',
+    };
+  },
+  addToBackpackCollection: async (w) => {
+    const { earner, collectionId, credentialId } = await collectionWorld(w, false);
+    return collectionChange(earner, `/backpack/collections/${collectionId}/add`, { credentialId });
+  },
+  removeFromBackpackCollection: async (w) => {
+    const { earner, collectionId, credentialId } = await collectionWorld(w, true);
+    return collectionChange(earner, `/backpack/collections/${collectionId}/remove`, { credentialId });
+  },
+  setBackpackCollectionVisibility: async (w) => {
+    const { earner, collectionId } = await collectionWorld(w, false);
+    return collectionChange(earner, `/backpack/collections/${collectionId}/visibility`, { public: 'true' });
+  },
+  deleteBackpackCollection: async (w) => {
+    const { earner, collectionId } = await collectionWorld(w, false);
+    return collectionChange(earner, `/backpack/collections/${collectionId}/delete`, {});
+  },
+  revokeBackpackConnectedApp: async (w) => {
+    const { accountId, clientId, cookie, csrf } = await obApiGrant(w);
+    return {
+      request: {
+        method: 'POST',
+        url: `/backpack/apps/${encodeURIComponent(clientId)}/revoke`,
+        headers: { ...formHeaders, cookie },
+        payload: new URLSearchParams({ csrf }).toString(),
+      },
+      actor: `earner:${accountId}`,
+      issuerId: 'earners',
+    };
+  },
+  checkBackpackSentCredential: async (w) => {
+    const { accountId, token, cookie, csrf } = await obApiGrant(w);
+    const key = `urn:uuid:${unique('walk-sent')}`;
+    const sent = await w.t.app.inject({
+      method: 'POST',
+      url: '/ims/ob/v3p0/credentials',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { ...unsignedBadge(key) },
+    });
+    if (sent.statusCode !== 201) throw new Error(`the walk's upsert answered ${sent.statusCode}: ${sent.body}`);
+    return {
+      request: {
+        method: 'POST',
+        url: '/backpack/sent/check',
+        headers: { ...formHeaders, cookie },
+        payload: new URLSearchParams({ csrf, key }).toString(),
+      },
+      actor: `earner:${accountId}`,
       issuerId: 'earners',
     };
   },

@@ -364,6 +364,26 @@ describe.each(dialects)('verification page on %s', (dialect) => {
       });
     });
 
+    it('names the issuer by its LinkedIn organization id once the profile has one (issue 45 §3)', async () => {
+      const set = (linkedinOrganizationId: string | null) =>
+        t.app.inject({
+          method: 'PATCH',
+          url: '/api/v1/issuer/me',
+          headers: { authorization: `Bearer ${a.key}` },
+          payload: { linkedinOrganizationId },
+        });
+      expect((await set('1337')).statusCode).toBe(200);
+      try {
+        // A HEAD, so the engagement counts below see only their own shares.
+        const res = await t.app.inject({ method: 'HEAD', url: `${page()}/share/linkedin` });
+        const params = new URL(String(res.headers.location)).searchParams;
+        expect(params.get('organizationId')).toBe('1337');
+        expect(params.has('organizationName')).toBe(false);
+      } finally {
+        expect((await set(null)).statusCode).toBe(200);
+      }
+    });
+
     it('sends share_link to the verification page itself; wallets, not configured here, are 404', async () => {
       const res = await get(`${page()}/share/share_link?next=https://evil.example`, { 'x-country': 'fr' });
       expect(res.statusCode).toBe(302);

@@ -17,8 +17,8 @@ const TEXTS = [
   { key: 'name', label: 'Name', lines: 1, max: 200, required: true },
   { key: 'description', label: 'Description', lines: 3, max: 5000, required: true },
   { key: 'criteriaNarrative', label: 'Criteria', lines: 3, max: 10_000, required: false },
-  { key: 'certificateTitle', label: 'Certificate title', lines: 1, max: 200, required: false },
-  { key: 'certificateWording', label: 'Certificate wording', lines: 3, max: 5000, required: false },
+  { key: 'certificateTitle', label: 'Certificate title', lines: 1, max: 120, required: false },
+  { key: 'certificateWording', label: 'Certificate wording', lines: 3, max: 600, required: false },
 ] as const;
 type TextKey = (typeof TEXTS)[number]['key'];
 type Texts = Record<TextKey, string>;

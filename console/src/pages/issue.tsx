@@ -920,11 +920,22 @@ function ResultTable({ report }: { report: ImportReport }) {
 }
 
 /** A kept batch's report: the entries it did not issue cleanly. */
+/** The batch's certificates as one streamed ZIP (issue 44 "Get it"), with the console session. */
+const certificatesZip = (batchId: string) => `/api/v1/ingest/imports/${encodeURIComponent(batchId)}/certificates.zip`;
+
 function BatchReport({ batch }: { batch: ImportBatchDetail }) {
   const name = batch.filename ?? `the import of ${formatDate(batch.createdAt)}`;
   return (
     <section aria-labelledby="batch-report">
       <h3 id="batch-report">Report: {name}</h3>
+      {batch.issued > 0 && (
+        <p>
+          <a class="button secondary" href={certificatesZip(batch.id)} download>
+            Download the certificates (ZIP)
+          </a>{' '}
+          One PDF per credential this import issued, and a list saying why any has none.
+        </p>
+      )}
       {batch.report === null ? (
         <p>This import was recorded before reports were kept: only its counts are known.</p>
       ) : batch.report.length === 0 ? (
@@ -1003,7 +1014,13 @@ function ImportHistory({ version }: { version: number }) {
                   <td>
                     <button type="button" class="secondary" onClick={() => show(batch.id)}>
                       Report<span class="visually-hidden"> of the import of {formatDate(batch.createdAt)}</span>
-                    </button>
+                    </button>{' '}
+                    {batch.issued > 0 && (
+                      <a href={certificatesZip(batch.id)} download>
+                        Certificates (ZIP)
+                        <span class="visually-hidden"> of the import of {formatDate(batch.createdAt)}</span>
+                      </a>
+                    )}
                   </td>
                 </tr>
               ))}

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { errorResponses, openErrors } from '../../core/schemas.js';
+import { errorResponses, openErrors, StringEnum } from '../../core/schemas.js';
 import { collectionGonePage, publicCollectionPage } from './backpack.collections.pages.js';
 import { backpackHttp } from './backpack.http.js';
 
@@ -17,7 +17,7 @@ const BadgeBody = Type.Object(
   { additionalProperties: false },
 );
 const VisibilityBody = Type.Object(
-  { csrf: Type.String({ maxLength: 100 }), public: Type.Union([Type.Literal('true'), Type.Literal('false')]) },
+  { csrf: Type.String({ maxLength: 100 }), public: StringEnum(['true', 'false']) },
   { additionalProperties: false },
 );
 const htmlPage = (description: string) => ({ description, content: { 'text/html': { schema: Type.String() } } });

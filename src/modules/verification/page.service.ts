@@ -193,6 +193,7 @@ export function createPageService(
           expiresOn: row.expires_on,
           verifyPageUrl,
           assertionUrl: urls.assertion(row.issuer_slug, row.id),
+          linkedInOrganizationId: row.issuer_linkedin_organization_id,
         },
         wallets,
       );

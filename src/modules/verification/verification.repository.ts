@@ -72,6 +72,8 @@ export interface PageRow extends VerifiableRow {
   /** The language the credential was issued in; null: the definition's own (migration 0100). */
   credential_language: string | null;
   issuer_language: string;
+  /** The issuer's LinkedIn organization id (its profile setting), for the add-to-profile link. */
+  issuer_linkedin_organization_id: string | null;
   definition_language: string;
   /** The credits the badge is worth (issue 45 §3), shown with the page language's number format. */
   credits_available: number | null;
@@ -99,6 +101,7 @@ const PAGE_COLUMNS = [
   'definitions.skills',
   'credentials.language as credential_language',
   'issuers.language as issuer_language',
+  'issuers.linkedin_organization_id as issuer_linkedin_organization_id',
   'definitions.language as definition_language',
   'definitions.credits_available',
 ] as const;
