@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { LOOKUP_CHUNK } from '../../src/modules/backpack/backpack.repository.js';
 import { type Engine, freshBenchDatabase } from '../lib/harness.js';
 import type { WorkloadResult } from '../lib/results.js';
 import { seed } from '../lib/setup.js';
@@ -127,7 +128,7 @@ export async function backpackWorkloads(
         rps: Math.round(1000 / p(lookups, 0.5)),
         p50Ms: Math.round(p(lookups, 0.5)),
         p99Ms: Math.round(p(lookups, 0.99)),
-        notes: `${lookups.length} sign-ins of one address: ${ISSUERS} salted hashes, ${Math.ceil(ISSUERS / 500)} index-probing statements of 500 pairs, ${CREDENTIALS} links`,
+        notes: `${lookups.length} sign-ins of one address: ${ISSUERS} salted hashes, ${Math.ceil(ISSUERS / LOOKUP_CHUNK[engine])} index-probing statements of ${LOOKUP_CHUNK[engine]} pairs, ${CREDENTIALS} links`,
       },
       {
         workload: `getCredentials for an earner with ${CREDENTIALS.toLocaleString('en')} credentials (pages of ${PAGE})`,
