@@ -186,6 +186,8 @@ describe.each(dialects)('BadgeClass language editions and versions on %s', (dial
       `${badgeUrl}/versions/1/in/fr`,
       `${badgeUrl}/versions/1/in/de-CH`,
       credentialUrl,
+      // The assertion's own image draws the badge's name and carries the assertion.
+      `${own.assertionUrl}/image.svg`,
     ];
     const before = await Promise.all(urls.map(async (url) => (await get(url)).body));
     const frImageBefore = (await get(`${badgeUrl}/versions/1/in/fr/image.svg`)).body;

@@ -144,7 +144,10 @@ export function createDocumentRepository(db: Executor, dialect: Dialect, readCac
         currentLanguages.as('version_languages'),
       ]),
   );
-  /** The snapshot of an earlier version decides its languages; the row then carries no snapshot text. */
+  /**
+   * The snapshot of an earlier version decides its languages and the name its image draws; the row
+   * then carries no snapshot text.
+   */
   const editionsOf = async (ids: readonly string[]): Promise<Map<string, AssertionRow>> => {
     const found = new Map<string, AssertionRow>();
     for (const [id, { version_snapshot: snapshot, ...row }] of await assertionsByIds(ids)) {
@@ -154,6 +157,7 @@ export function createDocumentRepository(db: Executor, dialect: Dialect, readCac
         shown
           ? {
               ...row,
+              definition_name: shown.name,
               version_language: shown.language,
               version_languages: JSON.stringify(shown.translations.map((t) => t.lang)),
             }
