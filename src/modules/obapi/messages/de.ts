@@ -12,6 +12,11 @@ export const de: ConsentMessages = {
     'profile.update': 'Die Berechtigung, das Profil der angemeldeten Person zu aktualisieren.',
   },
   ends: 'Wenn Sie Ihr Rucksack-Konto löschen, endet dieser Zugriff.',
+  expired: {
+    title: "Neu beginnen",
+    heading: "Diese Anfrage ist abgelaufen",
+    body: "Kehren Sie zu der App zurück, die Sie hierher geschickt hat, und beginnen Sie neu.",
+  },
   allow: 'Erlauben',
   deny: 'Ablehnen',
 };

@@ -15,6 +15,11 @@ export const en = {
     'profile.update': 'Permission to update the profile for the authenticated entity.',
   },
   ends: 'Deleting your backpack account ends this access.',
+  expired: {
+    title: "Start again",
+    heading: "This request has expired",
+    body: "Go back to the app that sent you here and start again.",
+  },
   allow: 'Allow',
   deny: 'Deny',
 };

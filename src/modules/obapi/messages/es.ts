@@ -11,6 +11,11 @@ export const es: ConsentMessages = {
     'profile.update': 'Permiso para actualizar el perfil de la entidad autenticada.',
   },
   ends: 'Si eliminas tu cuenta de la mochila de insignias, este acceso termina.',
+  expired: {
+    title: "Empezar de nuevo",
+    heading: "Esta solicitud ha caducado",
+    body: "Vuelve a la aplicación que te ha enviado aquí y empieza de nuevo.",
+  },
   allow: 'Autorizar',
   deny: 'Denegar',
 };

@@ -12,6 +12,11 @@ export const fr: ConsentMessages = {
     'profile.update': 'L’autorisation de mettre à jour le profil de l’entité authentifiée.',
   },
   ends: 'La suppression de votre compte de sac à badges met fin à cet accès.',
+  expired: {
+    title: "Recommencer",
+    heading: "Cette demande a expiré",
+    body: "Retournez dans l’application qui vous a envoyé ici et recommencez.",
+  },
   allow: 'Autoriser',
   deny: 'Refuser',
 };

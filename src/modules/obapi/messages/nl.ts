@@ -12,6 +12,11 @@ export const nl: ConsentMessages = {
     'profile.update': 'Toestemming om het profiel van de aangemelde gebruiker bij te werken.',
   },
   ends: 'Als je je account van de badgerugzak verwijdert, eindigt deze toegang.',
+  expired: {
+    title: "Opnieuw beginnen",
+    heading: "Dit verzoek is verlopen",
+    body: "Ga terug naar de app die je hierheen heeft gestuurd en begin opnieuw.",
+  },
   allow: 'Toestaan',
   deny: 'Weigeren',
 };
