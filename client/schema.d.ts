@@ -19540,7 +19540,10 @@ export interface operations {
     };
     getPublicCollection: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The page language (BCP 47); else Accept-Language, else English */
+                lang?: string;
+            };
             header?: never;
             path: {
                 publicId: string;
@@ -19613,6 +19616,8 @@ export interface operations {
         parameters: {
             query?: {
                 next?: string;
+                /** @description The page language (BCP 47); else Accept-Language, else English */
+                lang?: string;
             };
             header?: never;
             path?: never;
@@ -19673,7 +19678,10 @@ export interface operations {
     };
     requestBackpackSignInLink: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The page language (BCP 47); else Accept-Language, else English */
+                lang?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -19772,6 +19780,8 @@ export interface operations {
         parameters: {
             query?: {
                 next?: string;
+                /** @description The page language (BCP 47); else Accept-Language, else English */
+                lang?: string;
             };
             header?: never;
             path: {
@@ -19836,6 +19846,8 @@ export interface operations {
         parameters: {
             query?: {
                 next?: string;
+                /** @description The page language (BCP 47); else Accept-Language, else English */
+                lang?: string;
             };
             header?: never;
             path: {
@@ -20032,7 +20044,10 @@ export interface operations {
     };
     offerBackpackBadgeToWallet: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The page language (BCP 47); else Accept-Language, else English */
+                lang?: string;
+            };
             header?: never;
             path: {
                 id: string;
@@ -20368,7 +20383,10 @@ export interface operations {
     };
     getBackpackAccountDeletion: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The page language (BCP 47); else Accept-Language, else English */
+                lang?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -20391,6 +20409,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
             };
             /** @description The request URL is longer than 8 KiB */
             414: {
@@ -20427,7 +20454,10 @@ export interface operations {
     };
     deleteBackpackAccount: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The page language (BCP 47); else Accept-Language, else English */
+                lang?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;

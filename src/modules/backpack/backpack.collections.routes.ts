@@ -31,7 +31,7 @@ const seeOther = (description: string) => ({ description, ...Type.Null() });
  */
 export const backpackCollectionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { collections } = app.services.backpack;
-  const { send, changingSession } = backpackHttp(app);
+  const { send, changingSession, languageOf } = backpackHttp(app);
   const tags = ['Backpack'];
   const back = '/backpack#collections';
 
@@ -144,13 +144,22 @@ export const backpackCollectionRoutes: FastifyPluginAsyncTypebox = async (app) =
         tags,
         summary: 'A public collection of an earner’s badges (HTML)',
         params: PublicParams,
+        querystring: Type.Object({
+          lang: Type.Optional(
+            Type.String({
+              maxLength: 35,
+              description: 'The page language (BCP 47); else Accept-Language, else English',
+            }),
+          ),
+        }),
         response: { 200: htmlPage('The collection'), 404: htmlPage('Not public'), ...errorResponses(...openErrors) },
       },
     },
     async (request, reply) => {
       const collection = await collections.publicView(request.params.publicId);
-      if (!collection) return send(reply, 404, collectionGonePage);
-      return send(reply, 200, (nonce) => publicCollectionPage(nonce, collection));
+      const language = languageOf(request);
+      if (!collection) return send(reply, 404, (nonce) => collectionGonePage(nonce, language), language);
+      return send(reply, 200, (nonce) => publicCollectionPage(nonce, collection, language), language);
     },
   );
 };

@@ -1,6 +1,7 @@
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.js';
+import { DEFAULT_LANGUAGE, type Language, negotiateLanguage, requestLanguageSources } from '../../core/locale.js';
 import { backpackCsp } from './backpack.layout.js';
 import type { EarnerSession } from './backpack.service.js';
 
@@ -27,14 +28,31 @@ export function backpackHttp(app: FastifyInstance) {
   }
 
   return {
-    send(reply: FastifyReply, status: number, render: (nonce: string) => string) {
+    /** A page in `language` (the request's, by `languageOf`), never cached. */
+    send(
+      reply: FastifyReply,
+      status: number,
+      render: (nonce: string) => string,
+      language: Language = DEFAULT_LANGUAGE,
+    ) {
       const nonce = ids.token(NONCE_LENGTH);
       return reply
         .status(status)
         .header('content-type', HTML)
         .header('content-security-policy', backpackCsp(nonce))
         .header('cache-control', 'no-store')
+        .header('content-language', language)
+        .header('vary', 'Accept-Language')
         .send(render(nonce));
+    },
+
+    /**
+     * The language of a backpack page (issue 45 §2): `?lang=`, else Accept-Language by q-value,
+     * else English. The backpack holds badges of many credentials and issuers, so neither's
+     * language is a fallback here.
+     */
+    languageOf(request: FastifyRequest): Language {
+      return negotiateLanguage(requestLanguageSources(request));
     },
 
     setCookie(reply: FastifyReply, name: string, value: string, maxAge: number) {

@@ -58,7 +58,7 @@ async function multipartFields(body: Buffer, contentType: string): Promise<Recor
  */
 export const backpackImportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { backpack } = app.services;
-  const { send, sessionOf, changingSession, addressOf } = backpackHttp(app);
+  const { send, sessionOf, changingSession, addressOf, languageOf } = backpackHttp(app);
   const tags = ['Backpack'];
 
   if (app.hasContentTypeParser(FORM)) app.removeContentTypeParser(FORM);
@@ -86,7 +86,8 @@ export const backpackImportRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const session = await sessionOf(request);
       if (!session) return reply.redirect('/backpack', 303);
-      return send(reply, 200, (nonce) => importPage(nonce, session.csrfToken));
+      const language = languageOf(request);
+      return send(reply, 200, (nonce) => importPage(nonce, session.csrfToken, undefined, language), language);
     },
   );
 
@@ -116,7 +117,9 @@ export const backpackImportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       let input: ImportSource;
       if (image !== undefined) {
         if (!imageType || !IMAGE_TYPES.has(imageType)) {
-          return send(reply, 400, (nonce) => importPage(nonce, session.csrfToken, 'Choose a PNG or SVG badge image.'));
+          const language = languageOf(request);
+          const error = 'Choose a PNG or SVG badge image.';
+          return send(reply, 400, (nonce) => importPage(nonce, session.csrfToken, error, language), language);
         }
         input = { image: Buffer.from(image, 'base64'), mediaType: imageType };
       } else input = { text: source ?? '' };
@@ -127,7 +130,8 @@ export const backpackImportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         if (!(error instanceof AppError) || (error.code !== 'validation_failed' && error.code !== 'invalid_image')) {
           throw error;
         }
-        return send(reply, 400, (nonce) => importPage(nonce, session.csrfToken, error.message));
+        const language = languageOf(request);
+        return send(reply, 400, (nonce) => importPage(nonce, session.csrfToken, error.message, language), language);
       }
     },
   );

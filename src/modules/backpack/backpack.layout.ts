@@ -1,4 +1,5 @@
 import { html, type Markup } from '../../core/html.js';
+import { DEFAULT_LANGUAGE, formatDate, type Language } from '../../core/locale.js';
 
 /** Styles by nonce, forms only to this origin, images from anywhere a badge's image may be. */
 export function backpackCsp(nonce: string): string {
@@ -23,10 +24,15 @@ const STYLE =
   '.links a{margin-right:1rem}.error{color:#a4262c;font-weight:600}header{display:flex;justify-content:space-between;align-items:center}' +
   'form.inline{display:inline}';
 
-/** A backpack page: the document, its nonce'd styles and `body` in its main landmark. */
-export function backpackDocument(title: string, nonce: string, body: Markup): string {
+/** A backpack page in `language`: the document, its nonce'd styles and `body` in its main landmark. */
+export function backpackDocument(
+  title: string,
+  nonce: string,
+  body: Markup,
+  language: Language = DEFAULT_LANGUAGE,
+): string {
   return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${title}</title><style nonce="${nonce}">${STYLE}</style></head>
 <body><main>${body}</main></body></html>`.value;
 }
@@ -35,5 +41,5 @@ export function csrfField(csrf: string): Markup {
   return html`<input type="hidden" name="csrf" value="${csrf}">`;
 }
 
-const dateFormat = new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'UTC' });
-export const shownDate = (iso: string) => dateFormat.format(new Date(iso));
+/** A date as the page's language writes it ("21 November 2026", "21. November 2026"), by UTC day. */
+export const shownDate = (iso: string, language: Language = DEFAULT_LANGUAGE) => formatDate(language, iso);

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Dialect } from '../../db/types.js';
+import type { TranslationRow } from '../definitions/definition-translations.js';
 import { withBackpack } from './backpack.tables.js';
 
 /**
@@ -15,8 +16,11 @@ export interface BadgeRow {
   issuer_id: string;
   issuer_slug: string;
   issuer_name: string;
+  definition_id: string;
   definition_name: string;
   definition_description: string;
+  /** The language of the definition's own text. */
+  definition_language: string;
   image_url: string | null;
   issued_on: string;
   expires_on: string | null;
@@ -178,8 +182,10 @@ export function createBackpackRepository(root: Kysely<DB>) {
           'c.issuer_id',
           'i.slug as issuer_slug',
           'i.name as issuer_name',
+          'c.definition_id',
           'd.name as definition_name',
           'd.description as definition_description',
+          'd.language as definition_language',
           'd.image_url',
           'c.issued_on',
           'c.expires_on',
@@ -189,6 +195,23 @@ export function createBackpackRepository(root: Kysely<DB>) {
         .where('e.account_id', '=', accountId)
         .orderBy('c.issued_on', 'desc')
         .orderBy('c.id', 'desc')
+        .execute(),
+
+    /**
+     * The translations of every definition the account holds a credential of, in one statement (the
+     * page's badge names in its language, issue 45 §2), whatever the number of badges.
+     */
+    translations: (accountId: string): Promise<TranslationRow[]> =>
+      db
+        .selectFrom('definition_translations as t')
+        .selectAll('t')
+        .where('t.definition_id', 'in', (sub) =>
+          sub
+            .selectFrom('earner_credentials as e')
+            .innerJoin('credentials as c', 'c.id', 'e.credential_id')
+            .select('c.definition_id')
+            .where('e.account_id', '=', accountId),
+        )
         .execute(),
 
     /** Everything of the account: its sessions, links and the account itself (the issuers' records stay). */

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errors } from '../../core/errors.js';
+import { requestLanguageSources, supportedLanguage, textLanguages } from '../../core/locale.js';
 import { errorResponses, openErrors, ValidationErrorBody } from '../../core/schemas.js';
 import { clrSection } from '../clr/clr.pages.js';
 import { acceptedLanguages, firstLanguage } from '../notifications/notifications.messages.js';
@@ -19,6 +20,7 @@ import {
   deleteAccountPage,
   linkSentPage,
   linkUnusablePage,
+  signInError,
   signInNotStartedHerePage,
   signInPage,
   upsertedSection,
@@ -55,7 +57,12 @@ const SignInLinkBody = Type.Object({ binding: Type.String({ maxLength: 100 }) },
 const SIGN_IN_COOKIE = 'accolade_backpack_sign_in';
 const PRE_SESSION_LENGTH = 32;
 const LinkParams = Type.Object({ link: Type.String({ maxLength: 600 }) });
-const NextQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 2048 })) });
+/** `?lang=`: the page's language (issue 45 §2), on every backpack page. */
+const LangField = Type.Optional(
+  Type.String({ maxLength: 35, description: 'The page language (BCP 47); else Accept-Language, else English' }),
+);
+const NextQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 2048 })), lang: LangField });
+const LangQuery = Type.Object({ lang: LangField });
 const BadgeParams = Type.Object({ id: Type.String({ maxLength: 104 }) });
 const SentCheckBody = Type.Object(
   { csrf: Type.String({ maxLength: 100 }), key: Type.String({ minLength: 1, maxLength: 2100 }) },
@@ -87,7 +94,15 @@ export function localPath(next: string | undefined): string | null {
  */
 export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { backpack } = app.services;
-  const { send, setCookie: setNamedCookie, sessionOf, changingSession, cookie, addressOf } = backpackHttp(app);
+  const {
+    send,
+    setCookie: setNamedCookie,
+    sessionOf,
+    changingSession,
+    cookie,
+    addressOf,
+    languageOf,
+  } = backpackHttp(app);
   const setCookie = (reply: FastifyReply, value: string, maxAge: number) => {
     setNamedCookie(reply, BACKPACK_COOKIE, value, maxAge);
     if (maxAge === 0) setNamedCookie(reply, BACKPACK_ADDRESS_COOKIE, '', 0);
@@ -149,26 +164,36 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const session = await sessionOf(request);
-      if (!session) return send(reply, 200, (nonce) => signInPage(nonce, { next: localPath(request.query.next) }));
+      const language = languageOf(request);
+      if (!session) {
+        const options = { next: localPath(request.query.next), lang: supportedLanguage(request.query.lang) };
+        return send(reply, 200, (nonce) => signInPage(nonce, options, language), language);
+      }
+      const sources = requestLanguageSources(request);
       const [badges, imports, records, apps, sent, collections] = await Promise.all([
-        backpack.badges(session.accountId),
+        backpack.badges(session.accountId, textLanguages(sources, language)),
         backpack.imports.list(session.accountId),
         app.services.clr.forAccount(session.accountId),
         app.services.obapi.connectedApps(session.accountId),
         app.services.obapi.upsertedForAccount(session.accountId),
         backpack.collections.list(session.accountId),
       ]);
-      return send(reply, 200, (nonce) =>
-        backpackPage(
-          nonce,
-          badges,
-          session.csrfToken,
-          imports,
-          clrSection(records),
-          connectedAppsSection(apps, session.csrfToken),
-          upsertedSection(sent, session.csrfToken),
-          collectionsSection(collections, badges, session.csrfToken),
-        ),
+      return send(
+        reply,
+        200,
+        (nonce) =>
+          backpackPage(
+            nonce,
+            badges,
+            session.csrfToken,
+            imports,
+            clrSection(records, language),
+            connectedAppsSection(apps, session.csrfToken, language),
+            upsertedSection(sent, session.csrfToken, language),
+            collectionsSection(collections, badges, session.csrfToken, language),
+            language,
+          ),
+        language,
       );
     },
   );
@@ -185,6 +210,7 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Emails a one-time sign-in link; the same answer whether or not the address holds badges',
         consumes: [FORM],
         body: SignInBody,
+        querystring: LangQuery,
         response: {
           200: htmlPage('The link is on its way (if the address can receive email)'),
           400: htmlOrInvalid('Not an email address'),
@@ -195,21 +221,23 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const next = localPath(request.body.next);
+      // The email's and the answer's language: the form's, else the page's ?lang=, else
+      // Accept-Language (issue 45 §2).
+      const { lang } = request.query as { lang?: unknown };
+      const language = firstLanguage(
+        request.body.lang,
+        typeof lang === 'string' ? lang : undefined,
+        ...acceptedLanguages(request.headers['accept-language']),
+      );
       try {
-        // The email's language: the form's, else the page's ?lang=, else Accept-Language (issue 45 §2).
-        const { lang } = request.query as { lang?: unknown };
-        const language = firstLanguage(
-          request.body.lang,
-          typeof lang === 'string' ? lang : undefined,
-          ...acceptedLanguages(request.headers['accept-language']),
-        );
         await backpack.requestLink(request.body.email, next, language);
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         const status = error.code === 'service_unavailable' ? 503 : 400;
-        return send(reply, status, (nonce) => signInPage(nonce, { next, error: error.message }));
+        const options = { next, error: signInError(error.code, language), lang: supportedLanguage(request.body.lang) };
+        return send(reply, status, (nonce) => signInPage(nonce, options, language), language);
       }
-      return send(reply, 200, (nonce) => linkSentPage(nonce, LINK_MINUTES));
+      return send(reply, 200, (nonce) => linkSentPage(nonce, LINK_MINUTES, language), language);
     },
   );
 
@@ -232,7 +260,9 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const action = `/backpack/sign-in/${encodeURIComponent(request.params.link)}${next ? `?next=${encodeURIComponent(next)}` : ''}`;
       const preSession = app.core.ids.token(PRE_SESSION_LENGTH);
       setSignInCookie(reply, preSession, LINK_MINUTES * 60);
-      return send(reply, 200, (nonce) => confirmSignInPage(nonce, action, backpack.signInBinding(preSession)));
+      const language = languageOf(request);
+      const binding = backpack.signInBinding(preSession);
+      return send(reply, 200, (nonce) => confirmSignInPage(nonce, action, binding, language), language);
     },
   );
 
@@ -259,10 +289,13 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      if (!startedHere(request, request.body.binding)) return send(reply, 403, signInNotStartedHerePage);
+      const language = languageOf(request);
+      if (!startedHere(request, request.body.binding)) {
+        return send(reply, 403, (nonce) => signInNotStartedHerePage(nonce, language), language);
+      }
       setSignInCookie(reply, '', 0);
       const signedIn = await backpack.signIn(request.params.link);
-      if (!signedIn) return send(reply, 400, linkUnusablePage);
+      if (!signedIn) return send(reply, 400, (nonce) => linkUnusablePage(nonce, language), language);
       setCookie(reply, signedIn.token, SESSION_HOURS * 3600);
       setNamedCookie(reply, BACKPACK_ADDRESS_COOKIE, signedIn.sealedAddress, SESSION_HOURS * 3600);
       return reply.header('cache-control', 'no-store').redirect(localPath(request.query.next) ?? '/backpack', 303);
@@ -301,15 +334,16 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
         consumes: [FORM],
         params: BadgeParams,
         body: CsrfBody,
+        querystring: LangQuery,
         response: { 200: htmlPage('The offer'), ...errorResponses(400, 401, 403, 404, ...openErrors) },
       },
     },
     async (request, reply) => {
       const session = await changingSession(request, request.body.csrf);
       const offer = await backpack.walletOffer(session.accountId, request.params.id);
-      return send(reply, 200, (nonce) =>
-        walletOfferPage(nonce, { offer: offer.offer, qr: offer.qr, lcw: offer.learnerCredentialWallet.url }),
-      );
+      const language = languageOf(request);
+      const shown = { offer: offer.offer, qr: offer.qr, lcw: offer.learnerCredentialWallet.url };
+      return send(reply, 200, (nonce) => walletOfferPage(nonce, shown, language), language);
     },
   );
 
@@ -374,6 +408,7 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Backpack session. The confirmation page; without a session, back to the sign-in form.',
         tags,
         summary: 'Asks the earner to confirm deleting their account',
+        querystring: LangQuery,
         response: {
           200: htmlPage('The confirmation'),
           303: seeOther('Not signed in'),
@@ -385,7 +420,8 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const session = await sessionOf(request);
       if (!session) return reply.redirect('/backpack', 303);
       const count = (await backpack.badges(session.accountId)).length;
-      return send(reply, 200, (nonce) => deleteAccountPage(nonce, session.csrfToken, count));
+      const language = languageOf(request);
+      return send(reply, 200, (nonce) => deleteAccountPage(nonce, session.csrfToken, count, language), language);
     },
   );
 
@@ -400,6 +436,7 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Deletes the earner account and everything in it (the issuers’ records stay)',
         consumes: [FORM],
         body: CsrfBody,
+        querystring: LangQuery,
         response: { 200: htmlPage('Deleted'), ...errorResponses(400, 401, 403, ...openErrors) },
       },
     },
@@ -407,7 +444,8 @@ export const backpackRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const session = await changingSession(request, request.body.csrf);
       await backpack.deleteAccount(session.accountId);
       setCookie(reply, '', 0);
-      return send(reply, 200, accountDeletedPage);
+      const language = languageOf(request);
+      return send(reply, 200, (nonce) => accountDeletedPage(nonce, language), language);
     },
   );
 };

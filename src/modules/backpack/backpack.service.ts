@@ -6,6 +6,7 @@ import { hashRecipientEmail, normaliseEmail, sha256Hex } from '../../core/hashin
 import { publicUrls } from '../../core/urls.js';
 import type { Executor } from '../../db/database.js';
 import type { AuditService } from '../audit/audit.service.js';
+import { chooseText, type TranslationRow } from '../definitions/definition-translations.js';
 import type { Mailer } from '../notifications/notifications.mailer.js';
 import type { NotificationLanguage } from '../notifications/notifications.messages.js';
 import type { WalletService } from '../wallet/wallet.service.js';
@@ -37,8 +38,11 @@ export interface BackpackBadge {
   credentialId: string;
   issuerId: string;
   issuerName: string;
+  /** The badge's name and description in the page's language when translated, else the definition's own. */
   name: string;
   description: string;
+  /** The language of `name` and `description` (BCP 47). */
+  textLanguage: string;
   imageUrl: string | null;
   issuedOn: string;
   expiresOn: string | null;
@@ -274,18 +278,40 @@ export function createBackpackService(
       await repo.pruneExpired(now.toISOString(), new Date(now.getTime() - 3_600_000).toISOString());
     },
 
-    /** Every badge of the account, from every issuer, with its status now. */
-    async badges(accountId: string): Promise<BackpackBadge[]> {
+    /**
+     * Every badge of the account, from every issuer, with its status now. With `textLanguages` (the
+     * page's, most wanted first: core/locale.ts `textLanguages`), each badge's text is its
+     * definition's translation into them when there is one, read in one more statement for all.
+     */
+    async badges(accountId: string, textLanguages: readonly string[] = []): Promise<BackpackBadge[]> {
       const now = isoNow(core.clock);
-      return (await repo.badges(accountId)).map((row) => {
+      const [rows, translations] = await Promise.all([
+        repo.badges(accountId),
+        textLanguages.length > 0 ? repo.translations(accountId) : Promise.resolve([]),
+      ]);
+      const byDefinition = new Map<string, TranslationRow[]>();
+      for (const row of translations)
+        byDefinition.set(row.definition_id, [...(byDefinition.get(row.definition_id) ?? []), row]);
+      return rows.map((row) => {
         const verifyUrl = urls.verifyPage(row.issuer_slug, row.credential_id);
         const credentialUrl = urls.openBadgeCredential(row.issuer_slug, row.credential_id);
+        const text = chooseText(
+          {
+            language: row.definition_language,
+            name: row.definition_name,
+            description: row.definition_description,
+            criteria_narrative: null,
+          },
+          byDefinition.get(row.definition_id) ?? [],
+          textLanguages,
+        );
         return {
           credentialId: row.credential_id,
           issuerId: row.issuer_id,
           issuerName: row.issuer_name,
-          name: row.definition_name,
-          description: row.definition_description,
+          name: text.name,
+          description: text.description,
+          textLanguage: text.language,
           imageUrl: row.image_url,
           issuedOn: row.issued_on,
           expiresOn: row.expires_on,

@@ -1,6 +1,8 @@
 import { html, Markup } from '../../core/html.js';
+import { DEFAULT_LANGUAGE, fill, formatLocale, formatNumber, type Language } from '../../core/locale.js';
 import { PATHS } from './lti.constants.js';
-import type { LaunchView } from './lti.service.js';
+import type { InstructorNotice, LaunchView } from './lti.service.js';
+import { type LtiMessages, ltiMessages } from './messages/index.js';
 
 /*
  * The pages the LMS shows in its frame (or new window): server-rendered like the verification page,
@@ -32,115 +34,187 @@ export function ltiCsp(nonce: string, formAction = "'self'"): string {
   ].join('; ');
 }
 
-function layout(title: string, nonce: string, body: Markup, script: string | null = null): string {
+function layout(
+  title: string,
+  nonce: string,
+  body: Markup,
+  script: string | null = null,
+  language: Language = DEFAULT_LANGUAGE,
+): string {
   return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${language}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title><style nonce="${nonce}">${new Markup(STYLE)}</style></head>
 <body><main>${body}</main>${script === null ? '' : html`<script nonce="${nonce}">${new Markup(script)}</script>`}</body></html>`
     .value;
 }
 
-export function messagePage(title: string, message: string, nonce: string): string {
-  return layout(title, nonce, html`<h1>${title}</h1><p>${message}</p>`);
+export function messagePage(
+  title: string,
+  message: string,
+  nonce: string,
+  language: Language = DEFAULT_LANGUAGE,
+): string {
+  return layout(title, nonce, html`<h1>${title}</h1><p>${message}</p>`, null, language);
 }
 
-export function registeredPage(platformName: string, nonce: string): string {
+export function registeredPage(platformName: string, nonce: string, language: Language = DEFAULT_LANGUAGE): string {
+  const words = ltiMessages(language).registered;
   // LTI-DR 1.0 §3.6 "Step 4: Registration Completed and Activation": the tool tells its opener
   // (a window or the frame's parent) that it is done, and the platform closes it.
   return layout(
-    'Accolade is registered',
+    words.title,
     nonce,
-    html`<h1>Accolade is registered</h1><p>${platformName} can now place badges in courses. You can close this window.</p>`,
+    html`<h1>${words.title}</h1><p>${fill(words.body, { platform: platformName })}</p>`,
     "(window.opener || window.parent).postMessage({ subject: 'org.imsglobal.lti.close' }, '*');",
+    language,
   );
 }
 
-export function ruleForm(token: string, definition: { id: string; name: string }, nonce: string): string {
+export function ruleForm(
+  token: string,
+  definition: { id: string; name: string },
+  nonce: string,
+  language: Language = DEFAULT_LANGUAGE,
+): string {
+  const words = ltiMessages(language).rule;
   return layout(
-    'Add a badge',
+    words.title,
     nonce,
-    html`<h1>Add “${definition.name}” to the course</h1>
+    html`<h1>${fill(words.heading, { badge: definition.name })}</h1>
 <form method="post" action="${PATHS.deepLinks}">
 <input type="hidden" name="token" value="${token}"><input type="hidden" name="definitionId" value="${definition.id}">
-<fieldset><legend>Award the badge</legend>
-<label><input type="radio" name="rule" value="launch" checked> When the learner opens it</label>
-<label><input type="radio" name="rule" value="score"> When their score reaches</label>
-<label>Minimum score (%) <input type="number" name="minScore" min="0" max="100" step="any" value="80"></label>
+<fieldset><legend>${words.legend}</legend>
+<label><input type="radio" name="rule" value="launch" checked> ${words.onLaunch}</label>
+<label><input type="radio" name="rule" value="score"> ${words.onScore}</label>
+<label>${words.minScore} <input type="number" name="minScore" min="0" max="100" step="any" value="80"></label>
 </fieldset>
-<button type="submit">Add to course</button></form>`,
+<button type="submit">${words.submit}</button></form>`,
+    null,
+    language,
   );
 }
 
-export function autoPostPage(returnUrl: string, jwt: string, nonce: string): string {
+export function autoPostPage(
+  returnUrl: string,
+  jwt: string,
+  nonce: string,
+  language: Language = DEFAULT_LANGUAGE,
+): string {
+  const words = ltiMessages(language).autoPost;
   return layout(
-    'Adding the badge',
+    words.title,
     nonce,
-    html`<h1>Adding the badge…</h1><form id="return" method="post" action="${returnUrl}">
-<input type="hidden" name="JWT" value="${jwt}"><button type="submit">Continue</button></form>`,
+    html`<h1>${words.heading}</h1><form id="return" method="post" action="${returnUrl}">
+<input type="hidden" name="JWT" value="${jwt}"><button type="submit">${words.continue}</button></form>`,
     "document.getElementById('return').submit();",
+    language,
   );
 }
 
-export function launchPage(view: LaunchView, nonce: string): string {
+const percentFormats = new Map<Language, Intl.NumberFormat>();
+
+/** A score out of 100 as the language writes a percentage ("80%", "80 %"), to a tenth at most. */
+function percent(language: Language, value: number): string {
+  let format = percentFormats.get(language);
+  if (!format) {
+    format = new Intl.NumberFormat(formatLocale(language), { style: 'percent', maximumFractionDigits: 1 });
+    percentFormats.set(language, format);
+  }
+  return format.format(value / 100);
+}
+
+const pluralRules = new Map<Language, Intl.PluralRules>();
+
+function noticeText(words: LtiMessages['instructor'], notice: InstructorNotice, language: Language): string {
+  if (notice.done === 'onOpen') return words.onOpen;
+  let rules = pluralRules.get(language);
+  if (!rules) {
+    rules = new Intl.PluralRules(formatLocale(language));
+    pluralRules.set(language, rules);
+  }
+  const one = rules.select(notice.count) === 'one';
+  const template =
+    notice.done === 'awarded'
+      ? one
+        ? words.awardedOne
+        : words.awardedOther
+      : one
+        ? words.checkedOne
+        : words.checkedOther;
+  return fill(template, { count: formatNumber(language, notice.count) });
+}
+
+/** A launch's page in `language` (the routes choose it from the launch's locale, see lti.routes.ts). */
+export function launchPage(view: LaunchView, nonce: string, language: Language = DEFAULT_LANGUAGE): string {
+  const words = ltiMessages(language);
+  const badge = ('badge' in view && view.badge) || words.thisBadge;
   switch (view.page) {
     case 'picker':
       return layout(
-        'Choose a badge',
+        words.picker.title,
         nonce,
         view.definitions.length === 0
-          ? html`<h1>Choose a badge</h1><p>The issuer has no active badges yet.</p>`
-          : html`<h1>Choose a badge</h1><form method="post" action="${PATHS.deepLinks}">
+          ? html`<h1>${words.picker.title}</h1><p>${words.picker.none}</p>`
+          : html`<h1>${words.picker.title}</h1><form method="post" action="${PATHS.deepLinks}">
 <input type="hidden" name="token" value="${view.token}">
 ${view.definitions.map((d) => html`<p><button type="submit" name="definitionId" value="${d.id}">${d.name}</button></p>`)}
 </form>`,
+        null,
+        language,
       );
     case 'earned':
       return layout(
-        'Badge earned',
+        words.earned.title,
         nonce,
-        html`<h1>You earned “${view.badge}”</h1>
-<p><a href="${view.verifyUrl}" target="_blank" rel="noopener">See your badge on its verification page</a></p>
-${view.certificateUrl ? html`<p><a href="${view.certificateUrl}" target="_blank" rel="noopener">Download your certificate (PDF)</a></p>` : ''}
+        html`<h1>${fill(words.earned.heading, { badge })}</h1>
+<p><a href="${view.verifyUrl}" target="_blank" rel="noopener">${words.earned.verify}</a></p>
+${view.certificateUrl ? html`<p><a href="${view.certificateUrl}" target="_blank" rel="noopener">${words.earned.certificate}</a></p>` : ''}
 ${
   view.wallet
-    ? html`<h2>Keep it in a wallet</h2><p><img class="qr" alt="QR code of the wallet offer" src="${view.wallet.qr}"></p>
-<p><a href="${view.wallet.lcwUrl}" target="_blank" rel="noopener">Open in the Learner Credential Wallet</a></p>`
+    ? html`<h2>${words.earned.walletHeading}</h2><p><img class="qr" alt="${words.earned.qr}" src="${view.wallet.qr}"></p>
+<p><a href="${view.wallet.lcwUrl}" target="_blank" rel="noopener">${words.earned.lcw}</a></p>`
     : ''
 }`,
+        null,
+        language,
       );
     case 'progress':
       return layout(
-        'Badge requirement',
+        words.progress.title,
         nonce,
-        html`<h1>“${view.badge}”</h1><p>You earn this badge when your score reaches ${view.minScore}%.</p>
-<p>${view.percent === null ? 'No score has been recorded for you yet.' : `Your score so far: ${Math.round(view.percent * 10) / 10}%.`}</p>`,
+        html`<h1>“${badge}”</h1><p>${fill(words.progress.rule, { score: percent(language, view.minScore) })}</p>
+<p>${view.percent === null ? words.progress.none : fill(words.progress.soFar, { score: percent(language, view.percent) })}</p>`,
+        null,
+        language,
       );
     case 'no_email':
-      return messagePage(
-        `“${view.badge}”`,
-        'The LMS did not share your email address with Accolade, so the badge cannot be issued to you. Ask your instructor.',
-        nonce,
-      );
+      return messagePage(`“${badge}”`, words.noEmail, nonce, language);
     case 'nothing':
-      return messagePage('Accolade', view.message, nonce);
-    case 'instructor':
+      return messagePage('Accolade', words.nothing[view.reason], nonce, language);
+    case 'instructor': {
+      const w = words.instructor;
+      const rule =
+        view.rule === 'score' ? fill(w.ruleScore, { score: percent(language, view.minScore ?? 100) }) : w.ruleLaunch;
       return layout(
-        `Who has earned ${view.badge}`,
+        fill(w.title, { badge }),
         nonce,
-        html`<h1>Who has earned “${view.badge}”</h1>
-<p class="muted">${view.rule === 'score' ? `Awarded when a learner's score reaches ${view.minScore ?? 100}%.` : 'Awarded when a learner opens the link.'}</p>
-${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : ''}
+        html`<h1>${fill(w.heading, { badge })}</h1>
+<p class="muted">${rule}</p>
+${view.notice ? html`<p class="notice" role="status">${noticeText(w, view.notice, language)}</p>` : ''}
 <form method="post" action="${PATHS.awards}"><input type="hidden" name="token" value="${view.token}">
-<table><thead><tr><th scope="col">Select</th><th scope="col">Learner</th>${view.rule === 'score' ? html`<th scope="col">Score</th>` : ''}<th scope="col">Badge</th></tr></thead>
+<table><thead><tr><th scope="col">${w.select}</th><th scope="col">${w.learner}</th>${view.rule === 'score' ? html`<th scope="col">${w.score}</th>` : ''}<th scope="col">${w.badge}</th></tr></thead>
 <tbody>${view.rows.map(
           (
             row,
-          ) => html`<tr><td><input type="checkbox" name="userId" value="${row.userId}" aria-label="Select ${row.name}"${row.earned || !row.hasEmail ? html` disabled` : ''}></td>
-<td>${row.name}</td>${view.rule === 'score' ? html`<td>${row.percent === null ? '–' : `${Math.round(row.percent * 10) / 10}%`}</td>` : ''}
-<td>${row.earned ? 'Earned' : row.hasEmail ? 'Not yet' : 'No email shared'}</td></tr>`,
+          ) => html`<tr><td><input type="checkbox" name="userId" value="${row.userId}" aria-label="${fill(w.selectLearner, { name: row.name })}"${row.earned || !row.hasEmail ? html` disabled` : ''}></td>
+<td>${row.name}</td>${view.rule === 'score' ? html`<td>${row.percent === null ? '–' : percent(language, row.percent)}</td>` : ''}
+<td>${row.earned ? w.earned : row.hasEmail ? w.notYet : w.noEmail}</td></tr>`,
         )}</tbody></table>
-<button type="submit">Award to selected</button></form>
-<form method="post" action="${PATHS.sync}"><input type="hidden" name="token" value="${view.token}"><button type="submit" class="secondary">Check scores now</button></form>`,
+<button type="submit">${w.award}</button></form>
+<form method="post" action="${PATHS.sync}"><input type="hidden" name="token" value="${view.token}"><button type="submit" class="secondary">${w.check}</button></form>`,
+        null,
+        language,
       );
+    }
   }
 }

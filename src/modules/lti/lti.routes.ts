@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../core/errors.js';
+import { type Language, negotiateLanguage } from '../../core/locale.js';
 import type { Counter } from '../../core/rate-limit.js';
 import { errorResponses, keyedErrors, openErrors, ValidationErrorBody } from '../../core/schemas.js';
 import { PATHS } from './lti.constants.js';
@@ -29,7 +30,9 @@ import {
   RegisterQuery,
   UpdatePlatformBody,
 } from './lti.schemas.js';
+import type { LanguageHints } from './lti.service.js';
 import { type LaunchView, LtiPageError } from './lti.service.js';
+import { ltiMessages } from './messages/index.js';
 
 const TAGS = ['LTI'];
 const HTML = 'text/html; charset=utf-8';
@@ -70,8 +73,27 @@ export const ltiRoutes: FastifyPluginAsyncTypebox<{ count: Counter }> = async (a
     done(null, parseForm(String(body)));
   });
 
-  /** An HTML answer of these pages: framable by the LMS (no X-Frame-Options), never cached. */
-  function page(reply: FastifyReply, status: number, render: (nonce: string) => string, formAction?: string) {
+  /**
+   * The language of a page in the LMS (issue 45 §2): the launch's `launch_presentation.locale`
+   * first (the LMS knows its user's language), else the browser's Accept-Language, else the badge's
+   * own language (its definition's, which defaults to the issuer's), else English. The credential a
+   * learner earns here is issued in the launch's locale, so its language is the first choice too.
+   */
+  const languageOf = (request: FastifyRequest, hints: LanguageHints | null = null): Language =>
+    negotiateLanguage({
+      query: hints?.locale ?? undefined,
+      acceptLanguage: request.headers['accept-language'],
+      issuer: hints?.badge,
+    });
+
+  /** An HTML answer of these pages in `language`: framable by the LMS (no X-Frame-Options), never cached. */
+  function page(
+    reply: FastifyReply,
+    status: number,
+    render: (nonce: string) => string,
+    formAction?: string,
+    language: Language = 'en',
+  ) {
     const nonce = ids.token(24);
     reply.raw.removeHeader('X-Frame-Options');
     return reply
@@ -79,14 +101,18 @@ export const ltiRoutes: FastifyPluginAsyncTypebox<{ count: Counter }> = async (a
       .header('content-type', HTML)
       .header('cache-control', 'no-store')
       .header('content-security-policy', ltiCsp(nonce, formAction))
+      .header('content-language', language)
+      .header('vary', 'Accept-Language')
       .send(render(nonce));
   }
 
-  function refusedPage(reply: FastifyReply, err: unknown) {
+  function refusedPage(reply: FastifyReply, err: unknown, request: FastifyRequest) {
+    const language = languageOf(request);
+    const words = ltiMessages(language);
     if (err instanceof LaunchRefused)
-      return page(reply, 401, (n) => messagePage('This launch was refused', err.message, n));
+      return page(reply, 401, (n) => messagePage(words.refused, err.message, n, language), undefined, language);
     if (err instanceof LtiPageError || err instanceof RegistrationFailed) {
-      return page(reply, 400, (n) => messagePage('Accolade could not do this', err.message, n));
+      return page(reply, 400, (n) => messagePage(words.failed, err.message, n, language), undefined, language);
     }
     throw err;
   }
@@ -275,9 +301,10 @@ export const ltiRoutes: FastifyPluginAsyncTypebox<{ count: Counter }> = async (a
           request.query.openid_configuration,
           request.query.registration_token,
         );
-        return page(reply, 200, (n) => registeredPage(platform.name, n));
+        const language = languageOf(request);
+        return page(reply, 200, (n) => registeredPage(platform.name, n, language), undefined, language);
       } catch (err) {
-        return refusedPage(reply, err);
+        return refusedPage(reply, err, request);
       }
     },
   );
@@ -291,7 +318,7 @@ export const ltiRoutes: FastifyPluginAsyncTypebox<{ count: Counter }> = async (a
         .redirect(location, 302);
     } catch (err) {
       request.log.info({ action: 'lti.login_refused' }, 'LTI login refused');
-      return refusedPage(reply, err);
+      return refusedPage(reply, err, request);
     }
   };
   const loginSchema = {
@@ -315,7 +342,10 @@ export const ltiRoutes: FastifyPluginAsyncTypebox<{ count: Counter }> = async (a
     (request, reply) => login(request, reply, request.body),
   );
 
-  const show = (reply: FastifyReply, view: LaunchView) => page(reply, 200, (n) => launchPage(view, n));
+  const show = (reply: FastifyReply, view: LaunchView, request: FastifyRequest) => {
+    const language = languageOf(request, view.languages);
+    return page(reply, 200, (n) => launchPage(view, n, language), undefined, language);
+  };
 
   app.post(
     PATHS.launch,
@@ -348,9 +378,9 @@ export const ltiRoutes: FastifyPluginAsyncTypebox<{ count: Counter }> = async (a
       reply.header('set-cookie', stateCookie('', 0));
       try {
         const view = await lti.service.launch(request.body, cookie, () => admission.settle(true));
-        return show(reply, view);
+        return show(reply, view, request);
       } catch (err) {
-        return refusedPage(reply, err);
+        return refusedPage(reply, err, request);
       }
     },
   );
@@ -375,21 +405,24 @@ export const ltiRoutes: FastifyPluginAsyncTypebox<{ count: Counter }> = async (a
       try {
         if (rule === undefined) {
           const view = await lti.service.pickerChoice(token, definitionId);
-          return page(reply, 200, (n) => ruleForm(token, view, n));
+          const language = languageOf(request, view.languages);
+          return page(reply, 200, (n) => ruleForm(token, view, n, language), undefined, language);
         }
         const response = await lti.service.deepLink(token, {
           definitionId,
           rule,
           ...(minScore ? { minScore: Number(minScore) } : {}),
         });
+        const language = languageOf(request, response.languages);
         return page(
           reply,
           200,
-          (n) => autoPostPage(response.returnUrl, response.jwt, n),
+          (n) => autoPostPage(response.returnUrl, response.jwt, n, language),
           new URL(response.returnUrl).origin,
+          language,
         );
       } catch (err) {
-        return refusedPage(reply, err);
+        return refusedPage(reply, err, request);
       }
     },
   );
@@ -420,9 +453,10 @@ export const ltiRoutes: FastifyPluginAsyncTypebox<{ count: Counter }> = async (a
         return show(
           reply,
           await lti.service.awardSelected(request.body.token, selected === undefined ? [] : [selected].flat()),
+          request,
         );
       } catch (err) {
-        return refusedPage(reply, err);
+        return refusedPage(reply, err, request);
       }
     },
   );
@@ -432,9 +466,9 @@ export const ltiRoutes: FastifyPluginAsyncTypebox<{ count: Counter }> = async (a
     { schema: instructorSchema('ltiCheckScores', '"Check scores now": reads the course results and awards at once') },
     async (request, reply) => {
       try {
-        return show(reply, await lti.service.checkScores(request.body.token));
+        return show(reply, await lti.service.checkScores(request.body.token), request);
       } catch (err) {
-        return refusedPage(reply, err);
+        return refusedPage(reply, err, request);
       }
     },
   );

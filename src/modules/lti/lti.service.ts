@@ -27,6 +27,8 @@ export class LtiPageError extends Error {
 }
 
 interface PickerGrant {
+  /** The launch's locale, for the pages after the picker. */
+  locale?: string | null;
   platformId: string;
   deploymentId: string;
   returnUrl: string;
@@ -35,6 +37,8 @@ interface PickerGrant {
 }
 
 interface InstructorGrant {
+  /** The launch's locale, for the instructor's later pages. */
+  locale?: string | null;
   platformId: string;
   deploymentId: string;
   contextId: string;
@@ -51,7 +55,25 @@ export interface RosterRow {
   hasEmail: boolean;
 }
 
-export type LaunchView =
+/**
+ * What a page's language is chosen by (issue 45 §2): the launch's `launch_presentation.locale`
+ * (LTI Core 1.3 §5.4.4), and the badge's own language (its definition's, which defaults to the
+ * issuer's) when there is a badge.
+ */
+export interface LanguageHints {
+  locale: string | null;
+  badge: string | null;
+}
+
+/** Why a launch has nothing to show (the page's catalogue words them: lti/messages `nothing`). */
+export type NothingReason = 'noUser' | 'instructorOnly' | 'notPlaced' | 'noCourse' | 'learnersOnly';
+
+/** What the instructor's page says was just done. */
+export type InstructorNotice = { done: 'awarded' | 'checked'; count: number } | { done: 'onOpen' };
+
+export type LaunchView = LaunchPage & { languages: LanguageHints };
+
+type LaunchPage =
   | { page: 'picker'; token: string; definitions: { id: string; name: string }[] }
   | {
       page: 'earned';
@@ -64,7 +86,7 @@ export type LaunchView =
     }
   | { page: 'progress'; badge: string; minScore: number; percent: number | null }
   | { page: 'no_email'; badge: string }
-  | { page: 'nothing'; message: string }
+  | { page: 'nothing'; reason: NothingReason }
   | {
       page: 'instructor';
       badge: string;
@@ -72,7 +94,7 @@ export type LaunchView =
       minScore: number | null;
       rows: RosterRow[];
       token: string;
-      notice: string | null;
+      notice: InstructorNotice | null;
     };
 
 /** The tool's uses once a launch is verified: the picker, the learner's award, the instructor's view and the score sync. */
@@ -155,7 +177,11 @@ export function createLtiService(
     );
   }
 
-  async function instructorView(grant: InstructorGrant, token: string, notice: string | null): Promise<LaunchView> {
+  async function instructorView(
+    grant: InstructorGrant,
+    token: string,
+    notice: InstructorNotice | null,
+  ): Promise<LaunchView> {
     const platform = await repo.platformById(grant.platformId);
     if (!platform) throw new LtiPageError('This platform is no longer registered with Accolade.');
     const link = await repo.link(platform.issuer_id, platform.id, grant.linkId);
@@ -180,7 +206,8 @@ export function createLtiService(
     );
     return {
       page: 'instructor',
-      badge: definition?.name ?? 'This badge',
+      languages: { locale: grant.locale ?? null, badge: definition?.language ?? null },
+      badge: definition?.name ?? '',
       rule: link.rule,
       minScore: link.min_score,
       rows: members.map((m) => ({
@@ -195,10 +222,9 @@ export function createLtiService(
     };
   }
 
-  async function learnerView(launch: VerifiedLaunch, link: LtiLinksTable, badge: string): Promise<LaunchView> {
+  async function learnerView(launch: VerifiedLaunch, link: LtiLinksTable, badge: string): Promise<LaunchPage> {
     const { platform } = launch;
-    if (!launch.subject || !launch.contextId)
-      return { page: 'nothing', message: 'The LMS did not say who you are in this course.' };
+    if (!launch.subject || !launch.contextId) return { page: 'nothing', reason: 'noUser' };
     if (!launch.email) return { page: 'no_email', badge };
     const where = { deploymentId: launch.deploymentId, contextId: launch.contextId, definitionId: link.definition_id };
     let percent: number | null = null;
@@ -242,6 +268,57 @@ export function createLtiService(
     };
   }
 
+  /** The page of a verified launch; `languages.badge` is set once the badge is known. */
+  async function launchPage(launch: VerifiedLaunch, languages: LanguageHints): Promise<LaunchView | LaunchPage> {
+    const { platform } = launch;
+    if (launch.messageType === MESSAGE.deepLinkingRequest && launch.deepLinking) {
+      if (!launch.teaching) return { page: 'nothing', reason: 'instructorOnly' };
+      const definitions = (await deps.definitions.list(platform.issuer_id))
+        .filter((d) => d.status === 'active')
+        .map((d) => ({ id: d.id, name: d.name }));
+      const token = sealer.seal<PickerGrant>(
+        'picker',
+        { locale: launch.locale, platformId: platform.id, deploymentId: launch.deploymentId, ...launch.deepLinking },
+        PICKER_SECONDS,
+      );
+      return { page: 'picker', token, definitions };
+    }
+    const link = launch.linkId ? await repo.link(platform.issuer_id, platform.id, launch.linkId) : undefined;
+    if (!link) return { page: 'nothing', reason: 'notPlaced' };
+    const definition = await deps.definitions.findRow(platform.issuer_id, link.definition_id);
+    languages.badge = definition?.language ?? null;
+    // No name (a definition gone since): the page says "this badge" in its language.
+    const badge = definition?.name ?? '';
+    if (launch.contextId && link.rule === 'score') {
+      await repo.recordContext({
+        link_id: link.id,
+        deployment_id: launch.deploymentId,
+        context_id: launch.contextId,
+        issuer_id: platform.issuer_id,
+        platform_id: platform.id,
+        lineitem_url: launch.lineItemUrl,
+        memberships_url: launch.membershipsUrl,
+        next_sync_at: isoNow(core.clock),
+        last_synced_at: null,
+      });
+    }
+    if (launch.teaching) {
+      if (!launch.contextId) return { page: 'nothing', reason: 'noCourse' };
+      const grant: InstructorGrant = {
+        locale: launch.locale,
+        platformId: platform.id,
+        deploymentId: launch.deploymentId,
+        contextId: launch.contextId,
+        linkId: link.id,
+        membershipsUrl: launch.membershipsUrl,
+        lineItemUrl: launch.lineItemUrl,
+      };
+      return instructorView(grant, sealer.seal('instructor', grant, INSTRUCTOR_SECONDS), null);
+    }
+    if (!launch.learning) return { page: 'nothing', reason: 'learnersOnly' };
+    return learnerView(launch, link, badge);
+  }
+
   return {
     /** What the verified launch shows: the picker (deep linking), the learner's page or the instructor's. */
     async launch(
@@ -251,60 +328,26 @@ export function createLtiService(
     ): Promise<LaunchView> {
       const launch = await deps.launches.verify(form, cookie);
       await verified();
-      const { platform } = launch;
-      if (launch.messageType === MESSAGE.deepLinkingRequest && launch.deepLinking) {
-        if (!launch.teaching) return { page: 'nothing', message: 'Only an instructor can add a badge to a course.' };
-        const definitions = (await deps.definitions.list(platform.issuer_id))
-          .filter((d) => d.status === 'active')
-          .map((d) => ({ id: d.id, name: d.name }));
-        const token = sealer.seal<PickerGrant>(
-          'picker',
-          { platformId: platform.id, deploymentId: launch.deploymentId, ...launch.deepLinking },
-          PICKER_SECONDS,
-        );
-        return { page: 'picker', token, definitions };
-      }
-      const link = launch.linkId ? await repo.link(platform.issuer_id, platform.id, launch.linkId) : undefined;
-      if (!link) return { page: 'nothing', message: 'This link was not added through Accolade’s badge picker.' };
-      const definition = await deps.definitions.findRow(platform.issuer_id, link.definition_id);
-      const badge = definition?.name ?? 'This badge';
-      if (launch.contextId && link.rule === 'score') {
-        await repo.recordContext({
-          link_id: link.id,
-          deployment_id: launch.deploymentId,
-          context_id: launch.contextId,
-          issuer_id: platform.issuer_id,
-          platform_id: platform.id,
-          lineitem_url: launch.lineItemUrl,
-          memberships_url: launch.membershipsUrl,
-          next_sync_at: isoNow(core.clock),
-          last_synced_at: null,
-        });
-      }
-      if (launch.teaching) {
-        if (!launch.contextId) return { page: 'nothing', message: 'This launch has no course.' };
-        const grant: InstructorGrant = {
-          platformId: platform.id,
-          deploymentId: launch.deploymentId,
-          contextId: launch.contextId,
-          linkId: link.id,
-          membershipsUrl: launch.membershipsUrl,
-          lineItemUrl: launch.lineItemUrl,
-        };
-        return instructorView(grant, sealer.seal('instructor', grant, INSTRUCTOR_SECONDS), null);
-      }
-      if (!launch.learning) return { page: 'nothing', message: 'Badges are awarded to learners of the course.' };
-      return learnerView(launch, link, badge);
+      const languages: LanguageHints = { locale: launch.locale, badge: null };
+      const view = await launchPage(launch, languages);
+      return 'languages' in view ? view : { ...view, languages };
     },
 
     /** The badge the instructor chose in the picker, before the award rule is asked. */
-    async pickerChoice(token: string, definitionId: string): Promise<{ id: string; name: string }> {
+    async pickerChoice(
+      token: string,
+      definitionId: string,
+    ): Promise<{ id: string; name: string; languages: LanguageHints }> {
       const grant = sealer.open<PickerGrant>('picker', token);
       if (!grant) throw new LtiPageError('This picker has expired. Open “Add a badge” in the LMS again.');
       const platform = await repo.platformById(grant.platformId);
       const definition = platform ? await deps.definitions.findRow(platform.issuer_id, definitionId) : undefined;
       if (definition?.status !== 'active') throw new LtiPageError('Choose one of the badges listed.');
-      return { id: definition.id, name: definition.name };
+      return {
+        id: definition.id,
+        name: definition.name,
+        languages: { locale: grant.locale ?? null, badge: definition.language },
+      };
     },
 
     /**
@@ -316,7 +359,7 @@ export function createLtiService(
     async deepLink(
       token: string,
       choice: { definitionId: string; rule: 'launch' | 'score'; minScore?: number },
-    ): Promise<{ returnUrl: string; jwt: string }> {
+    ): Promise<{ returnUrl: string; jwt: string; languages: LanguageHints }> {
       const grant = sealer.open<PickerGrant>('picker', token);
       if (!grant) throw new LtiPageError('This picker has expired. Open “Add a badge” in the LMS again.');
       const platform = await repo.platformById(grant.platformId);
@@ -368,7 +411,11 @@ export function createLtiService(
         .setIssuedAt()
         .setExpirationTime(`${RESPONSE_SECONDS}s`)
         .sign(key.privateKey);
-      return { returnUrl: grant.returnUrl, jwt };
+      return {
+        returnUrl: grant.returnUrl,
+        jwt,
+        languages: { locale: grant.locale ?? null, badge: definition.language },
+      };
     },
 
     /** "Award to selected": learners the instructor says met the criteria outside the LMS. */
@@ -391,7 +438,7 @@ export function createLtiService(
         if (issued.created) awarded++;
       }
       await requested(platform, link, 'lti.awards_requested', { selected: wanted.size, awarded });
-      return instructorView(grant, token, `Awarded to ${awarded} learner${awarded === 1 ? '' : 's'}.`);
+      return instructorView(grant, token, { done: 'awarded', count: awarded });
     },
 
     /** "Check scores now": the sync of this course's results, at once. */
@@ -401,11 +448,11 @@ export function createLtiService(
       const platform = await repo.platformById(grant.platformId);
       const link = platform ? await repo.link(platform.issuer_id, platform.id, grant.linkId) : undefined;
       if (!platform || !link) throw new LtiPageError('This badge link was removed from Accolade.');
-      let notice = 'This badge is awarded when learners open the link.';
+      let notice: InstructorNotice = { done: 'onOpen' };
       let awarded = 0;
       if (link.rule === 'score' && grant.lineItemUrl) {
         awarded = (await syncScores(platform, link, { ...grant, lineItemUrl: grant.lineItemUrl })).awarded;
-        notice = `Scores checked: awarded to ${awarded} learner${awarded === 1 ? '' : 's'}.`;
+        notice = { done: 'checked', count: awarded };
       }
       await requested(platform, link, 'lti.scores_checked', { awarded });
       return instructorView(grant, token, notice);

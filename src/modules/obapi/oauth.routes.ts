@@ -2,9 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { parseCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { html } from '../../core/html.js';
+import {
+  type Language,
+  lookupLanguage,
+  negotiateLanguage,
+  requestLanguageSources,
+  supportedLanguage,
+} from '../../core/locale.js';
 import { BACKPACK_COOKIE } from '../backpack/backpack.http.js';
-import { consentCsp, consentPage } from './consent.page.js';
+import { consentCsp, consentPage, expiredPage } from './consent.page.js';
 import { ALL_SCOPES, OAUTH } from './obapi.scopes.js';
 
 const HTML = 'text/html; charset=utf-8';
@@ -65,6 +71,7 @@ export const oauthInteractionRoutes: FastifyPluginAsyncTypebox = async (app) => 
     status: number,
     render: (nonce: string) => string,
     redirectOrigin: string | null = null,
+    language: Language = 'en',
   ) {
     const nonce = ids.token(NONCE_LENGTH);
     return reply
@@ -72,18 +79,27 @@ export const oauthInteractionRoutes: FastifyPluginAsyncTypebox = async (app) => 
       .header('content-type', HTML)
       .header('content-security-policy', consentCsp(nonce, redirectOrigin))
       .header('cache-control', 'no-store')
+      .header('content-language', language)
+      .header('vary', 'Accept-Language')
       .send(render(nonce));
   }
 
-  const expired = (reply: FastifyReply) =>
-    page(
-      reply,
-      400,
-      (nonce) =>
-        html`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Start again</title><style nonce="${nonce}">body{font-family:system-ui,sans-serif;max-width:36rem;margin:2rem auto}</style></head>
-<body><main><h1>This request has expired</h1><p>Go back to the app that sent you here and start again.</p></main></body></html>`
-          .value,
-    );
+  /**
+   * The earner's own choice of language for these pages (issue 45 §2): `?lang=`, else the
+   * authorization request's `ui_locales` (OpenID Connect Core 1.0 §3.1.2.1, space-separated, most
+   * wanted first); null when neither names a supported language.
+   */
+  const chosenLanguage = (request: FastifyRequest, uiLocales: unknown): Language | null =>
+    supportedLanguage((request.query as { lang?: unknown } | undefined)?.lang) ??
+    (typeof uiLocales === 'string' ? lookupLanguage(uiLocales.split(' ').slice(0, 20)) : null);
+  /** That choice, else Accept-Language, else English. */
+  const languageOf = (request: FastifyRequest, uiLocales?: unknown): Language =>
+    chosenLanguage(request, uiLocales) ?? negotiateLanguage(requestLanguageSources(request));
+
+  const expired = (reply: FastifyReply, request: FastifyRequest) => {
+    const language = languageOf(request);
+    return page(reply, 400, (nonce) => expiredPage(nonce, language), null, language);
+  };
 
   async function earner(request: FastifyRequest) {
     const header = request.headers.cookie;
@@ -116,10 +132,14 @@ export const oauthInteractionRoutes: FastifyPluginAsyncTypebox = async (app) => 
     },
     async (request, reply) => {
       const interaction = await details(request, reply);
-      if (!interaction || interaction.uid !== request.params.uid) return expired(reply);
+      if (!interaction || interaction.uid !== request.params.uid) return expired(reply, request);
       const session = await earner(request);
-      if (!session)
-        return reply.redirect(`/backpack?next=${encodeURIComponent(`${OAUTH}/interaction/${interaction.uid}`)}`, 303);
+      const chosen = chosenLanguage(request, interaction.params.ui_locales);
+      if (!session) {
+        // The sign-in page on the way speaks the language the app or the earner chose.
+        const next = encodeURIComponent(`${OAUTH}/interaction/${interaction.uid}`);
+        return reply.redirect(`/backpack?next=${next}${chosen ? `&lang=${chosen}` : ''}`, 303);
+      }
       if (interaction.prompt.name === 'login' || interaction.session?.accountId !== session.accountId) {
         reply.hijack();
         return provider().interactionFinished(
@@ -130,25 +150,31 @@ export const oauthInteractionRoutes: FastifyPluginAsyncTypebox = async (app) => 
         );
       }
       const client = await provider().Client.find(String(interaction.params.client_id));
-      if (!client) return expired(reply);
+      if (!client) return expired(reply, request);
       const scopes = String(interaction.params.scope ?? '')
         .split(' ')
         .filter((scope) => (ALL_SCOPES as string[]).includes(scope));
       const redirect = String(interaction.params.redirect_uri ?? '');
       const redirectUrl = URL.canParse(redirect) ? new URL(redirect) : null;
+      const language = chosen ?? negotiateLanguage(requestLanguageSources(request));
       return page(
         reply,
         200,
         (nonce) =>
-          consentPage(nonce, {
-            action: `${OAUTH}/interaction/${interaction.uid}/confirm`,
-            csrf: session.csrfToken,
-            clientName: client.clientName ?? client.clientId,
-            clientUri: client.clientUri ?? null,
-            redirectHost: redirectUrl?.host ?? redirect,
-            scopes,
-          }),
+          consentPage(
+            nonce,
+            {
+              action: `${OAUTH}/interaction/${interaction.uid}/confirm`,
+              csrf: session.csrfToken,
+              clientName: client.clientName ?? client.clientId,
+              clientUri: client.clientUri ?? null,
+              redirectHost: redirectUrl?.host ?? redirect,
+              scopes,
+            },
+            language,
+          ),
         redirectUrl?.origin ?? null,
+        language,
       );
     },
   );
@@ -169,7 +195,7 @@ export const oauthInteractionRoutes: FastifyPluginAsyncTypebox = async (app) => 
     async (request, reply) => {
       const interaction = await details(request, reply);
       if (!interaction || interaction.uid !== request.params.uid || interaction.prompt.name !== 'consent')
-        return expired(reply);
+        return expired(reply, request);
       const session = await earner(request);
       const accountId = interaction.session?.accountId;
       if (!session || session.csrfToken !== request.body.csrf || accountId !== session.accountId) {
@@ -188,7 +214,7 @@ export const oauthInteractionRoutes: FastifyPluginAsyncTypebox = async (app) => 
       const grant = interaction.grantId
         ? await provider().Grant.find(interaction.grantId)
         : new (provider().Grant)({ accountId, clientId });
-      if (!grant) return expired(reply);
+      if (!grant) return expired(reply, request);
       const oidcScopes = (interaction.prompt.details.missingOIDCScope ?? []) as string[];
       if (oidcScopes.length > 0) grant.addOIDCScope(oidcScopes.join(' '));
       const missing = (interaction.prompt.details.missingResourceScopes ?? {}) as Record<string, string[]>;

@@ -13,9 +13,9 @@ export const de: ConsentMessages = {
   },
   ends: 'Wenn Sie Ihr Rucksack-Konto löschen, endet dieser Zugriff.',
   expired: {
-    title: "Neu beginnen",
-    heading: "Diese Anfrage ist abgelaufen",
-    body: "Kehren Sie zu der App zurück, die Sie hierher geschickt hat, und beginnen Sie neu.",
+    title: 'Neu beginnen',
+    heading: 'Diese Anfrage ist abgelaufen',
+    body: 'Kehren Sie zu der App zurück, die Sie hierher geschickt hat, und beginnen Sie neu.',
   },
   allow: 'Erlauben',
   deny: 'Ablehnen',

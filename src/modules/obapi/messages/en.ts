@@ -16,9 +16,9 @@ export const en = {
   },
   ends: 'Deleting your backpack account ends this access.',
   expired: {
-    title: "Start again",
-    heading: "This request has expired",
-    body: "Go back to the app that sent you here and start again.",
+    title: 'Start again',
+    heading: 'This request has expired',
+    body: 'Go back to the app that sent you here and start again.',
   },
   allow: 'Allow',
   deny: 'Deny',

@@ -12,9 +12,9 @@ export const es: ConsentMessages = {
   },
   ends: 'Si eliminas tu cuenta de la mochila de insignias, este acceso termina.',
   expired: {
-    title: "Empezar de nuevo",
-    heading: "Esta solicitud ha caducado",
-    body: "Vuelve a la aplicación que te ha enviado aquí y empieza de nuevo.",
+    title: 'Empezar de nuevo',
+    heading: 'Esta solicitud ha caducado',
+    body: 'Vuelve a la aplicación que te ha enviado aquí y empieza de nuevo.',
   },
   allow: 'Autorizar',
   deny: 'Denegar',

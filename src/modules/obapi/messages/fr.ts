@@ -13,9 +13,9 @@ export const fr: ConsentMessages = {
   },
   ends: 'La suppression de votre compte de sac à badges met fin à cet accès.',
   expired: {
-    title: "Recommencer",
-    heading: "Cette demande a expiré",
-    body: "Retournez dans l’application qui vous a envoyé ici et recommencez.",
+    title: 'Recommencer',
+    heading: 'Cette demande a expiré',
+    body: 'Retournez dans l’application qui vous a envoyé ici et recommencez.',
   },
   allow: 'Autoriser',
   deny: 'Refuser',

@@ -13,9 +13,9 @@ export const nl: ConsentMessages = {
   },
   ends: 'Als je je account van de badgerugzak verwijdert, eindigt deze toegang.',
   expired: {
-    title: "Opnieuw beginnen",
-    heading: "Dit verzoek is verlopen",
-    body: "Ga terug naar de app die je hierheen heeft gestuurd en begin opnieuw.",
+    title: 'Opnieuw beginnen',
+    heading: 'Dit verzoek is verlopen',
+    body: 'Ga terug naar de app die je hierheen heeft gestuurd en begin opnieuw.',
   },
   allow: 'Toestaan',
   deny: 'Weigeren',
