@@ -128,12 +128,6 @@ export const de: BackpackMessages = {
     body: 'Davon wird nichts aufbewahrt.',
     signInAgain: 'Wieder anmelden',
   },
-  clr: {
-    heading: 'Ihre Lernnachweise',
-    lead: 'Jeder umfassende Lernnachweis (Comprehensive Learner Record, CLR 2.0) enthält die signierten Badges eines Lernpfads, den Sie abgeschlossen haben.',
-    validUntil: 'gültig bis {date}',
-    credential: 'CLR-2.0-Nachweis',
-  },
   walletOffer: {
     title: 'Zu einer Wallet hinzufügen',
     body: 'Scannen Sie diesen Code mit Ihrer Wallet-App (OpenID4VCI), oder öffnen Sie das Angebot auf diesem Gerät.',

@@ -133,13 +133,6 @@ export const en = {
     body: 'Nothing of it is kept.',
     signInAgain: 'Sign in again',
   },
-  /** The backpack's section of the earner's learner records (clr.pages.ts). */
-  clr: {
-    heading: 'Your learner records',
-    lead: 'Each Comprehensive Learner Record (CLR 2.0) holds the signed badges of a pathway you completed.',
-    validUntil: 'valid until {date}',
-    credential: 'CLR 2.0 credential',
-  },
   walletOffer: {
     title: 'Add to a wallet',
     body: 'Scan this code with your wallet app (OpenID4VCI), or open the offer on this device.',

@@ -128,12 +128,6 @@ export const es: BackpackMessages = {
     body: 'No se conserva nada de ella.',
     signInAgain: 'Volver a iniciar sesión',
   },
-  clr: {
-    heading: 'Tus expedientes de aprendizaje',
-    lead: 'Cada expediente completo de aprendizaje (CLR 2.0) contiene las insignias firmadas de un itinerario que has completado.',
-    validUntil: 'válido hasta el {date}',
-    credential: 'Credencial CLR 2.0',
-  },
   walletOffer: {
     title: 'Añadir a una cartera',
     body: 'Escanea este código con tu aplicación de cartera (OpenID4VCI), o abre la oferta en este dispositivo.',

@@ -128,12 +128,6 @@ export const fr: BackpackMessages = {
     body: 'Rien n’en est conservé.',
     signInAgain: 'Se reconnecter',
   },
-  clr: {
-    heading: 'Vos relevés d’apprentissage',
-    lead: 'Chaque relevé complet d’apprentissage (CLR 2.0) contient les badges signés d’un parcours que vous avez terminé.',
-    validUntil: 'valable jusqu’au {date}',
-    credential: 'Attestation CLR 2.0',
-  },
   walletOffer: {
     title: 'Ajouter à un portefeuille',
     body: 'Scannez ce code avec votre application de portefeuille (OpenID4VCI), ou ouvrez l’offre sur cet appareil.',

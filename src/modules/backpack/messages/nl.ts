@@ -128,12 +128,6 @@ export const nl: BackpackMessages = {
     body: 'Er wordt niets van bewaard.',
     signInAgain: 'Opnieuw aanmelden',
   },
-  clr: {
-    heading: 'Je leerdossiers',
-    lead: 'Elk volledig leerdossier (Comprehensive Learner Record, CLR 2.0) bevat de ondertekende badges van een leerroute die je hebt afgerond.',
-    validUntil: 'geldig tot {date}',
-    credential: 'CLR 2.0-credential',
-  },
   walletOffer: {
     title: 'Toevoegen aan een wallet',
     body: 'Scan deze code met je wallet-app (OpenID4VCI), of open het aanbod op dit apparaat.',
