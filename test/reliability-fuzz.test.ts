@@ -55,6 +55,24 @@ const NEEDS_SINGLE_USE_SECRET = new Set([
   'signOutOfBackpack',
   'offerBackpackBadgeToWallet',
   'deleteBackpackAccount',
+  // The backpack's other forms take the same session and CSRF token: test/backpack-import,
+  // backpack-collections and backpack-apps drive them to success.
+  'importIntoBackpack',
+  'checkBackpackImport',
+  'deleteBackpackImport',
+  'createBackpackCollection',
+  'addToBackpackCollection',
+  'removeFromBackpackCollection',
+  'setBackpackCollectionVisibility',
+  'deleteBackpackCollection',
+  'revokeBackpackConnectedApp',
+  'checkBackpackSentCredential',
+  // Capabilities no schema can generate: a public collection's random address, the earner's
+  // certificate link (an HMAC token) and a wallet offer's code and challenge (test/backpack-collections,
+  // certificate-links and wallet-offer-page open them).
+  'getPublicCollection',
+  'getEarnerCertificate',
+  'getWalletOfferPage',
   // The Open Badges API: an earner's access token, which only the authorization flow gives
   // (test/obapi.test.ts drives them to success).
   'getObCredentials',
