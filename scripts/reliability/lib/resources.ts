@@ -149,6 +149,12 @@ export async function seedIssuer(
     expiresAfterDays: 365,
     imageUrl: image.url,
   });
+  // Translated before anything is issued, so its version 1 has a French edition too: every badge of
+  // the pool names the `in` and `versions` values' editions (the tenant matrix's controls read them).
+  await call('PUT', `/api/v1/definitions/${expiring.id}/translations/fr`, {
+    name: `Licence ${options.label}`,
+    description: 'Une licence qui expire.',
+  });
   const credentialIds: string[] = [];
   for (const [i, email] of options.recipients.entries()) {
     const issued = await call('POST', '/api/v1/credentials', {
