@@ -86,7 +86,7 @@ const LINK_CHUNK = 500;
 export function createBackpackService(
   core: Pick<Core, 'db' | 'dialect' | 'clock' | 'ids' | 'config' | 'log'>,
   deps: {
-    audit: Pick<AuditService, 'append'>;
+    audit: Pick<AuditService, 'append' | 'appendMany'>;
     secrets: BackpackSecrets;
     mailer: Mailer | null;
     wallet: Pick<WalletService, 'createOffer'>;
@@ -397,12 +397,18 @@ export function createBackpackService(
           });
           await core.db.transaction().execute(async (trx) => {
             await createBackpackRepository(trx).linkCredentials(rows);
-            for (const row of rows) {
-              await audit(trx, row.account_id, 'system', 'earner.credential_linked', {
-                issuerId,
-                credentialId: row.credential_id,
-              });
-            }
+            await deps.audit.appendMany(
+              trx,
+              EARNER_AUDIT_CHAIN,
+              rows.map((row) => ({
+                issuerId: EARNER_AUDIT_CHAIN,
+                actor: 'system',
+                action: 'earner.credential_linked',
+                targetType: 'earner_account',
+                targetId: row.account_id,
+                details: { issuerId, credentialId: row.credential_id },
+              })),
+            );
           });
         }
       } catch (error) {

@@ -15,7 +15,7 @@ const PRUNE_INTERVAL_MS = 15 * 60_000;
 /** The earner's backpack: accounts, sign-in links, sessions, the cross-issuer list of badges and imports. */
 export function createBackpackModule(
   core: Core,
-  deps: { audit: Pick<AuditService, 'append'>; wallet: Pick<WalletService, 'createOffer'> },
+  deps: { audit: Pick<AuditService, 'append' | 'appendMany'>; wallet: Pick<WalletService, 'createOffer'> },
 ) {
   const secrets = backpackSecrets(core.config);
   const mailer = core.config.mail ? createSmtpMailer(core.config.mail.smtpUrl) : null;
