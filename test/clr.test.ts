@@ -43,6 +43,9 @@ const ajv = new Ajv2019({ strict: false, allErrors: true });
 const validateAchievementCredential = ajv.compile(
   JSON.parse(read('./fixtures/vc/ob_v3p0_achievementcredential_schema.json')),
 );
+// 1EdTech's ClrCredential JSON Schema, the one every CLR names in credentialSchema (fixtures/clr/README.md).
+const validateClrCredential = ajv.compile(JSON.parse(fixture('clr_v2p0_clrcredential_schema.json')));
+const schemaErrors = (validate: { errors?: unknown }) => JSON.stringify(validate.errors);
 
 type Json = Record<string, unknown>;
 interface Clr {
@@ -236,6 +239,11 @@ describe.each(dialects)('CLR 2.0 of a completed pathway on %s', (dialect) => {
         type: '1EdTechJsonSchemaValidator2019',
       },
     ]);
+    expect(validateClrCredential(clr), schemaErrors(validateClrCredential)).toBe(true);
+    // The schema is a real check: without the ClrCredential type, or without an issuer, it fails.
+    expect(validateClrCredential({ ...clr, type: ['VerifiableCredential'] })).toBe(false);
+    const { issuer: _issuer, ...unissued } = clr;
+    expect(validateClrCredential(unissued)).toBe(false);
     // The core definition's credentials expire after 24 months: so does the CLR that shows them.
     expect(clr.validUntil).toBe(issued.validUntil);
     expect(clr.validUntil?.startsWith('2028-11-02')).toBe(true);
@@ -293,6 +301,7 @@ describe.each(dialects)('CLR 2.0 of a completed pathway on %s', (dialect) => {
       { type: 'Association', associationType: 'precedes', sourceId: core, targetId: elective },
     ]);
     expect((await clrVerifier()(clr)).verified).toBe(true);
+    expect(validateClrCredential(clr), schemaErrors(validateClrCredential)).toBe(true);
   });
 
   it('shows the earner’s CLRs in the backpack and serves them through the Open Badges API as the earner’s credentials', async () => {
@@ -313,6 +322,14 @@ describe.each(dialects)('CLR 2.0 of a completed pathway on %s', (dialect) => {
     expect(types.filter((type) => type === 'ClrCredential')).toHaveLength(2);
     expect(types.filter((type) => type === 'OpenBadgeCredential')).toHaveLength(3);
     expect(listed.total).toBe(5);
+    // Every credential the API returns is valid by the 1EdTech schema of its kind.
+    for (const credential of listed.credential) {
+      const validate =
+        (credential as { type: string[] }).type.at(-1) === 'ClrCredential'
+          ? validateClrCredential
+          : validateAchievementCredential;
+      expect(validate(credential), schemaErrors(validate)).toBe(true);
+    }
     const clr = listed.credential.find((c) => links[0]?.endsWith((c as { id: string }).id.split('/').pop() ?? '-'));
     expect((await clrVerifier()(clr as object)).verified).toBe(true);
     const none = await t.app.services.obapi.credentials(other.accountId, { limit: 50, offset: 0, since: null });
