@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import type { Font } from 'fontkit';
 import { AppError } from '../../core/errors.js';
 import { loadedOnce } from '../../core/loaded-once.js';
 
@@ -21,8 +22,15 @@ export interface FontFace {
   /** The name pdfkit registers the face under. */
   key: string;
   path: string;
-  bytes: Buffer;
   covers(codePoint: number): boolean;
+  /**
+   * The face for one document: the font parsed once per process (its tables, which are most of
+   * its memory, shared by every document) with a glyph cache of the document's own. fontkit keeps
+   * a glyph's code points from the first text that reached it, and pdfkit writes those into the
+   * document's ToUnicode map, so a cache shared across documents would let an earlier certificate
+   * decide how a later one copies; each document starts from none, as a freshly parsed font does.
+   */
+  forDocument(): Font;
 }
 
 export type FontChains = Record<FontRole, FontFace[]>;
@@ -30,19 +38,31 @@ export type FontChains = Record<FontRole, FontFace[]>;
 /** Line breaks and spaces are laid out, not drawn: no glyph needed. */
 const LAYOUT = new Set([0x0a, 0x20]);
 
+let parsed = 0;
+/** How many font files this process has parsed (each once, at the first certificate). */
+export const fontsParsed = () => parsed;
+
 async function face(key: string, path: string): Promise<FontFace> {
   const fontkit = await import('fontkit');
-  const bytes = readFileSync(path);
-  const font = fontkit.create(bytes);
+  const font = fontkit.create(readFileSync(path));
+  parsed++;
   if (!('hasGlyphForCodePoint' in font)) {
     throw new Error(`certificate font ${path} is a collection; name one font file (TTF or OTF)`);
   }
-  return { key, path, bytes, covers: (codePoint) => font.hasGlyphForCodePoint(codePoint) };
+  return {
+    key,
+    path,
+    covers: (codePoint) => font.hasGlyphForCodePoint(codePoint),
+    // fontkit 2 (TTFFont.getGlyph) caches glyphs in `_glyphs`; everything else is read through the prototype.
+    forDocument: () => Object.create(font, { _glyphs: { value: [], writable: true } }) as Font,
+  };
 }
 
 /**
  * The fonts of every role: the bundled one, then the operator's (CERTIFICATE_FONTS) in order.
- * Read once, at the first certificate; a file that is missing or not a font stops that render with
+ * Read and parsed once per process, at the first certificate, and shared by every render: parsed
+ * per render, three Noto faces cost about 12 MB of heap for each certificate in flight (measured,
+ * docs/decisions.md, issue 44 memory). A file that is missing or not a font stops that render with
  * the reason (the operator's configuration), never a certificate with missing characters.
  */
 export function fontChains(operatorFonts: readonly string[]): () => Promise<FontChains> {

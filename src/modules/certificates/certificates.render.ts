@@ -1,3 +1,4 @@
+import type { Font } from 'fontkit';
 import { AppError } from '../../core/errors.js';
 import { loadedOnce } from '../../core/loaded-once.js';
 import { qrcode } from '../../core/qrcode.js';
@@ -60,6 +61,13 @@ const xmpSafe = (text: string) => text.replace(/&/g, '＆').replace(/</g, '‹')
 type Doc = PDFKit.PDFDocument;
 
 /**
+ * pdfkit 0.20 takes a parsed fontkit font wherever it takes a font file (PDFFontFactory.open: an
+ * object with `layout`), so a font parsed once serves every document; @types/pdfkit lists only a
+ * path or bytes.
+ */
+const fontSource = (font: Font) => font as unknown as string;
+
+/**
  * Text options of every line drawn or measured. `ccmp` is off: with it, fontkit decomposes a
  * precomposed letter (ị into i and a dot) and keeps the first code point it saw for each glyph, so
  * every later plain "i" of the document would copy as "ị"; the text is NFC and the fonts have the
@@ -92,12 +100,24 @@ interface Block {
  * language set, and the signed credential embedded as an associated file (AFRelationship Data).
  * The layout is fixed and every text is fitted into its box by size and lines, so the cost does
  * not grow with the input: the lengths are capped by the API, the images by the upload.
+ * Everything is loaded before the document is made and it is drawn to its end without a pause, so
+ * a document is never left half drawn, holding its memory, while another one starts.
  */
 export async function renderCertificate(content: CertificateContent, fonts: FontChains): Promise<Buffer> {
-  const faces = new Map<FontFace, true>();
+  const [PDFDocument, qr] = await Promise.all([pdfkit(), qrcode()]);
+  const { modules } = qr.create(content.verifyUrl, { errorCorrectionLevel: 'M' });
+  const faces = new Map<FontFace, Font>();
+  const view = (face: FontFace) => {
+    let font = faces.get(face);
+    if (!font) {
+      font = face.forDocument();
+      faces.set(face, font);
+    }
+    return font;
+  };
   const pick = (role: FontRole, text: string, field: string) => {
     const found = fontFor(fonts[role], text, field);
-    faces.set(found, true);
+    view(found);
     return found.key;
   };
   const blocks: Block[] = [
@@ -179,7 +199,6 @@ export async function renderCertificate(content: CertificateContent, fonts: Font
     role: pick('body', s.role, `role of signatory ${i + 1}`),
   }));
 
-  const PDFDocument = await pdfkit();
   const documentTitle = `${content.title}: ${content.badgeName}`;
   const doc: Doc = new PDFDocument({
     size: content.size === 'A4' ? 'A4' : 'LETTER',
@@ -191,7 +210,7 @@ export async function renderCertificate(content: CertificateContent, fonts: Font
     lang: content.lang,
     displayTitle: true,
     // Never the standard Helvetica, which PDF/A would need embedded: the bundled body font.
-    ...(fonts.body[0] ? { font: fonts.body[0].path } : {}),
+    ...(fonts.body[0] ? { font: fontSource(view(fonts.body[0])) } : {}),
     info: {
       Title: xmpSafe(documentTitle),
       Author: xmpSafe(content.issuerName),
@@ -207,7 +226,7 @@ export async function renderCertificate(content: CertificateContent, fonts: Font
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
   });
-  for (const f of faces.keys()) doc.registerFont(f.key, f.bytes);
+  for (const [f, font] of faces) doc.registerFont(f.key, fontSource(font));
 
   const W = doc.page.width;
   const H = doc.page.height;
@@ -267,7 +286,7 @@ export async function renderCertificate(content: CertificateContent, fonts: Font
   });
 
   drawSignatories(doc, root, content, signatoryKeys, { left: x0, right: W - x0 - QR_SIZE - 24, bottom });
-  await drawQr(doc, root, content.verifyUrl, content.labels.qrAlt, W - x0 - QR_SIZE, qrTop);
+  drawQr(doc, root, modules, content.labels.qrAlt, W - x0 - QR_SIZE, qrTop);
   root.add(
     doc.struct('P', {}, () => {
       doc.font(verifyKey).fontSize(verifySize).fillColor(MUTED).text(verifyLine, x0, verifyY, lineOptions(width));
@@ -413,8 +432,14 @@ function drawSignatories(
 }
 
 /** The QR code of the verification page as vector squares (runs of dark modules per row), with its quiet zone. */
-async function drawQr(doc: Doc, root: PDFKit.PDFStructureElement, url: string, alt: string, x: number, y: number) {
-  const { modules } = (await qrcode()).create(url, { errorCorrectionLevel: 'M' });
+function drawQr(
+  doc: Doc,
+  root: PDFKit.PDFStructureElement,
+  modules: { size: number; get(row: number, col: number): number },
+  alt: string,
+  x: number,
+  y: number,
+) {
   const count = modules.size;
   const unit = QR_SIZE / (count + 8);
   root.add(

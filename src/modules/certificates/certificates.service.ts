@@ -37,10 +37,18 @@ import type {
   CertificatePreviewInput,
   CertificateSettingsInput,
 } from './certificates.schemas.js';
+import { workSlots } from './certificates.slots.js';
 import { certificateMessages } from './messages/index.js';
 
 /** Rendered PDFs kept per replica, by content; a certificate is about 60 KB plus its images. */
 const CACHE_BYTES = 64 * 1024 * 1024;
+/**
+ * Certificates made at once per process (issue 44: rendering is bounded), from reading the record
+ * to the finished PDF, cached or not; the others wait. Drawing is synchronous on the one event
+ * loop, so a second slot only lets one certificate read its record, images and signed credential
+ * while another is drawn: more would add their memory (images, documents), not speed.
+ */
+export const RENDERS_AT_ONCE = 2;
 const FALLBACK_COLOR = '#1f3a5f';
 const HEX_COLOR = /^#[0-9a-fA-F]{6}$/;
 /** What a preview prints in place of a credential's values. */
@@ -72,6 +80,7 @@ export function createCertificateService(
   const urls = publicUrls(core.config.publicBaseUrl);
   const fonts = fontChains(core.config.certificateFonts);
   const rendered = new LRUCache<string, Buffer>({ maxSize: CACHE_BYTES, sizeCalculation: (pdf) => pdf.length });
+  const slots = workSlots(RENDERS_AT_ONCE);
 
   async function requireDefinition(issuerId: string, definitionId: string) {
     const definition = await deps.definitions.findRow(issuerId, definitionId);
@@ -230,83 +239,93 @@ export function createCertificateService(
      * or when certificates are off for its definition; 410 once it is revoked (an erasure revokes);
      * 422 when it cannot be printed truly (no name stored, a character no font has).
      */
-    async pdf(issuerId: string, credentialId: string): Promise<Buffer> {
-      const credential = await deps.credentials.findRow(issuerId, credentialId);
-      if (!credential) throw errors.notFound('Credential');
-      if (credential.revoked_at !== null) {
-        throw new AppError(
-          'gone',
-          credential.revoked_reason === 'gdpr_erasure'
-            ? "This credential was erased at the earner's request; it has no certificate."
-            : 'This credential was revoked; it has no certificate any more. A reissued or renewed credential has its own.',
-        );
-      }
-      const definition = await requireDefinition(issuerId, credential.definition_id);
-      const { own, settings } = await stored(issuerId, definition.id);
-      const { design } = effective(own, settings);
-      if (!design.enabled) throw new AppError('not_found', 'Certificates are turned off for this badge.');
-      if (!credential.display_name) {
-        throw new AppError(
-          'certificate_unprintable',
-          'This credential has no recipient name stored, so no certificate can name its earner. Reissue it with a recipientName.',
-        );
-      }
-      const issuer = await deps.issuers.getIssuer(issuerId);
-      // Issue 45 §2: the credential's language, then the issuer's; the badge's text as it was issued.
-      const sources = { credential: credential.language, issuer: issuer.language };
-      const language = negotiateLanguage(sources);
-      const [signed, text] = await Promise.all([
-        deps.vc.credential(issuer.slug, credential.id),
-        definitionText(core.db, definition, textLanguages(sources, language), { asOf: credential.created_at }),
-      ]);
-      return render(
-        await compose(issuer, design, settings, language, definition, text, {
-          earnerName: credential.display_name,
-          issuedOn: credential.issued_on,
-          expiresOn: credential.expires_on,
-          credentialId: credential.id,
-          verifyUrl: urls.verifyPage(issuer.slug, credential.id),
-          credentialJson: signed.dataIntegrity,
-          credentialUrl: urls.openBadgeCredential(issuer.slug, credential.id),
-        }),
-      );
-    },
+    pdf: (issuerId: string, credentialId: string): Promise<Buffer> => slots.run(() => pdf(issuerId, credentialId)),
 
     /**
      * A design drawn with sample values (an unsaved one, for the console's live preview): the
      * definition's name when one is given, else a sample badge, and a sample earner and credential.
      * Its images are checked as a save checks them.
      */
-    async preview(issuerId: string, input: CertificatePreviewInput): Promise<Buffer> {
-      const { definitionId, language, ...body } = input;
-      const definition = definitionId ? await requireDefinition(issuerId, definitionId) : null;
-      const design = completeDesign(body);
-      await checkDesign(issuerId, design);
-      const [issuer, { settings }] = await Promise.all([
-        deps.issuers.getIssuer(issuerId),
-        stored(issuerId, definitionId ?? ISSUER_TARGET),
-      ]);
-      const issuedOn = isoNow(core.clock);
-      const sources = { credential: language ?? null, issuer: issuer.language };
-      const chosen = negotiateLanguage(sources);
-      const text: DefinitionText = definition
-        ? await definitionText(core.db, definition, textLanguages(sources, chosen))
-        : { language: chosen, name: PREVIEW_BADGE, description: '', criteriaNarrative: null };
-      return render(
-        await compose(issuer, design, settings, chosen, definition, text, {
-          earnerName: PREVIEW_EARNER,
-          issuedOn,
-          expiresOn: definition ? expiryFor(definition, issuedOn) : null,
-          credentialId: PREVIEW_CREDENTIAL,
-          verifyUrl: urls.verifyPage(issuer.slug, PREVIEW_CREDENTIAL),
-          credentialJson: JSON.stringify({ preview: PREVIEW_NOTE }),
-          credentialUrl: urls.openBadgeCredential(issuer.slug, PREVIEW_CREDENTIAL),
-        }),
-      );
-    },
+    preview: (issuerId: string, input: CertificatePreviewInput): Promise<Buffer> =>
+      slots.run(() => preview(issuerId, input)),
+
+    /** Certificates being made and waiting now, and the most ever made at once (RENDERS_AT_ONCE bounds it). */
+    renderLoad: () => slots.load(),
   };
 
   return service;
+
+  /** service.pdf, run in a slot. */
+  async function pdf(issuerId: string, credentialId: string): Promise<Buffer> {
+    const credential = await deps.credentials.findRow(issuerId, credentialId);
+    if (!credential) throw errors.notFound('Credential');
+    if (credential.revoked_at !== null) {
+      throw new AppError(
+        'gone',
+        credential.revoked_reason === 'gdpr_erasure'
+          ? "This credential was erased at the earner's request; it has no certificate."
+          : 'This credential was revoked; it has no certificate any more. A reissued or renewed credential has its own.',
+      );
+    }
+    const definition = await requireDefinition(issuerId, credential.definition_id);
+    const { own, settings } = await stored(issuerId, definition.id);
+    const { design } = effective(own, settings);
+    if (!design.enabled) throw new AppError('not_found', 'Certificates are turned off for this badge.');
+    if (!credential.display_name) {
+      throw new AppError(
+        'certificate_unprintable',
+        'This credential has no recipient name stored, so no certificate can name its earner. Reissue it with a recipientName.',
+      );
+    }
+    const issuer = await deps.issuers.getIssuer(issuerId);
+    // Issue 45 §2: the credential's language, then the issuer's; the badge's text as it was issued.
+    const sources = { credential: credential.language, issuer: issuer.language };
+    const language = negotiateLanguage(sources);
+    const [signed, text] = await Promise.all([
+      deps.vc.credential(issuer.slug, credential.id),
+      definitionText(core.db, definition, textLanguages(sources, language), { asOf: credential.created_at }),
+    ]);
+    return render(
+      await compose(issuer, design, settings, language, definition, text, {
+        earnerName: credential.display_name,
+        issuedOn: credential.issued_on,
+        expiresOn: credential.expires_on,
+        credentialId: credential.id,
+        verifyUrl: urls.verifyPage(issuer.slug, credential.id),
+        credentialJson: signed.dataIntegrity,
+        credentialUrl: urls.openBadgeCredential(issuer.slug, credential.id),
+      }),
+    );
+  }
+
+  /** service.preview, run in a slot. */
+  async function preview(issuerId: string, input: CertificatePreviewInput): Promise<Buffer> {
+    const { definitionId, language, ...body } = input;
+    const definition = definitionId ? await requireDefinition(issuerId, definitionId) : null;
+    const design = completeDesign(body);
+    await checkDesign(issuerId, design);
+    const [issuer, { settings }] = await Promise.all([
+      deps.issuers.getIssuer(issuerId),
+      stored(issuerId, definitionId ?? ISSUER_TARGET),
+    ]);
+    const issuedOn = isoNow(core.clock);
+    const sources = { credential: language ?? null, issuer: issuer.language };
+    const chosen = negotiateLanguage(sources);
+    const text: DefinitionText = definition
+      ? await definitionText(core.db, definition, textLanguages(sources, chosen))
+      : { language: chosen, name: PREVIEW_BADGE, description: '', criteriaNarrative: null };
+    return render(
+      await compose(issuer, design, settings, chosen, definition, text, {
+        earnerName: PREVIEW_EARNER,
+        issuedOn,
+        expiresOn: definition ? expiryFor(definition, issuedOn) : null,
+        credentialId: PREVIEW_CREDENTIAL,
+        verifyUrl: urls.verifyPage(issuer.slug, PREVIEW_CREDENTIAL),
+        credentialJson: JSON.stringify({ preview: PREVIEW_NOTE }),
+        credentialUrl: urls.openBadgeCredential(issuer.slug, PREVIEW_CREDENTIAL),
+      }),
+    );
+  }
 
   /** Everything one certificate prints, resolved from its design and the record it certifies. */
   async function compose(

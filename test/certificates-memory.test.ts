@@ -1,0 +1,196 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import * as fontkit from 'fontkit';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { fontChains } from '../src/modules/certificates/certificates.fonts.js';
+import { type CertificateContent, renderCertificate } from '../src/modules/certificates/certificates.render.js';
+import { RENDERS_AT_ONCE } from '../src/modules/certificates/certificates.service.js';
+import { workSlots } from '../src/modules/certificates/certificates.slots.js';
+import { oneLine, readPdf } from './certificates.support.js';
+import { auth, createTestApp, dialects, manualClock, type TestApp, type TestIssuer } from './helpers.js';
+
+/**
+ * Issue 44, "rendering is bounded": what a certificate costs in memory does not depend on how many
+ * are asked for at once. Counted, never timed: fonts are parsed once per process, and no more than
+ * RENDERS_AT_ONCE certificates are made at a time however many are asked for.
+ */
+const TIMEOUT = 180_000;
+const NAMES = ['Nguyễn Thị Thảo', 'Siân O’Brien', 'Ζωή Παπαδοπούλου', 'Юлия Иванова', 'Ada Lovelace', 'Bjørn Ødegård'];
+const BUNDLED_FACES = 3;
+
+/** fontkit's TrueType class: fontkit.create probes it first for every file it opens, pdfkit's opens included. */
+function trueTypeClass(): { probe(buffer: Buffer): boolean } {
+  const path = createRequire(import.meta.url).resolve(
+    '@expo-google-fonts/noto-sans/400Regular/NotoSans_400Regular.ttf',
+  );
+  return fontkit.create(readFileSync(path)).constructor as unknown as { probe(buffer: Buffer): boolean };
+}
+
+describe.each(dialects)('Certificate memory on %s', { timeout: TIMEOUT }, (dialect) => {
+  const clock = manualClock('2026-03-02T09:00:00.000Z');
+  let t: TestApp;
+  let a: TestIssuer;
+  const ids: string[] = [];
+
+  beforeAll(async () => {
+    t = await createTestApp(dialect, { clock });
+    a = await t.issuer({ name: 'Northwind Academy' });
+    const definition = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: auth(a.key),
+      payload: { name: 'Data Science 101', description: 'Completed the introductory course' },
+    });
+    expect(definition.statusCode, definition.body).toBe(201);
+    for (let i = 0; i < 12; i++) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/credentials',
+        headers: auth(a.key),
+        payload: {
+          definitionId: definition.json().id,
+          recipientEmail: `memory-${i}@example.org`,
+          recipientName: `${NAMES[i % NAMES.length]} ${i}`,
+          completionKey: `memory-${i}`,
+        },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      ids.push(res.json().credentialId);
+    }
+  }, TIMEOUT);
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('a dozen certificates asked for at once open each font file once, and are made at most RENDERS_AT_ONCE at a time', async () => {
+    const probe = vi.spyOn(trueTypeClass(), 'probe');
+    const vc = t.app.services.vc.credentials;
+    const signed = vc.credential.bind(vc);
+    let inFlight = 0;
+    let most = 0;
+    const held = vi.spyOn(vc, 'credential').mockImplementation(async (...args: Parameters<typeof vc.credential>) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      try {
+        return await signed(...args);
+      } finally {
+        inFlight--;
+      }
+    });
+    try {
+      const certificates = t.app.services.certificates;
+      const pdfs = await Promise.all(ids.map((id) => certificates.pdf(a.id, id)));
+      // Twelve different certificates, all drawn from the three bundled faces parsed at the first one.
+      expect(new Set(pdfs.map((p) => p.toString('base64'))).size).toBe(ids.length);
+      expect(probe).toHaveBeenCalledTimes(BUNDLED_FACES);
+      expect(held).toHaveBeenCalledTimes(ids.length);
+      // The calls all entered at once: the first RENDERS_AT_ONCE ran, the rest waited their turn.
+      expect(certificates.renderLoad()).toEqual({ running: 0, waiting: 0, peak: RENDERS_AT_ONCE });
+      expect(most).toBeGreaterThan(0);
+      expect(most).toBeLessThanOrEqual(RENDERS_AT_ONCE);
+
+      // Another dozen over HTTP: the PDFs come from the cache, and no font is opened again.
+      const again = await Promise.all(
+        ids.map((id) =>
+          t.app.inject({ method: 'GET', url: `/api/v1/credentials/${id}/certificate.pdf`, headers: auth(a.key) }),
+        ),
+      );
+      again.forEach((res, i) => {
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.rawPayload.equals(pdfs[i] as Buffer)).toBe(true);
+      });
+      expect(probe).toHaveBeenCalledTimes(BUNDLED_FACES);
+      const { text } = await readPdf(pdfs[2] as Buffer);
+      expect(oneLine(text)).toContain(`${NAMES[2]} 2`);
+    } finally {
+      probe.mockRestore();
+      held.mockRestore();
+    }
+  });
+});
+
+describe('Certificate fonts shared across documents', () => {
+  const content = (earnerName: string): CertificateContent => ({
+    title: 'Certificate of Achievement',
+    earnerName,
+    badgeName: 'Financial Fitness',
+    issuerName: 'Northwind Academy',
+    issuedOn: '2 March 2026',
+    expiresOn: null,
+    credentialId: '00000000-0000-4000-8000-000000000001',
+    verifyUrl: 'https://badges.test/verify/northwind/00000000-0000-4000-8000-000000000001',
+    wording: `${earnerName} has successfully earned Financial Fitness from Northwind Academy on 2 March 2026.`,
+    labels: {
+      awardedTo: 'Awarded to',
+      details: ['Issued by Northwind Academy on 2 March 2026', 'Credential ID 00000000-0000-4000-8000-000000000001'],
+      verify: 'Verify at https://badges.test/verify/northwind/00000000-0000-4000-8000-000000000001',
+      subject: 'Financial Fitness, issued by Northwind Academy',
+      logoAlt: 'Logo of Northwind Academy',
+      qrAlt: 'QR code of the verification page',
+    },
+    textLangs: { title: 'en', badgeName: 'en', wording: 'en' },
+    signatories: [{ name: 'Grace Officer', role: 'Registrar', signature: null, alt: 'Signature of Grace Officer' }],
+    background: null,
+    logo: null,
+    color: '#1f3a5f',
+    borderStyle: 'classic',
+    orientation: 'landscape',
+    size: 'A4',
+    lang: 'en',
+    credentialJson: '{"preview":true}',
+    credentialUrl: 'https://badges.test/credentials/00000000-0000-4000-8000-000000000001',
+    createdAt: new Date('2026-03-02T09:00:00.000Z'),
+  });
+
+  it('a certificate is the same bytes whatever was drawn before it in the process', async () => {
+    // U+FB01 and U+FB03 (fi and ffi as one character each; NFC keeps them) are the glyphs the
+    // fonts' ligatures draw for "fi" and "ffi". A glyph cache shared across documents keeps the code
+    // points it first met, so the one drawn first would decide how the other copies.
+    const plain = content('Fiona Griffin');
+    const ligatures = content('Ruﬁna Oﬃcer');
+    const ligaturesFirst = await fontChains([])();
+    const ligaturesAlone = await renderCertificate(ligatures, ligaturesFirst);
+    const plainAfter = await renderCertificate(plain, ligaturesFirst);
+    const plainFirst = await fontChains([])();
+    const plainAlone = await renderCertificate(plain, plainFirst);
+    const ligaturesAfter = await renderCertificate(ligatures, plainFirst);
+    expect(plainAfter.equals(plainAlone)).toBe(true);
+    expect(ligaturesAfter.equals(ligaturesAlone)).toBe(true);
+    const text = oneLine((await readPdf(plainAfter)).text);
+    expect(text).toContain('Fiona Griffin');
+    expect(text).toContain('Financial Fitness');
+  });
+});
+
+describe('workSlots', () => {
+  it('runs at most its size at once, the rest in the order they came, and frees a slot when work fails', async () => {
+    const slots = workSlots(2);
+    const started: number[] = [];
+    const finish: (() => void)[] = [];
+    const work = (n: number, fail = false) =>
+      slots.run(async () => {
+        started.push(n);
+        await new Promise<void>((resolve) => finish.push(resolve));
+        if (fail) throw new Error(`work ${n} failed`);
+        return n;
+      });
+    const results = [work(1, true), work(2), work(3), work(4)].map((p) =>
+      p.then(
+        (n) => `done ${n}`,
+        (err: Error) => err.message,
+      ),
+    );
+    await Promise.resolve();
+    expect(started).toEqual([1, 2]);
+    expect(slots.load()).toEqual({ running: 2, waiting: 2, peak: 2 });
+    finish[0]?.();
+    await results[0];
+    await vi.waitFor(() => expect(started).toEqual([1, 2, 3]));
+    finish[1]?.();
+    finish[2]?.();
+    await vi.waitFor(() => expect(started).toEqual([1, 2, 3, 4]));
+    finish[3]?.();
+    expect(await Promise.all(results)).toEqual(['work 1 failed', 'done 2', 'done 3', 'done 4']);
+    expect(slots.load()).toEqual({ running: 0, waiting: 0, peak: 2 });
+  });
+});
