@@ -58,6 +58,7 @@ import { notificationSchemas } from './modules/notifications/notifications.schem
 import { oauthInteractionRoutes, oauthProviderRoutes } from './modules/obapi/oauth.routes.js';
 import { obApiRoutes } from './modules/obapi/obapi.routes.js';
 import { SCOPE_DESCRIPTIONS } from './modules/obapi/obapi.scopes.js';
+import { backpackSendRoutes } from './modules/obapi/send.routes.js';
 import { opsRoutes } from './modules/ops/ops.routes.js';
 import { pathwayRoutes } from './modules/pathways/pathways.routes.js';
 import { pathwaySchemas } from './modules/pathways/pathways.schemas.js';
@@ -417,6 +418,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(oauthProviderRoutes);
   await app.register(oauthInteractionRoutes);
   await app.register(obApiRoutes);
+  await app.register(backpackSendRoutes);
   await app.register(certificateRoutes);
   await app.register(consoleUiRoutes, deps.consoleDir ? { dir: deps.consoleDir } : {});
   refuseShadowedMethods();

@@ -53,6 +53,7 @@ import { credentialImportBatchMigration } from './0145_credential_import_batch.j
 import { upsertedChecksMigration } from './0150_upserted_checks.js';
 import { earnerCollectionsMigration } from './0151_earner_collections.js';
 import { resendKindMigration } from './0155_resend_kind.js';
+import { earnerSendMigration } from './0160_earner_send.js';
 
 /** Every forward-only migration, by name, in the order they run. A new migration is added here. */
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {
@@ -110,5 +111,6 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0150_upserted_checks': upsertedChecksMigration(),
     '0151_earner_collections': earnerCollectionsMigration(),
     '0155_resend_kind': resendKindMigration(),
+    '0160_earner_send': earnerSendMigration(),
   };
 }

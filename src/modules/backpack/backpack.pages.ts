@@ -213,6 +213,7 @@ export function backpackPage(
 <form method="post" action="/backpack/sign-out">${csrfField(csrf)}<button type="submit" class="secondary">${words.signOut}</button></form></header>
 <p>${badges.length === 0 ? words.none : fill(plural(language, badges.length, words.countOne, words.countOther), count)}</p>
 ${badges.map((badge) => badgeCard(badge, csrf, language))}
+${badges.length > 0 ? html`<p><a href="/backpack/send">${backpackMessages(language).send.link}</a></p>` : ''}
 <div id="collections">${collections}</div>
 ${importedSection(imports, csrf, language)}
 ${sent}

@@ -6,9 +6,11 @@ import type { BackpackModule } from '../backpack/index.js';
 import type { ClrService } from '../clr/clr.service.js';
 import type { VcService } from '../vc/vc.service.js';
 import { createPollingJob } from '../webhooks/polling-job.js';
+import { systemLookup } from '../webhooks/ssrf.js';
 import { pruneExpired } from './oauth.adapter.js';
 import { createOauthProvider } from './oauth.provider.js';
 import { createObApiService } from './obapi.service.js';
+import { createSendService } from './send.service.js';
 
 /** How often expired authorization server state (codes, tokens, sessions, clients) is deleted. */
 const PRUNE_INTERVAL_MS = 15 * 60_000;
@@ -42,7 +44,15 @@ export function createObApiModule(
     }
     return built;
   }
+  // The backpack as a client of other hosts' Open Badges APIs ("Send to another platform").
+  const send = createSendService(core, {
+    audit: deps.audit,
+    vc: deps.vc,
+    secrets: deps.backpack.secrets,
+    lookup: systemLookup,
+  });
   deps.backpack.onAccountDeleted((executor, accountId) => service.deleteAccountData(executor, accountId));
+  deps.backpack.onAccountDeleted((executor, accountId) => send.deleteAccount(executor, accountId));
   deps.backpack.onSignedOut((executor, accountId) => service.endLoginSessions(executor, accountId));
   // Every replica prunes; a delete of expired rows is the same whoever runs it (oauth.adapter.ts).
   const prune = createPollingJob({
@@ -51,10 +61,12 @@ export function createObApiModule(
     log: core.log,
     pass: async () => {
       await pruneExpired(core.db, core.clock);
+      await send.pruneExpired();
     },
   });
   return {
     ...service,
+    send,
     jobs: [prune],
     provider: () => current().provider,
     callback: (request: IncomingMessage, response: ServerResponse) => current().callback(request, response),

@@ -1,0 +1,324 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSmtpServer } from '../scripts/reliability/lib/smtp-receiver.js';
+import { allowOverHttp, earnerSession, form, signInToBackpack } from './backpack.support.js';
+import { auth, createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
+import { freePort } from './verification.support.js';
+
+const EMAIL = 'Sam.Sender@Example.TEST';
+const UPSERT = 'https://purl.imsglobal.org/spec/ob/v3p0/scope/credential.upsert';
+const unescapeHtml = (text: string) => text.replaceAll('&amp;', '&');
+
+/** Another platform: a second Accolade on SQLite, on its own origin and mailbox, where the earner has a backpack too. */
+async function remotePlatform() {
+  const smtp = await startSmtpServer(() => 'accept');
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const host = await createTestApp('sqlite', {
+    env: {
+      PUBLIC_BASE_URL: base,
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'badges@remote.test',
+      SIGNING_KEY_SECRET: 'remote-platform-signing-secret-0123456789',
+    },
+  });
+  await host.app.listen({ port, host: '127.0.0.1' });
+  const rows = <T>(table: string) =>
+    host.database.db
+      .selectFrom(table as never)
+      .selectAll()
+      .execute() as Promise<T[]>;
+  return {
+    host,
+    base,
+    smtp,
+    clients: async () => (await rows<{ model: string }>('oauth_payloads')).filter((r) => r.model === 'Client'),
+    accessTokens: async () =>
+      (await rows<{ model: string }>('oauth_payloads')).filter((r) => r.model === 'AccessToken'),
+    received: () =>
+      rows<{ account_id: string; credential_key: string; format: string; body: string }>('earner_api_credentials'),
+    async close() {
+      await host.close();
+      await smtp.close();
+    },
+  };
+}
+
+describe.each(dialects)('sending badges to another platform (OB 3.0 API as a consumer) on %s', (dialect) => {
+  let t: TestApp;
+  let remote: Awaited<ReturnType<typeof remotePlatform>>;
+  let issuer: TestIssuer;
+  let aBase: string;
+  let callback: string;
+  let earner: Awaited<ReturnType<typeof earnerSession>>;
+  let atRemote: { cookie: string };
+  const credentials: string[] = [];
+  let firstCallback = '';
+
+  const start = (fields: Record<string, string | string[]>, session = earner) => {
+    const body = new URLSearchParams({ csrf: session.csrf });
+    for (const [name, value] of Object.entries(fields)) {
+      for (const one of [value].flat()) body.append(name, one);
+    }
+    return t.app.inject({
+      method: 'POST',
+      url: '/backpack/send',
+      headers: { ...form, cookie: session.cookie },
+      payload: body.toString(),
+    });
+  };
+  const continueLink = (page: string) => unescapeHtml(/<a id="continue" href="([^"]+)"/.exec(page)?.[1] ?? '');
+  const finish = (url: URL | string, cookie = earner.cookie) => {
+    const at = new URL(url, aBase);
+    return t.app.inject({ method: 'GET', url: `${at.pathname}${at.search}`, headers: { cookie } });
+  };
+  const signed = async (id: string) =>
+    JSON.parse((await t.app.services.vc.credentials.credential(issuer.slug, id)).dataIntegrity) as Record<
+      string,
+      unknown
+    >;
+  const auditActions = async () =>
+    (
+      await t.database.db
+        .selectFrom('audit_log')
+        .select(['action', 'actor', 'details'])
+        .where('issuer_id', '=', 'earners')
+        .where('action', 'like', 'backpack_send.%')
+        .orderBy('id')
+        .execute()
+    ).map((r) => ({ ...r, details: typeof r.details === 'string' ? JSON.parse(r.details) : r.details }));
+
+  beforeAll(async () => {
+    remote = await remotePlatform();
+    aBase = `http://127.0.0.1:${await freePort()}`;
+    callback = `${aBase}/backpack/send/callback`;
+    t = await createTestApp(dialect, { env: { PUBLIC_BASE_URL: aBase } });
+    issuer = await t.issuer({ name: 'Sending School' });
+    const definition = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/definitions',
+      headers: auth(issuer.key),
+      payload: { name: 'Portable Skill', description: 'A badge that travels' },
+    });
+    for (const key of ['send:1', 'send:2', 'send:3']) {
+      const issued = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/credentials',
+        headers: auth(issuer.key),
+        payload: { definitionId: definition.json().id, recipientEmail: EMAIL, completionKey: key },
+      });
+      expect(issued.statusCode, issued.body).toBe(201);
+      credentials.push(issued.json().credentialId as string);
+    }
+    earner = await earnerSession(t.app, EMAIL);
+    // At the other platform the earner signs in by the link its mail server received.
+    atRemote = await signInToBackpack(remote.host.app, remote.smtp.messages, EMAIL, remote.base);
+  }, 90_000);
+  afterAll(async () => {
+    await t.close();
+    await remote.close();
+  });
+
+  it('registers at the other platform, runs its consent and upserts the two chosen badges there, as this service signed them', async () => {
+    const formPage = await t.app.inject({ method: 'GET', url: '/backpack/send', headers: { cookie: earner.cookie } });
+    expect(formPage.statusCode).toBe(200);
+    for (const id of credentials) expect(formPage.body).toContain(`name="credential" value="${id}"`);
+    const home = await t.app.inject({ method: 'GET', url: '/backpack', headers: { cookie: earner.cookie } });
+    expect(home.body).toContain('href="/backpack/send"');
+
+    const chosen = credentials.slice(0, 2);
+    const started = await start({ address: remote.base, credential: chosen });
+    expect(started.statusCode, started.body).toBe(200);
+    const authorization = new URL(continueLink(started.body));
+    expect(authorization.origin + authorization.pathname).toBe(`${remote.base}/ims/ob/v3p0/oauth/authorize`);
+    expect(authorization.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authorization.searchParams.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(authorization.searchParams.get('scope')).toBe(UPSERT);
+    expect(authorization.searchParams.get('redirect_uri')).toBe(callback);
+    const state = authorization.searchParams.get('state') as string;
+    expect(state.length).toBeGreaterThanOrEqual(32);
+
+    // RFC 7591 at the other platform; its secret is kept sealed here, the state and verifier only hashed or sealed.
+    const clients = await remote.clients();
+    expect(clients).toHaveLength(1);
+    const registered = JSON.parse((clients[0] as unknown as { payload: string }).payload) as Record<string, string>;
+    expect(registered.redirect_uris).toEqual([callback]);
+    const platforms = await t.database.db
+      .selectFrom('earner_remote_platforms' as never)
+      .selectAll()
+      .execute();
+    expect(platforms).toHaveLength(1);
+    const stored = JSON.stringify(platforms);
+    expect(stored).toContain(registered.client_id);
+    expect(stored).not.toContain(registered.client_secret);
+    const pending = JSON.stringify(
+      await t.database.db
+        .selectFrom('earner_send_authorizations' as never)
+        .selectAll()
+        .execute(),
+    );
+    expect(pending).not.toContain(state);
+
+    const redirected = await allowOverHttp(authorization, atRemote.cookie, callback);
+    expect(redirected.searchParams.get('state')).toBe(state);
+    firstCallback = redirected.toString();
+    const sent = await finish(redirected);
+    expect(sent.statusCode, sent.body).toBe(200);
+    expect(sent.body.match(/class="send-result send-created"/g)).toHaveLength(2);
+    expect(sent.body).toContain(`is revoked`);
+    expect(sent.body).not.toContain(redirected.searchParams.get('code') as string);
+
+    const received = await remote.received();
+    expect(received).toHaveLength(2);
+    for (const id of chosen) {
+      const mine = await signed(id);
+      const theirs = received.find((r) => r.credential_key === mine.id);
+      expect(theirs?.format).toBe('json');
+      expect(JSON.parse(theirs?.body ?? 'null')).toEqual(mine);
+    }
+    const backpackThere = await remote.host.app.inject({
+      method: 'GET',
+      url: '/backpack',
+      headers: { cookie: atRemote.cookie },
+    });
+    expect(backpackThere.body).toContain('Sent by 127.0.0.1');
+    // RFC 7009: the access token the send used is gone at the other platform.
+    expect(await remote.accessTokens()).toHaveLength(0);
+
+    const actions = await auditActions();
+    expect(actions.map((r) => r.action)).toEqual([
+      'backpack_send.registered',
+      'backpack_send.authorization_started',
+      'backpack_send.sent',
+      'backpack_send.tokens_revoked',
+    ]);
+    expect(actions.every((r) => r.actor === `earner:${earner.accountId}`)).toBe(true);
+    expect(actions[2]?.details).toMatchObject({ created: 2, replaced: 0, failed: 0 });
+    expect(actions[3]?.details).toMatchObject({ revoked: true });
+  }, 60_000);
+
+  it('sends again with the same registration: the badge already there is replaced (200), the new one added (201)', async () => {
+    const started = await start({
+      address: `${remote.base}/ims/ob/v3p0/discovery`,
+      credential: [credentials[0] as string, credentials[2] as string],
+    });
+    expect(started.statusCode, started.body).toBe(200);
+    const redirected = await allowOverHttp(new URL(continueLink(started.body)), atRemote.cookie, callback);
+    const sent = await finish(redirected);
+    expect(sent.statusCode, sent.body).toBe(200);
+    expect(sent.body.match(/class="send-result send-replaced"/g)).toHaveLength(1);
+    expect(sent.body.match(/class="send-result send-created"/g)).toHaveLength(1);
+    expect(await remote.clients()).toHaveLength(1);
+    expect(
+      await t.database.db
+        .selectFrom('earner_remote_platforms' as never)
+        .selectAll()
+        .execute(),
+    ).toHaveLength(1);
+    expect(await remote.received()).toHaveLength(3);
+    const registrations = (await auditActions()).filter((r) => r.action === 'backpack_send.registered');
+    expect(registrations).toHaveLength(1);
+  }, 60_000);
+
+  it('refuses a replayed state, a forged one and one of another session, without a 500', async () => {
+    const replayed = await finish(firstCallback);
+    expect(replayed.statusCode).toBe(400);
+    expect(replayed.body).toContain('start it again');
+    const forged = await finish(`/backpack/send/callback?code=made-up&state=${'x'.repeat(43)}`);
+    expect(forged.statusCode).toBe(400);
+    const missing = await finish('/backpack/send/callback?code=made-up');
+    expect(missing.statusCode).toBe(400);
+
+    const started = await start({ address: remote.base, credential: [credentials[1] as string] });
+    const redirected = await allowOverHttp(new URL(continueLink(started.body)), atRemote.cookie, callback);
+    const other = await earnerSession(t.app, EMAIL);
+    const elsewhere = await finish(redirected, other.cookie);
+    expect(elsewhere.statusCode).toBe(400);
+    // Refused for the other session only: the session that started it still finishes it, once.
+    const own = await finish(redirected);
+    expect(own.statusCode, own.body).toBe(200);
+    expect(own.body).toContain('send-replaced');
+    expect((await finish(redirected)).statusCode).toBe(400);
+    const anonymous = await finish(redirected, '');
+    expect(anonymous.statusCode).toBe(401);
+  }, 60_000);
+
+  it('answers a clear error for a wrong address, a platform that cannot be reached and badges not the earner’s', async () => {
+    const wrong = await start({ address: `${remote.base}/nothing-here/`, credential: [credentials[0] as string] });
+    expect(wrong.statusCode).toBe(502);
+    expect(wrong.body).toContain('has no Open Badges 3.0 discovery document');
+    const notJson = await start({
+      address: `${remote.base}/ims/ob/v3p0/oauth/jwks`,
+      credential: [credentials[0] as string],
+    });
+    expect(notJson.statusCode).toBe(502);
+    const unreachable = await start({
+      address: `http://127.0.0.1:${await freePort()}`,
+      credential: [credentials[0] as string],
+    });
+    expect(unreachable.statusCode).toBe(502);
+    expect(unreachable.body).toContain('could not be reached');
+    const notAnAddress = await start({ address: 'not a url', credential: [credentials[0] as string] });
+    expect(notAnAddress.statusCode).toBe(400);
+    const none = await start({ address: remote.base });
+    expect(none.statusCode).toBe(400);
+    const notMine = await start({ address: remote.base, credential: ['00000000-0000-4000-8000-000000000000'] });
+    expect(notMine.statusCode).toBe(400);
+    expect(notMine.body).toContain('Choose badges of your own backpack');
+    const noCsrf = await start(
+      { address: remote.base, credential: [credentials[0] as string] },
+      { ...earner, csrf: 'stale' },
+    );
+    expect(noCsrf.statusCode).toBe(403);
+  }, 60_000);
+
+  it('does not reach a private address without WEBHOOK_ALLOW_PRIVATE, and caps the starts of an hour', async () => {
+    const strict = await createTestApp(dialect, { env: { WEBHOOK_ALLOW_PRIVATE: 'false' } });
+    try {
+      const id = credentials[0] as string;
+      const sameAccount = await earnerSession(strict.app, 'strict.sender@example.test');
+      const refused = await strict.app.inject({
+        method: 'POST',
+        url: '/backpack/send',
+        headers: { ...form, cookie: sameAccount.cookie },
+        payload: sameAccount.form({ address: remote.base, credential: id }),
+      });
+      // The badge is not this account's here: the check of ownership comes before any fetch.
+      expect(refused.statusCode).toBe(400);
+      const strictIssuer = await strict.issuer({ name: 'Strict School' });
+      const definition = await strict.app.inject({
+        method: 'POST',
+        url: '/api/v1/definitions',
+        headers: auth(strictIssuer.key),
+        payload: { name: 'Local', description: 'Stays here' },
+      });
+      const issued = await strict.app.inject({
+        method: 'POST',
+        url: '/api/v1/credentials',
+        headers: auth(strictIssuer.key),
+        payload: {
+          definitionId: definition.json().id,
+          recipientEmail: 'strict.sender@example.test',
+          completionKey: 'strict:1',
+        },
+      });
+      const own = issued.json().credentialId as string;
+      const post = () =>
+        strict.app.inject({
+          method: 'POST',
+          url: '/backpack/send',
+          headers: { ...form, cookie: sameAccount.cookie },
+          payload: sameAccount.form({ address: remote.base, credential: own }),
+        });
+      const loopback = await post();
+      expect(loopback.statusCode).toBe(502);
+      expect(loopback.body).toContain('is not an address the backpack fetches');
+      expect(await remote.clients()).toHaveLength(1);
+      for (let i = 2; i <= 10; i++) expect((await post()).statusCode).toBe(502);
+      const capped = await post();
+      expect(capped.statusCode).toBe(429);
+      expect(capped.body).toContain('at most 10 sends an hour');
+    } finally {
+      await strict.close();
+    }
+  }, 60_000);
+});
