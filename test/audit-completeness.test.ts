@@ -23,6 +23,7 @@ import {
   startPlatform,
 } from './lti-platform.support.js';
 import { CLIENT_ID, CLIENT_SECRET, startProvider } from './sso.support.js';
+import { freePort } from './verification.support.js';
 
 /**
  * The audit invariant (design.md, "Added 2026-11-27"): every state-changing operation writes an
@@ -206,6 +207,22 @@ function collectionChange(
     issuerId: 'earners',
   };
 }
+
+/** Another Accolade listening on loopback, whose Open Badges API a backpack send registers with (made once). */
+let sendRemote: Promise<TestApp & { base: string }> | null = null;
+function sendRemotePlatform() {
+  sendRemote ??= (async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const remote = await createTestApp('sqlite', { env: { PUBLIC_BASE_URL: base } });
+    await remote.app.listen({ port, host: '127.0.0.1' });
+    return { ...remote, base };
+  })();
+  return sendRemote;
+}
+afterAll(async () => {
+  if (sendRemote) await (await sendRemote).close();
+});
 
 /** The request builders, by operationId: each sets up what its call needs and names the actor. */
 /** A simulated LMS registered for the walking issuer, with a badge placed on launch (made once per walk). */
@@ -452,6 +469,23 @@ const builders: Record<string, (w: Walk) => Promise<Call>> = {
       actor: `earner:${accountId}`,
       issuerId: 'earners',
     };
+  },
+  startBackpackSend: async (w) => {
+    const email = `${unique('sender')}@example.org`;
+    const issued = await created(
+      w,
+      w.keyed('POST', '/api/v1/credentials', {
+        definitionId: w.definitionId,
+        recipientEmail: email,
+        completionKey: unique('send'),
+      }),
+    );
+    const earner = await earnerSession(w.t.app, email);
+    const remote = await sendRemotePlatform();
+    return collectionChange(earner, '/backpack/send', {
+      address: remote.base,
+      credential: String(issued.credentialId),
+    });
   },
   upsertObCredential: async (w) => {
     const { accountId, token } = await obApiToken(w);

@@ -434,6 +434,7 @@ describe.each(dialects)('OpenAPI document says what the service does on %s', (di
     expect(redirects.map(([name]) => name).sort()).toEqual([
       'GET /backpack/account/delete 303',
       'GET /backpack/import 303',
+      'GET /backpack/send 303',
       'GET /lti/login 302',
       'GET /sso/callback 302',
       'GET /sso/start/{slug} 302',
