@@ -67,6 +67,10 @@ const NEEDS_SINGLE_USE_SECRET = new Set([
   'deleteBackpackCollection',
   'revokeBackpackConnectedApp',
   'checkBackpackSentCredential',
+  // Sending to another platform: the form post takes the session and CSRF token, the callback the
+  // session and a single-use state only the remote's redirect carries (test/backpack-send).
+  'startBackpackSend',
+  'finishBackpackSend',
   // Capabilities no schema can generate: a public collection's random address, the earner's
   // certificate link (an HMAC token) and a wallet offer's code and challenge (test/backpack-collections,
   // certificate-links and wallet-offer-page open them).
