@@ -1,4 +1,5 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
+import { boundText } from './bound-text.js';
 import { prepared } from './dialect.js';
 import type { DB } from './schema.js';
 import type { Dialect, Executor } from './types.js';
@@ -23,13 +24,8 @@ type Joined<R> = SelectQueryBuilder<DB, 'credentials' | 'issuers' | 'definitions
  * (half the cost of building the query per request), and prepared once per PostgreSQL connection.
  */
 export function credentialsByIds<R extends { id: string }>(db: Executor, dialect: Dialect, query: () => Joined<R>) {
-  // SQLite: the id goes in as `cast(? as text)`, not a bare `?`. Planning a join, SQLite checks each
-  // WHERE term against the partial indexes' conditions (credentials has several), and a bare
-  // parameter met there marks the statement as planned for that value: every new binding then
-  // parses and plans it again (sqlite3Reprepare, about 60 % of the statement's instructions under
-  // callgrind, 20-40 µs a read). The cast is no parameter to the planner, the text is the same
-  // value, and the primary key still finds the row.
-  const id = dialect === 'sqlite' ? sql<string>`cast(${''} as text)` : '';
+  // SQLite: the id as `cast(? as text)`, or each new id plans the join again (`boundText`).
+  const id = dialect === 'sqlite' ? boundText('') : '';
   const one = prepared(query().where('credentials.id', '=', id).compile());
   // One parameter, an array, for any number of ids: a single prepared text.
   const many =

@@ -1,4 +1,5 @@
 import { type Expression, type ExpressionBuilder, type Selectable, type SqlBool, sql } from 'kysely';
+import { boundText } from '../../db/bound-text.js';
 import { compiledOnce } from '../../db/compiled-once.js';
 import type { Dialect, Executor } from '../../db/database.js';
 import { foldedContains, forUpdate } from '../../db/dialect.js';
@@ -20,8 +21,9 @@ const withSlugsBy = (column: 'credentials.completion_key' | 'credentials.id') =>
       .innerJoin('issuers', 'issuers.id', 'credentials.issuer_id')
       .selectAll('credentials')
       .select(['issuers.slug as issuer_slug', 'definitions.slug as definition_slug'])
-      .where('credentials.issuer_id', '=', '')
-      .where(column, '=', ''),
+      // Each bound as `boundText`: a bare parameter makes SQLite plan this join at every call.
+      .where('credentials.issuer_id', '=', boundText(''))
+      .where(column, '=', boundText('')),
   );
 const byCompletionKey = withSlugsBy('credentials.completion_key');
 const byId = withSlugsBy('credentials.id');

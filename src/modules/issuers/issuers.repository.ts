@@ -1,4 +1,5 @@
 import type { CompiledQuery, Selectable } from 'kysely';
+import { boundText } from '../../db/bound-text.js';
 import type { Executor } from '../../db/database.js';
 import { prepared } from '../../db/dialect.js';
 import type { ApiKeysTable, IssuersTable, PlansTable } from '../../db/schema.js';
@@ -38,7 +39,8 @@ function keyLookup(db: Executor): CompiledQuery<KeyLookup> {
         'i.plan_code as planCode',
         'p.requests_per_minute as requestsPerMinute',
       ])
-      .where('k.key_hash', '=', '')
+      // `boundText`: a bare parameter makes SQLite plan this join at every lookup.
+      .where('k.key_hash', '=', boundText(''))
       .compile(),
   );
 }

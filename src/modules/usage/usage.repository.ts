@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { boundText } from '../../db/bound-text.js';
 import type { Executor } from '../../db/database.js';
 
 /** Stripes an unlimited plan's counters spread over; a plan with a quota counts on stripe 0 only. */
@@ -6,12 +7,13 @@ export const USAGE_STRIPES = 8;
 
 export function createUsageRepository(db: Executor) {
   return {
+    // `boundText`: a bare parameter makes SQLite plan this join at every issuance.
     async planOfIssuer(issuerId: string) {
       return db
         .selectFrom('plans as p')
         .innerJoin('issuers as i', 'i.plan_code', 'p.code')
         .selectAll('p')
-        .where('i.id', '=', issuerId)
+        .where('i.id', '=', boundText(issuerId))
         .executeTakeFirst();
     },
     /** Adds to one stripe's counters in one statement (unlimited counting and metering). */
