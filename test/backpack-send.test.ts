@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtpServer } from '../scripts/reliability/lib/smtp-receiver.js';
 import { allowOverHttp, earnerSession, form, signInToBackpack } from './backpack.support.js';
 import { auth, createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
-import { freePort } from './verification.support.js';
+import { freePort, launchChromium } from './verification.support.js';
 
 const EMAIL = 'Sam.Sender@Example.TEST';
 const UPSERT = 'https://purl.imsglobal.org/spec/ob/v3p0/scope/credential.upsert';
@@ -89,9 +89,12 @@ describe.each(dialects)('sending badges to another platform (OB 3.0 API as a con
 
   beforeAll(async () => {
     remote = await remotePlatform();
-    aBase = `http://127.0.0.1:${await freePort()}`;
+    // This service on `localhost`, the other on 127.0.0.1: a browser keeps their backpack cookies apart.
+    const aPort = await freePort();
+    aBase = `http://localhost:${aPort}`;
     callback = `${aBase}/backpack/send/callback`;
     t = await createTestApp(dialect, { env: { PUBLIC_BASE_URL: aBase } });
+    await t.app.listen({ port: aPort, host: '127.0.0.1' });
     issuer = await t.issuer({ name: 'Sending School' });
     const definition = await t.app.inject({
       method: 'POST',
@@ -180,7 +183,7 @@ describe.each(dialects)('sending badges to another platform (OB 3.0 API as a con
       url: '/backpack',
       headers: { cookie: atRemote.cookie },
     });
-    expect(backpackThere.body).toContain('Sent by 127.0.0.1');
+    expect(backpackThere.body).toContain(`Sent by ${new URL(aBase).host} backpack`);
     // RFC 7009: the access token the send used is gone at the other platform.
     expect(await remote.accessTokens()).toHaveLength(0);
 
@@ -323,4 +326,43 @@ describe.each(dialects)('sending badges to another platform (OB 3.0 API as a con
       await strict.close();
     }
   }, 60_000);
+  it('tells the earner that nothing was sent when they deny at the other platform, and uses the state up', async () => {
+    const started = await start({ address: remote.base, credential: [credentials[0] as string] });
+    expect(started.statusCode, started.body).toBe(200);
+    const redirected = await allowOverHttp(new URL(continueLink(started.body)), atRemote.cookie, callback, 'deny');
+    expect(redirected.searchParams.get('error')).toBe('access_denied');
+    const denied = await finish(redirected);
+    expect(denied.statusCode).toBe(502);
+    expect(denied.body).toContain('You did not allow this service to send badges to 127.0.0.1');
+    expect((await finish(redirected)).statusCode).toBe(400);
+  }, 60_000);
+
+  it('runs the send in Chromium: the form, the link to the other platform, its consent and the result page', async () => {
+    const browser = await launchChromium();
+    try {
+      const context = await browser.newContext();
+      const cookies = (header: string, url: string) =>
+        header.split('; ').map((pair) => {
+          const at = pair.indexOf('=');
+          return { name: pair.slice(0, at), value: pair.slice(at + 1), url };
+        });
+      await context.addCookies([...cookies(earner.cookie, aBase), ...cookies(atRemote.cookie, remote.base)]);
+      const page = await context.newPage();
+      await page.goto(`${aBase}/backpack/send`);
+      for (const id of credentials.slice(1)) await page.locator(`input[value="${id}"]`).check();
+      await page.getByLabel('The other platform’s address').fill(remote.base);
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.getByRole('heading', { name: 'Continue to 127.0.0.1' }).waitFor();
+      await page.getByRole('link', { name: /^Continue to/ }).click();
+      await page.getByRole('button', { name: 'Allow' }).click();
+      await page.waitForURL(`${callback}**`);
+      await page.getByRole('heading', { name: /^Badges sent to/ }).waitFor();
+      expect(await page.locator('.send-result.send-replaced').count()).toBe(2);
+      // The code and state stay out of the page's links (Referrer-Policy no-referrer holds them out of requests).
+      const code = new URL(page.url()).searchParams.get('code') as string;
+      expect(await page.content()).not.toContain(code);
+    } finally {
+      await browser.close();
+    }
+  }, 90_000);
 });

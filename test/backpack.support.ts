@@ -118,9 +118,14 @@ function absorb(jar: Map<string, string>, response: Response) {
 /**
  * Runs an authorization request of the Open Badges API as the earner's browser would, over HTTP:
  * follows the authorization server's redirects with its cookies and the earner's backpack cookie,
- * presses "Allow" on the consent page, and returns the redirect back to the client (its URL).
+ * presses "Allow" (or "Deny") on the consent page, and returns the redirect back to the client (its URL).
  */
-export async function allowOverHttp(authorizationUrl: URL, backpackCookie: string, redirectUri: string): Promise<URL> {
+export async function allowOverHttp(
+  authorizationUrl: URL,
+  backpackCookie: string,
+  redirectUri: string,
+  decision: 'allow' | 'deny' = 'allow',
+): Promise<URL> {
   const jar = new Map<string, string>(
     backpackCookie
       .split('; ')
@@ -145,7 +150,7 @@ export async function allowOverHttp(authorizationUrl: URL, backpackCookie: strin
       method: 'POST',
       redirect: 'manual',
       headers: { ...form, cookie: cookie() },
-      body: new URLSearchParams({ csrf, decision: 'allow' }).toString(),
+      body: new URLSearchParams({ csrf, decision }).toString(),
     });
     absorb(jar, confirmed);
     const next = confirmed.headers.get('location');

@@ -35,7 +35,7 @@ ${csrfField(input.csrf)}
 <fieldset><legend>${words.choose}</legend>
 ${input.badges.map(
   (badge) =>
-    html`<div><input type="checkbox" id="send-${badge.credentialId}" name="credential" value="${badge.credentialId}"${chosen.has(badge.credentialId) ? html` checked` : ''}> <label class="inline" for="send-${badge.credentialId}">${badge.name} · ${badge.issuerName}</label></div>`,
+    html`<label><input type="checkbox" name="credential" value="${badge.credentialId}"${chosen.has(badge.credentialId) ? html` checked` : ''}> ${badge.name} · ${badge.issuerName}</label>`,
 )}
 </fieldset>
 <label for="address">${words.address}</label>
