@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtpServer } from '../scripts/reliability/lib/smtp-receiver.js';
 import { allowOverHttp, earnerSession, form, signInToBackpack } from './backpack.support.js';
@@ -326,6 +327,32 @@ describe.each(dialects)('sending badges to another platform (OB 3.0 API as a con
       await strict.close();
     }
   }, 60_000);
+  it('shows each badge the other platform would not take, with its answer, and still revokes the token', async () => {
+    // The other platform's SDD served elsewhere with its API base moved to a path it does not answer.
+    const sdd = (await (await fetch(`${remote.base}/ims/ob/v3p0/discovery`)).json()) as { servers: { url: string }[] };
+    sdd.servers = [{ url: `${remote.base}/ims/ob/v3p0/nowhere` }];
+    const mirror = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(sdd));
+    });
+    const port = await freePort();
+    await new Promise<void>((resolve) => mirror.listen(port, '127.0.0.1', resolve));
+    try {
+      const started = await start({ address: `http://127.0.0.1:${port}`, credential: [credentials[0] as string] });
+      expect(started.statusCode, started.body).toBe(200);
+      const redirected = await allowOverHttp(new URL(continueLink(started.body)), atRemote.cookie, callback);
+      const sent = await finish(redirected);
+      expect(sent.statusCode, sent.body).toBe(200);
+      expect(sent.body.match(/class="send-result send-failed"/g)).toHaveLength(1);
+      expect(sent.body).toContain('Not sent: 127.0.0.1:');
+      expect(sent.body).toContain('answered HTTP 404');
+      expect(sent.body).toContain('is revoked');
+      const last = (await auditActions()).filter((r) => r.action === 'backpack_send.sent').at(-1);
+      expect(last?.details).toMatchObject({ created: 0, replaced: 0, failed: 1 });
+    } finally {
+      await new Promise((resolve) => mirror.close(resolve));
+    }
+  }, 60_000);
+
   it('tells the earner that nothing was sent when they deny at the other platform, and uses the state up', async () => {
     const started = await start({ address: remote.base, credential: [credentials[0] as string] });
     expect(started.statusCode, started.body).toBe(200);
