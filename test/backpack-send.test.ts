@@ -126,6 +126,13 @@ describe.each(dialects)('sending badges to another platform (OB 3.0 API as a con
     const formPage = await t.app.inject({ method: 'GET', url: '/backpack/send', headers: { cookie: earner.cookie } });
     expect(formPage.statusCode).toBe(200);
     for (const id of credentials) expect(formPage.body).toContain(`name="credential" value="${id}"`);
+    const french = await t.app.inject({
+      method: 'GET',
+      url: '/backpack/send?lang=fr',
+      headers: { cookie: earner.cookie },
+    });
+    expect(french.body).toContain('<h1>Envoyer des badges vers une autre plateforme</h1>');
+    expect(french.headers['content-language']).toBe('fr');
     const home = await t.app.inject({ method: 'GET', url: '/backpack', headers: { cookie: earner.cookie } });
     expect(home.body).toContain('href="/backpack/send"');
 
@@ -263,6 +270,9 @@ describe.each(dialects)('sending badges to another platform (OB 3.0 API as a con
     });
     expect(unreachable.statusCode).toBe(502);
     expect(unreachable.body).toContain('could not be reached');
+    const refusals = (await auditActions()).filter((r) => r.action === 'backpack_send.refused');
+    expect(refusals.map((r) => r.details.step)).toEqual(['start', 'start', 'start']);
+    expect(refusals[0]?.details.reason).toContain('has no Open Badges 3.0 discovery document');
     const notAnAddress = await start({ address: 'not a url', credential: [credentials[0] as string] });
     expect(notAnAddress.statusCode).toBe(400);
     const none = await start({ address: remote.base });
@@ -361,6 +371,8 @@ describe.each(dialects)('sending badges to another platform (OB 3.0 API as a con
     const denied = await finish(redirected);
     expect(denied.statusCode).toBe(502);
     expect(denied.body).toContain('You did not allow this service to send badges to 127.0.0.1');
+    const refusal = (await auditActions()).filter((r) => r.action === 'backpack_send.refused').at(-1);
+    expect(refusal?.details).toMatchObject({ step: 'callback', origin: remote.base });
     expect((await finish(redirected)).statusCode).toBe(400);
   }, 60_000);
 

@@ -90,6 +90,23 @@ export function createSendService(
       details,
     });
 
+  /** A send the other platform ended (or could not begin): recorded with its reason, then raised. */
+  async function refused(
+    accountId: string,
+    origin: string,
+    targetId: string,
+    step: 'start' | 'callback',
+    error: unknown,
+  ): Promise<never> {
+    const refusal = refusalOf(new URL(origin).host, error);
+    await core.db
+      .transaction()
+      .execute((trx) =>
+        audit(trx, accountId, 'backpack_send.refused', targetId, { origin, step, reason: refusal.message }),
+      );
+    throw refusal;
+  }
+
   /** The issuer (slug) of each credential of this service linked to the account. */
   async function ownCredentials(accountId: string): Promise<Map<string, string>> {
     return new Map(
@@ -236,7 +253,7 @@ export function createSendService(
           state,
         });
       } catch (error) {
-        throw refusalOf(host, error);
+        return refused(session.accountId, origin, discoveryUrl, 'start', error);
       }
       const now = core.clock.now();
       const stateHash = sha256Hex(state);
@@ -288,7 +305,7 @@ export function createSendService(
           expectedState: state,
         });
       } catch (error) {
-        throw refusalOf(host, error);
+        return refused(session.accountId, platform.origin, platform.id, 'callback', error);
       }
 
       // Read again: a badge unlinked since the start (the account deleted and made anew) is not sent.
