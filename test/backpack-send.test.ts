@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtpServer } from '../scripts/reliability/lib/smtp-receiver.js';
 import { allowOverHttp, earnerSession, form, signInToBackpack } from './backpack.support.js';
@@ -55,6 +56,7 @@ describe.each(dialects)('sending badges to another platform (OB 3.0 API as a con
   const credentials: string[] = [];
   let firstCallback = '';
 
+  // The earner starts ten sends in this file: the hourly cap of an account (SENDS_PER_ACCOUNT_HOUR), checked on another app below.
   const start = (fields: Record<string, string | string[]>, session = earner) => {
     const body = new URLSearchParams({ csrf: session.csrf });
     for (const [name, value] of Object.entries(fields)) {
@@ -361,6 +363,48 @@ describe.each(dialects)('sending badges to another platform (OB 3.0 API as a con
     } finally {
       await new Promise((resolve) => mirror.close(resolve));
     }
+  }, 60_000);
+
+  it('sends a credential an app upserted into the backpack as it was sent: a compact JWS stays a JWS', async () => {
+    const id = 'urn:uuid:5e0d7c2a-2222-4c2e-9a8b-00000000beef';
+    const credential = {
+      '@context': [
+        'https://www.w3.org/ns/credentials/v2',
+        'https://purl.imsglobal.org/spec/ob/v3p0/context-3.0.3.json',
+      ],
+      id,
+      type: ['VerifiableCredential', 'OpenBadgeCredential'],
+      issuer: { id: 'https://elsewhere.example/issuer', type: ['Profile'], name: 'Elsewhere' },
+      validFrom: '2026-01-01T00:00:00Z',
+      name: 'Carried on',
+      credentialSubject: {
+        type: ['AchievementSubject'],
+        achievement: {
+          id: 'https://elsewhere.example/a',
+          type: ['Achievement'],
+          name: 'Carried on',
+          criteria: { narrative: 'x' },
+          description: 'x',
+        },
+      },
+    };
+    const { privateKey } = await generateKeyPair('EdDSA');
+    const jws = await new SignJWT({ vc: credential }).setProtectedHeader({ alg: 'EdDSA', typ: 'JWT' }).sign(privateKey);
+    await t.app.services.obapi.upsert(
+      { accountId: earner.accountId, clientId: 'an-app', scopes: new Set() },
+      { format: 'jws', jws },
+    );
+    const formPage = await t.app.inject({ method: 'GET', url: '/backpack/send', headers: { cookie: earner.cookie } });
+    expect(formPage.body).toContain(`value="${id}"`);
+    const started = await start({ address: remote.base, credential: [id] });
+    expect(started.statusCode, started.body).toBe(200);
+    const sent = await finish(await allowOverHttp(new URL(continueLink(started.body)), atRemote.cookie, callback));
+    expect(sent.statusCode, sent.body).toBe(200);
+    expect(sent.body).toContain('send-created');
+    expect(sent.body).toContain('Carried on');
+    const there = (await remote.received()).find((r) => r.credential_key === id);
+    expect(there?.format).toBe('jws');
+    expect(there?.body).toBe(jws);
   }, 60_000);
 
   it('tells the earner that nothing was sent when they deny at the other platform, and uses the state up', async () => {

@@ -10,7 +10,7 @@ import { continuePage, sendFailedPage, sendPage, sentPage } from './send.pages.j
 import { SEND_CALLBACK_PATH, SEND_CREDENTIALS_MAX } from './send.service.js';
 
 const FORM = 'application/x-www-form-urlencoded';
-const FORM_LIMIT = 16 * 1024;
+const FORM_LIMIT = 64 * 1024;
 /** A start fetches the other platform's discovery document and may register there: worth this many open requests. */
 const SEND_COST = 10;
 /** The callback exchanges a code and upserts up to SEND_CREDENTIALS_MAX badges elsewhere. */
@@ -21,7 +21,7 @@ const SendBody = Type.Object(
     csrf: Type.String({ maxLength: 100 }),
     address: Type.String({ maxLength: 2048, description: 'The other platform’s base URL or its SDD URL' }),
     credential: Type.Optional(
-      Type.Array(Type.String({ maxLength: 64 }), {
+      Type.Array(Type.String({ maxLength: 2048 }), {
         maxItems: SEND_CREDENTIALS_MAX * 2,
         description: 'The credential ids to send (repeat the field)',
       }),
@@ -66,9 +66,17 @@ export const backpackSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
     done(null, fields);
   });
 
+  /** What the earner can send: the badges issued here, then those apps sent into the backpack (by credential id). */
   async function badgesOf(request: FastifyRequest, accountId: string) {
     const language = languageOf(request);
-    return backpack.badges(accountId, textLanguages(requestLanguageSources(request), language));
+    const [issued, upserted] = await Promise.all([
+      backpack.badges(accountId, textLanguages(requestLanguageSources(request), language)),
+      obapi.upsertedForAccount(accountId),
+    ]);
+    return [
+      ...issued.map((b) => ({ credentialId: b.credentialId, name: b.name, issuerName: b.issuerName })),
+      ...upserted.map((b) => ({ credentialId: b.key, name: b.name, issuerName: b.issuerName })),
+    ];
   }
 
   async function form(

@@ -39,6 +39,12 @@ const SECRET_MARGIN_S = 15 * 60;
 const STATE_LENGTH = 43;
 const VERIFIER_LENGTH = 64;
 
+/** A credential of the account: issued here (`slug`, its issuer's) or upserted into it by an app (`slug` null). */
+interface OwnCredential {
+  id: string;
+  slug: string | null;
+}
+
 export interface SendOutcome {
   credentialId: string;
   outcome: 'created' | 'replaced' | 'failed';
@@ -107,13 +113,33 @@ export function createSendService(
     throw refusal;
   }
 
-  /** The issuer (slug) of each credential of this service linked to the account. */
-  async function ownCredentials(accountId: string): Promise<Map<string, string>> {
+  /**
+   * The account's credentials, as its OB API lists them: each issued here (with its issuer's slug)
+   * and each an app upserted into the backpack, by credential id.
+   */
+  async function ownCredentials(accountId: string): Promise<Map<string, OwnCredential>> {
     return new Map(
-      (await createObApiRepository(core.db).list(accountId, null))
-        .filter((c) => c.source === 'issued')
-        .map((c) => [c.key, c.issuerSlug as string]),
+      (await createObApiRepository(core.db).list(accountId, null)).map((c) => [
+        c.key,
+        c.source === 'issued' ? { id: c.key, slug: c.issuerSlug as string } : { id: c.key, slug: null },
+      ]),
     );
+  }
+
+  /** The credential as the OB API's GET answers it here: the signed JSON of one issued here, an upserted one as it was sent. */
+  async function sentForm(
+    accountId: string,
+    credential: OwnCredential,
+  ): Promise<{ body: string; type: string } | null> {
+    if (credential.slug !== null) {
+      return {
+        body: (await deps.vc.credential(credential.slug, credential.id)).dataIntegrity,
+        type: 'application/json',
+      };
+    }
+    const [row] = await createObApiRepository(core.db).upsertedBodies(accountId, [credential.id]);
+    if (!row) return null;
+    return { body: row.body, type: row.format === 'jws' ? 'text/plain' : 'application/json' };
   }
 
   /** One start of the account's and the origin's hourly shares, counted in the database; 429 past either. */
@@ -312,10 +338,11 @@ export function createSendService(
       const own = await ownCredentials(session.accountId);
       const results: SendOutcome[] = [];
       for (const id of JSON.parse(taken.credential_ids) as string[]) {
-        const slug = own.get(id);
+        const credential = own.get(id);
+        const form = credential ? await sentForm(session.accountId, credential) : null;
         results.push(
-          slug
-            ? await upsertOne(config, platform, tokens.access_token, { id, slug }, host)
+          form
+            ? await upsertOne(config, platform, tokens.access_token, id, form, host)
             : { credentialId: id, outcome: 'failed', reason: 'It is no longer in your backpack.' },
         );
       }
@@ -351,11 +378,11 @@ export function createSendService(
     config: oidc.Configuration,
     platform: RemotePlatformRow,
     accessToken: string,
-    credential: { id: string; slug: string },
+    credentialId: string,
+    form: { body: string; type: string },
     host: string,
   ): Promise<SendOutcome> {
-    const failed = (reason: string): SendOutcome => ({ credentialId: credential.id, outcome: 'failed', reason });
-    const signed = await deps.vc.credential(credential.slug, credential.id);
+    const failed = (reason: string): SendOutcome => ({ credentialId, outcome: 'failed', reason });
     let response: Response;
     try {
       response = await oidc.fetchProtectedResource(
@@ -363,15 +390,15 @@ export function createSendService(
         accessToken,
         new URL(`${platform.api_base}/credentials`),
         'POST',
-        signed.dataIntegrity,
-        new Headers({ 'content-type': 'application/json', accept: 'application/json' }),
+        form.body,
+        new Headers({ 'content-type': form.type, accept: 'application/json, text/plain;q=0.9' }),
       );
     } catch (error) {
       if (error instanceof oidc.WWWAuthenticateChallengeError) response = error.response;
       else return failed(refusalOf(host, error).message);
     }
-    if (response.status === 201) return { credentialId: credential.id, outcome: 'created', reason: null };
-    if (response.status === 200) return { credentialId: credential.id, outcome: 'replaced', reason: null };
+    if (response.status === 201) return { credentialId, outcome: 'created', reason: null };
+    if (response.status === 200) return { credentialId, outcome: 'replaced', reason: null };
     let description = '';
     try {
       const body = (await response.json()) as { imsx_description?: unknown };
