@@ -1,7 +1,10 @@
 import { createServer } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtpServer } from '../scripts/reliability/lib/smtp-receiver.js';
+import { buildApp } from '../src/app.js';
+import { createDatabase, type Database } from '../src/db/database.js';
 import { allowOverHttp, earnerSession, form, signInToBackpack } from './backpack.support.js';
 import { auth, createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
 import { freePort, launchChromium } from './verification.support.js';
@@ -70,9 +73,11 @@ describe.each(dialects)('sending badges to another platform (OB 3.0 API as a con
     });
   };
   const continueLink = (page: string) => unescapeHtml(/<a id="continue" href="([^"]+)"/.exec(page)?.[1] ?? '');
-  const finish = (url: URL | string, cookie = earner.cookie) => {
+  /** A second replica of this service on the same database: a send started on one finishes on the other. */
+  let replica: { app: FastifyInstance; database: Database };
+  const finish = (url: URL | string, cookie = earner.cookie, app = t.app) => {
     const at = new URL(url, aBase);
-    return t.app.inject({ method: 'GET', url: `${at.pathname}${at.search}`, headers: { cookie } });
+    return app.inject({ method: 'GET', url: `${at.pathname}${at.search}`, headers: { cookie } });
   };
   const signed = async (id: string) =>
     JSON.parse((await t.app.services.vc.credentials.credential(issuer.slug, id)).dataIntegrity) as Record<
@@ -115,11 +120,15 @@ describe.each(dialects)('sending badges to another platform (OB 3.0 API as a con
       expect(issued.statusCode, issued.body).toBe(201);
       credentials.push(issued.json().credentialId as string);
     }
+    const database = createDatabase(t.config.database);
+    replica = { app: await buildApp({ config: t.config, database, logger: false }), database };
     earner = await earnerSession(t.app, EMAIL);
     // At the other platform the earner signs in by the link its mail server received.
     atRemote = await signInToBackpack(remote.host.app, remote.smtp.messages, EMAIL, remote.base);
   }, 90_000);
   afterAll(async () => {
+    await replica.app.close();
+    await replica.database.close();
     await t.close();
     await remote.close();
   });
@@ -211,14 +220,15 @@ describe.each(dialects)('sending badges to another platform (OB 3.0 API as a con
     expect(details('backpack_send.tokens_revoked')).toMatchObject({ revoked: true });
   }, 60_000);
 
-  it('sends again with the same registration: the badge already there is replaced (200), the new one added (201)', async () => {
+  it('sends again with the same registration, finished on another replica: the badge already there is replaced (200), the new one added (201)', async () => {
     const started = await start({
       address: `${remote.base}/ims/ob/v3p0/discovery`,
       credential: [credentials[0] as string, credentials[2] as string],
     });
     expect(started.statusCode, started.body).toBe(200);
     const redirected = await allowOverHttp(new URL(continueLink(started.body)), atRemote.cookie, callback);
-    const sent = await finish(redirected);
+    // Finished by the other replica: the authorization in flight and the registration are in the database.
+    const sent = await finish(redirected, earner.cookie, replica.app);
     expect(sent.statusCode, sent.body).toBe(200);
     expect(sent.body.match(/class="send-result send-replaced"/g)).toHaveLength(1);
     expect(sent.body.match(/class="send-result send-created"/g)).toHaveLength(1);
