@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { generateKeyPair, SignJWT } from 'jose';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtpServer } from '../scripts/reliability/lib/smtp-receiver.js';
 import { buildApp } from '../src/app.js';
@@ -422,9 +423,12 @@ describe.each(dialects)('sending badges to another platform (OB 3.0 API as a con
     expect(started.statusCode, started.body).toBe(200);
     const redirected = await allowOverHttp(new URL(continueLink(started.body)), atRemote.cookie, callback, 'deny');
     expect(redirected.searchParams.get('error')).toBe('access_denied');
+    // The earner's choice, not a fault: a page of its own, in their language, with no error status.
     const denied = await finish(redirected);
-    expect(denied.statusCode).toBe(502);
-    expect(denied.body).toContain('You did not allow this service to send badges to 127.0.0.1');
+    expect(denied.statusCode).toBe(200);
+    expect(denied.body).toContain('Nothing was sent');
+    expect(denied.body).toContain(`You did not allow this backpack to add badges at ${new URL(remote.base).host}`);
+    expect(denied.body).not.toContain('send-created');
     const refusal = (await auditActions()).filter((r) => r.action === 'backpack_send.refused').at(-1);
     expect(refusal?.details).toMatchObject({ step: 'callback', origin: remote.base });
     expect((await finish(redirected)).statusCode).toBe(400);
@@ -458,4 +462,27 @@ describe.each(dialects)('sending badges to another platform (OB 3.0 API as a con
       await browser.close();
     }
   }, 90_000);
+
+  it('forgets the platforms, the sends in flight and the hour’s attempts when the earner deletes the account', async () => {
+    const tables = ['earner_remote_platforms', 'earner_send_authorizations', 'earner_send_attempts'] as const;
+    const rowsOf = async (table: (typeof tables)[number]) =>
+      Number(
+        (
+          await sql<{
+            n: number | string;
+          }>`select count(*) as n from ${sql.table(table)} where account_id = ${earner.accountId}`.execute(
+            t.database.db,
+          )
+        ).rows[0]?.n,
+      );
+    for (const table of tables) expect(await rowsOf(table), table).toBeGreaterThan(0);
+    const deleted = await t.app.inject({
+      method: 'POST',
+      url: '/backpack/account/delete',
+      headers: { ...form, cookie: earner.cookie },
+      payload: `csrf=${earner.csrf}`,
+    });
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    for (const table of tables) expect(await rowsOf(table), table).toBe(0);
+  });
 });

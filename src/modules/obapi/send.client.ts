@@ -10,6 +10,15 @@ const DISCOVERY_PATH = `${OB_API}/discovery`;
 /** Something another platform did (or did not do) that ends a send; the message is the earner's. */
 export class RemoteRefusal extends Error {
   override name = 'RemoteRefusal';
+  /**
+   * The host where the earner pressed Deny (RFC 6749 §4.1.2.1 `access_denied`): their choice, not a
+   * fault of either platform, so it is answered as a page of its own; null for every other refusal.
+   */
+  readonly declinedAt: string | null;
+  constructor(message: string, declinedAt: string | null = null) {
+    super(message);
+    this.declinedAt = declinedAt;
+  }
 }
 
 /** What a send needs of the other platform's Service Description Document (OB 3.0 §6.3). */
@@ -234,7 +243,7 @@ export function refusalOf(host: string, error: unknown): RemoteRefusal {
   if (error instanceof ImportFetchError) return new RemoteRefusal(error.message);
   if (error instanceof oidc.AuthorizationResponseError) {
     return error.error === 'access_denied'
-      ? new RemoteRefusal(`You did not allow this service to send badges to ${host}.`)
+      ? new RemoteRefusal(`You did not allow this service to send badges to ${host}.`, host)
       : new RemoteRefusal(`${host} did not authorize the send (${error.error.slice(0, 100)}).`);
   }
   if (error instanceof oidc.ResponseBodyError) {

@@ -110,3 +110,16 @@ export function sendFailedPage(nonce: string, reason: string, language: Language
     language,
   );
 }
+
+/** The earner pressed Deny at the other platform (RFC 6749 §4.1.2.1): nothing was sent, as they chose. */
+export function sendDeclinedPage(nonce: string, host: string, language: Language = DEFAULT_LANGUAGE): string {
+  const words = backpackMessages(language).send;
+  return backpackDocument(
+    words.declinedTitle,
+    nonce,
+    html`<h1>${words.declinedTitle}</h1>
+<p role="status">${fill(words.declinedBody, { host })}</p>
+<p class="links"><a href="/backpack/send">${words.again}</a> <a href="/backpack">${words.back}</a></p>`,
+    language,
+  );
+}

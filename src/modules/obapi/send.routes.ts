@@ -6,7 +6,7 @@ import { requestLanguageSources, textLanguages } from '../../core/locale.js';
 import { errorResponses, openErrors, ValidationErrorBody } from '../../core/schemas.js';
 import { backpackHttp } from '../backpack/backpack.http.js';
 import { RemoteRefusal } from './send.client.js';
-import { continuePage, sendFailedPage, sendPage, sentPage } from './send.pages.js';
+import { continuePage, sendDeclinedPage, sendFailedPage, sendPage, sentPage } from './send.pages.js';
 import { SEND_CALLBACK_PATH, SEND_CREDENTIALS_MAX } from './send.service.js';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -166,12 +166,12 @@ export const backpackSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'finishBackpackSend',
         description:
-          'Backpack session (the one that started the send). The OAuth 2.0 redirect of a send: its state is taken once (RFC 6749 §10.12), the code exchanged with the PKCE verifier, each chosen badge upserted at the other platform as the OB API answers it (its signed JSON), and the tokens revoked (RFC 7009). Answers each badge’s outcome: added (201), updated (200) or not sent, with the reason. An unknown, used, expired or another session’s state is 400; a platform that refuses is 502.',
+          'Backpack session (the one that started the send). The OAuth 2.0 redirect of a send: its state is taken once (RFC 6749 §10.12), the code exchanged with the PKCE verifier, each chosen badge upserted at the other platform as the OB API answers it (its signed JSON), and the tokens revoked (RFC 7009). Answers each badge’s outcome: added (201), updated (200) or not sent, with the reason; when the earner pressed Deny there (`error=access_denied`), a page saying that nothing was sent. An unknown, used, expired or another session’s state is 400; a platform that refuses is 502.',
         tags,
         summary: 'Finishes sending badges to another platform',
         querystring: CallbackQuery,
         response: {
-          200: htmlPage('What became of each badge'),
+          200: htmlPage('What became of each badge, or that nothing was sent as the earner denied it'),
           400: htmlOrInvalid('The send is unknown, over, or another session’s'),
           502: htmlPage('The other platform refused'),
           ...errorResponses(401, ...openErrors),
@@ -188,6 +188,10 @@ export const backpackSendRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const names = new Map((await badgesOf(request, session.accountId)).map((b) => [b.credentialId, b.name]));
         return send(reply, 200, (nonce) => sentPage(nonce, summary, names, language), language);
       } catch (error) {
+        if (error instanceof RemoteRefusal && error.declinedAt !== null) {
+          const host = error.declinedAt;
+          return send(reply, 200, (nonce) => sendDeclinedPage(nonce, host, language), language);
+        }
         if (error instanceof RemoteRefusal) {
           return send(reply, 502, (nonce) => sendFailedPage(nonce, error.message, language), language);
         }

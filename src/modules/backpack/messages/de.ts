@@ -148,6 +148,9 @@ export const de: BackpackMessages = {
     revoked: 'Der Zugriff, den {host} diesem Badge-Rucksack gegeben hat, ist widerrufen.',
     notRevoked: '{host} bietet keinen Widerruf des gegebenen Zugriffs an; er endet mit seinem Ablauf.',
     failedTitle: 'Die Badges wurden nicht gesendet',
+    declinedTitle: 'Nichts wurde gesendet',
+    declinedBody:
+      'Sie haben diesem Rucksack nicht erlaubt, Badges bei {host} hinzuzufügen, daher wurde keines gesendet.',
     link: 'Badges an eine andere Plattform senden',
     again: 'Weitere Badges senden',
     back: 'Zurück zu Ihrem Badge-Rucksack',

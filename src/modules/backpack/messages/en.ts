@@ -152,6 +152,8 @@ export const en = {
     revoked: 'The access {host} gave this backpack is revoked.',
     notRevoked: '{host} offers no way to revoke the access it gave; it ends when it expires.',
     failedTitle: 'The badges were not sent',
+    declinedTitle: 'Nothing was sent',
+    declinedBody: 'You did not allow this backpack to add badges at {host}, so none was sent.',
     link: 'Send badges to another platform',
     again: 'Send more badges',
     back: 'Back to your backpack',

@@ -147,6 +147,8 @@ export const es: BackpackMessages = {
     revoked: 'El acceso que {host} dio a esta mochila está revocado.',
     notRevoked: '{host} no ofrece forma de revocar el acceso que dio; termina cuando caduca.',
     failedTitle: 'Las insignias no se enviaron',
+    declinedTitle: 'No se envió nada',
+    declinedBody: 'No permitió que esta mochila añadiera insignias en {host}, así que no se envió ninguna.',
     link: 'Enviar insignias a otra plataforma',
     again: 'Enviar más insignias',
     back: 'Volver a tu mochila de insignias',

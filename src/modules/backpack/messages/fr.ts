@@ -148,6 +148,8 @@ export const fr: BackpackMessages = {
     revoked: 'L’accès que {host} a donné à ce sac à badges est révoqué.',
     notRevoked: '{host} ne permet pas de révoquer l’accès donné ; il prend fin à son expiration.',
     failedTitle: 'Les badges n’ont pas été envoyés',
+    declinedTitle: 'Rien n’a été envoyé',
+    declinedBody: 'Vous n’avez pas autorisé ce sac à badges à ajouter des badges sur {host} : aucun n’a été envoyé.',
     link: 'Envoyer des badges vers une autre plateforme',
     again: 'Envoyer d’autres badges',
     back: 'Retour à votre sac à badges',

@@ -147,6 +147,8 @@ export const nl: BackpackMessages = {
     revoked: 'De toegang die {host} deze rugzak gaf, is ingetrokken.',
     notRevoked: '{host} biedt geen manier om de gegeven toegang in te trekken; die eindigt wanneer ze verloopt.',
     failedTitle: 'De badges zijn niet verstuurd',
+    declinedTitle: 'Er is niets verzonden',
+    declinedBody: 'U hebt deze rugzak niet toegestaan badges toe te voegen bij {host}, dus er is niets verzonden.',
     link: 'Badges naar een ander platform sturen',
     again: 'Meer badges versturen',
     back: 'Terug naar je badgerugzak',
