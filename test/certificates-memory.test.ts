@@ -30,6 +30,7 @@ describe.each(dialects)('Certificate memory on %s', { timeout: TIMEOUT }, (diale
   const clock = manualClock('2026-03-02T09:00:00.000Z');
   let t: TestApp;
   let a: TestIssuer;
+  let definitionId: string;
   const ids: string[] = [];
 
   beforeAll(async () => {
@@ -42,13 +43,14 @@ describe.each(dialects)('Certificate memory on %s', { timeout: TIMEOUT }, (diale
       payload: { name: 'Data Science 101', description: 'Completed the introductory course' },
     });
     expect(definition.statusCode, definition.body).toBe(201);
+    definitionId = definition.json().id;
     for (let i = 0; i < 12; i++) {
       const res = await t.app.inject({
         method: 'POST',
         url: '/api/v1/credentials',
         headers: auth(a.key),
         payload: {
-          definitionId: definition.json().id,
+          definitionId,
           recipientEmail: `memory-${i}@example.org`,
           recipientName: `${NAMES[i % NAMES.length]} ${i}`,
           completionKey: `memory-${i}`,
@@ -85,7 +87,7 @@ describe.each(dialects)('Certificate memory on %s', { timeout: TIMEOUT }, (diale
       expect(probe).toHaveBeenCalledTimes(BUNDLED_FACES);
       expect(held).toHaveBeenCalledTimes(ids.length);
       // The calls all entered at once: the first RENDERS_AT_ONCE ran, the rest waited their turn.
-      expect(certificates.renderLoad()).toEqual({ running: 0, waiting: 0, peak: RENDERS_AT_ONCE });
+      expect(certificates.renderStats()).toMatchObject({ running: 0, waiting: 0, peak: RENDERS_AT_ONCE });
       expect(most).toBeGreaterThan(0);
       expect(most).toBeLessThanOrEqual(RENDERS_AT_ONCE);
 
@@ -102,10 +104,52 @@ describe.each(dialects)('Certificate memory on %s', { timeout: TIMEOUT }, (diale
       expect(probe).toHaveBeenCalledTimes(BUNDLED_FACES);
       const { text } = await readPdf(pdfs[2] as Buffer);
       expect(oneLine(text)).toContain(`${NAMES[2]} 2`);
+      // The cache counts what it holds: each PDF owns exactly its bytes (no shared 64 KB slab behind it).
+      for (const pdf of pdfs) expect(pdf.buffer.byteLength).toBe(pdf.length);
+      expect(certificates.renderStats().cachedBytes).toBe(pdfs.reduce((n, p) => n + p.length, 0));
     } finally {
       probe.mockRestore();
       held.mockRestore();
     }
+  });
+
+  it("a batch's ZIP takes cached PDFs but leaves the ones it draws out of the cache", async () => {
+    const csv = ['email,name,completion_key', ...NAMES.map((name, i) => `zip-${i}@example.org,${name},zip-${i}`)];
+    const imported = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/ingest/csv',
+      headers: auth(a.key),
+      payload: { csv: csv.join('\n'), defaults: { definitionId } },
+    });
+    expect(imported.statusCode, imported.body).toBe(200);
+    const report = imported.json() as { batchId: string; rows: { credentialId: string }[] };
+    const [first, ...rest] = report.rows.map((r) => r.credentialId);
+    const certificates = t.app.services.certificates;
+    const one = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/credentials/${first}/certificate.pdf`,
+      headers: auth(a.key),
+    });
+    expect(one.statusCode, one.body).toBe(200);
+    const before = certificates.renderStats();
+
+    const zip = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/ingest/imports/${report.batchId}/certificates.zip`,
+      headers: auth(a.key),
+    });
+    expect(zip.statusCode, zip.body).toBe(200);
+    // The one already downloaded came from the cache, stored whole in the ZIP; the rest were drawn.
+    expect(zip.rawPayload.includes(one.rawPayload)).toBe(true);
+    const after = certificates.renderStats();
+    expect(after.drawn - before.drawn).toBe(rest.length);
+    expect(after.cachedBytes).toBe(before.cachedBytes);
+
+    // Downloaded one by one afterwards, they are drawn (once) and kept.
+    const second = await certificates.pdf(a.id, rest[0] as string);
+    await certificates.pdf(a.id, rest[0] as string);
+    expect(certificates.renderStats().drawn - after.drawn).toBe(1);
+    expect(certificates.renderStats().cachedBytes).toBe(after.cachedBytes + second.length);
   });
 });
 

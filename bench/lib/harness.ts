@@ -64,7 +64,8 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-function rssMb(pid: number): number {
+/** The resident set size of process `pid` now, in MB (0 once it has exited). */
+export function rssMb(pid: number): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Font } from 'fontkit';
+import type { Font, GlyphRun } from 'fontkit';
 import { AppError } from '../../core/errors.js';
 import { loadedOnce } from '../../core/loaded-once.js';
 
@@ -53,9 +53,38 @@ async function face(key: string, path: string): Promise<FontFace> {
     key,
     path,
     covers: (codePoint) => font.hasGlyphForCodePoint(codePoint),
-    // fontkit 2 (TTFFont.getGlyph) caches glyphs in `_glyphs`; everything else is read through the prototype.
-    forDocument: () => Object.create(font, { _glyphs: { value: [], writable: true } }) as Font,
+    forDocument: () => documentView(font),
   };
+}
+
+/**
+ * The font for one document (FontFace.forDocument). fontkit 2 (TTFFont.getGlyph) caches glyphs in
+ * `_glyphs`, which the view has of its own; everything else is read through the prototype. Its
+ * shaping is remembered per text and features: laying a text out is the same whatever its size,
+ * and fitting a block tries it at up to fifty sizes, each shaping every word again (pdfkit caches
+ * no layout once features are given), about 5 MB of garbage per certificate.
+ */
+function documentView(font: Font): Font {
+  const view = Object.create(font, { _glyphs: { value: [], writable: true } }) as Font;
+  const runs = new Map<string, GlyphRun>();
+  const shape = font.layout;
+  view.layout = (text: string, features?: unknown, ...rest: unknown[]): GlyphRun => {
+    if (typeof text !== 'string' || typeof features === 'string' || rest.length > 0) {
+      return Reflect.apply(shape, view, [text, features, ...rest]);
+    }
+    // Keyed before shaping: fontkit writes its defaults into the features object it is given.
+    const key = `${JSON.stringify(features ?? null)}\u0000${text}`;
+    let run = runs.get(key);
+    if (!run) {
+      run = Reflect.apply(shape, view, [text, features]) as GlyphRun;
+      runs.set(key, run);
+    }
+    // pdfkit scales a run's positions in place (EmbeddedFont.layoutRun): each caller gets its own.
+    return Object.assign(Object.create(Object.getPrototypeOf(run) as object) as GlyphRun, run, {
+      positions: run.positions.map((p) => ({ ...p })),
+    });
+  };
+  return view;
 }
 
 /**

@@ -223,7 +223,7 @@ export async function renderCertificate(content: CertificateContent, fonts: Font
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
   const finished = new Promise<Buffer>((resolve, reject) => {
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('end', () => resolve(wholeBuffer(chunks)));
     doc.on('error', reject);
   });
   for (const [f, font] of faces) doc.registerFont(f.key, fontSource(font));
@@ -304,6 +304,18 @@ export async function renderCertificate(content: CertificateContent, fonts: Font
   root.end();
   doc.end();
   return finished;
+}
+
+/**
+ * The chunks in one buffer of their own. Buffer.concat takes a buffer under 32 KB (half of
+ * Buffer.poolSize, 64 KB on Node 24) out of a shared 64 KB slab, so a cached 20 KB certificate kept
+ * its whole slab alive: the cache, bounded by the PDFs' lengths, held three times its bound.
+ */
+function wholeBuffer(chunks: Buffer[]): Buffer {
+  const whole = Buffer.allocUnsafeSlow(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) at += c.copy(whole, at);
+  return whole;
 }
 
 /** The largest size from `max` down to `min` at which `text` takes at most `lines` lines of `width`. */

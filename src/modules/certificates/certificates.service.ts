@@ -40,8 +40,11 @@ import type {
 import { workSlots } from './certificates.slots.js';
 import { certificateMessages } from './messages/index.js';
 
-/** Rendered PDFs kept per replica, by content; a certificate is about 60 KB plus its images. */
-const CACHE_BYTES = 64 * 1024 * 1024;
+/**
+ * Rendered PDFs kept per replica, by content: a certificate is about 20 KB plus its images, so
+ * about 1,500 without images. Counted in bytes the PDFs really hold (see wholeBuffer in the render).
+ */
+const CACHE_BYTES = 32 * 1024 * 1024;
 /**
  * Certificates made at once per process (issue 44: rendering is bounded), from reading the record
  * to the finished PDF, cached or not; the others wait. Drawing is synchronous on the one event
@@ -58,6 +61,8 @@ const PREVIEW_CREDENTIAL = '00000000-0000-4000-8000-000000000000';
 const PREVIEW_NOTE = 'A preview of a certificate design: a real certificate embeds the signed credential here.';
 
 type Source = 'definition' | 'issuer' | 'default';
+/** Whether a PDF drawn afresh goes into the cache ('keep') or only to its caller ('pass'). */
+type CacheUse = 'keep' | 'pass';
 
 /**
  * Certificates (issue 44): designs per definition with an issuer default, and the PDF of a
@@ -81,6 +86,7 @@ export function createCertificateService(
   const fonts = fontChains(core.config.certificateFonts);
   const rendered = new LRUCache<string, Buffer>({ maxSize: CACHE_BYTES, sizeCalculation: (pdf) => pdf.length });
   const slots = workSlots(RENDERS_AT_ONCE);
+  let drawn = 0;
 
   async function requireDefinition(issuerId: string, definitionId: string) {
     const definition = await deps.definitions.findRow(issuerId, definitionId);
@@ -239,7 +245,16 @@ export function createCertificateService(
      * or when certificates are off for its definition; 410 once it is revoked (an erasure revokes);
      * 422 when it cannot be printed truly (no name stored, a character no font has).
      */
-    pdf: (issuerId: string, credentialId: string): Promise<Buffer> => slots.run(() => pdf(issuerId, credentialId)),
+    pdf: (issuerId: string, credentialId: string): Promise<Buffer> =>
+      slots.run(() => pdf(issuerId, credentialId, 'keep')),
+
+    /**
+     * The same PDF for a bulk download (a batch's ZIP): taken from the cache when it is there, but
+     * not put in it, so one ZIP of a thousand certificates neither evicts the ones being
+     * downloaded one by one nor holds its own in memory after it has streamed.
+     */
+    bulkPdf: (issuerId: string, credentialId: string): Promise<Buffer> =>
+      slots.run(() => pdf(issuerId, credentialId, 'pass')),
 
     /**
      * A design drawn with sample values (an unsaved one, for the console's live preview): the
@@ -249,14 +264,17 @@ export function createCertificateService(
     preview: (issuerId: string, input: CertificatePreviewInput): Promise<Buffer> =>
       slots.run(() => preview(issuerId, input)),
 
-    /** Certificates being made and waiting now, and the most ever made at once (RENDERS_AT_ONCE bounds it). */
-    renderLoad: () => slots.load(),
+    /**
+     * Certificates being made and waiting now, the most ever made at once (RENDERS_AT_ONCE bounds
+     * it), how many PDFs were drawn afresh, and the bytes the cache holds.
+     */
+    renderStats: () => ({ ...slots.load(), drawn, cachedBytes: rendered.calculatedSize }),
   };
 
   return service;
 
   /** service.pdf, run in a slot. */
-  async function pdf(issuerId: string, credentialId: string): Promise<Buffer> {
+  async function pdf(issuerId: string, credentialId: string, cache: CacheUse): Promise<Buffer> {
     const credential = await deps.credentials.findRow(issuerId, credentialId);
     if (!credential) throw errors.notFound('Credential');
     if (credential.revoked_at !== null) {
@@ -295,6 +313,7 @@ export function createCertificateService(
         credentialJson: signed.dataIntegrity,
         credentialUrl: urls.openBadgeCredential(issuer.slug, credential.id),
       }),
+      cache,
     );
   }
 
@@ -324,6 +343,7 @@ export function createCertificateService(
         credentialJson: JSON.stringify({ preview: PREVIEW_NOTE }),
         credentialUrl: urls.openBadgeCredential(issuer.slug, PREVIEW_CREDENTIAL),
       }),
+      'keep',
     );
   }
 
@@ -421,12 +441,13 @@ export function createCertificateService(
   }
 
   /** The PDF of `content`, drawn once per content (the cache is keyed by what it prints). */
-  async function render(content: CertificateContent): Promise<Buffer> {
+  async function render(content: CertificateContent, cache: CacheUse): Promise<Buffer> {
     const key = contentKey(content);
     const cached = rendered.get(key);
     if (cached) return cached;
     const pdf = await renderCertificate(content, await fonts());
-    rendered.set(key, pdf);
+    drawn++;
+    if (cache === 'keep') rendered.set(key, pdf);
     return pdf;
   }
 }

@@ -26,7 +26,7 @@ export function createCertificatesModule(
   const zips = createCertificateZips({
     clock: core.clock,
     imports: deps.imports,
-    pdf: service.pdf,
+    pdf: service.bulkPdf,
     onError: (err) => core.log.error({ err }, 'certificate ZIP stopped'),
   });
   const links = createEarnerLinks(core, {
