@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { PassThrough, Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { ZipFile } from 'yazl';
 import type { Clock } from '../../core/clock.js';
 import { AppError, errors } from '../../core/errors.js';
@@ -35,10 +35,21 @@ export class ZipBusyError extends AppError {
 export const certificateFileName = (credentialId: string) => `certificate-${credentialId}.pdf`;
 
 /**
+ * The bytes as a stream that lets go of them once read. yazl keeps every entry until the ZIP ends
+ * (for the central directory), and an entry added with addBuffer keeps its buffer in it: a ZIP of
+ * 1,000 certificates held all 1,000 PDFs until its last byte.
+ */
+function spent(bytes: Buffer): Readable {
+  const stream = new PassThrough();
+  stream.end(bytes);
+  return stream;
+}
+
+/**
  * The certificates of an import batch as one ZIP, streamed (issue 44 "Bulk ZIPs stream"): the
  * batch's credentials are read a page at a time, and each certificate is rendered (or taken from
- * the cache) only once the reader has taken the one before, so memory holds about one
- * certificate whatever the batch's size. PDFs are stored, not deflated again: their streams are
+ * the cache) only once the reader has taken the one before, and let go of once written, so memory
+ * holds about one certificate whatever the batch's size. PDFs are stored, not deflated again: their streams are
  * compressed already. A credential that has no certificate (revoked, erased, certificates off for
  * its badge, unprintable) is left out and `manifest.csv`, the ZIP's last file, says why for each.
  */
@@ -102,7 +113,7 @@ export function createCertificateZips(deps: {
         try {
           const pdf = await deps.pdf(issuerId, id);
           if (out.destroyed) return;
-          zip.addBuffer(pdf, file, { mtime, compress: false });
+          zip.addReadStream(spent(pdf), file, { mtime, compress: false, size: pdf.length });
           manifest.push({ file, credentialId: id, included: 'yes', reason: '' });
         } catch (err) {
           // A credential without a certificate is reported; anything else ends the download.
