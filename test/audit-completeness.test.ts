@@ -123,7 +123,7 @@ async function ssoSettings(w: Walk) {
 async function obApiToken(w: Walk): Promise<{ accountId: string; token: string }> {
   const { accountId } = await earnerSession(w.t.app, `${unique('api-earner')}@example.org`);
   const { obapi } = w.t.app.services;
-  const provider = obapi.provider();
+  const provider = await obapi.provider();
   const scope = ['credential.upsert', 'profile.update']
     .map((s) => `https://purl.imsglobal.org/spec/ob/v3p0/scope/${s}`)
     .join(' ');
@@ -152,7 +152,7 @@ async function obApiToken(w: Walk): Promise<{ accountId: string; token: string }
 async function obApiGrant(w: Walk) {
   const earner = await earnerSession(w.t.app, `${unique('app-earner')}@example.org`);
   const { obapi } = w.t.app.services;
-  const provider = obapi.provider();
+  const provider = await obapi.provider();
   const scope = ['credential.upsert', 'credential.readonly']
     .map((s) => `https://purl.imsglobal.org/spec/ob/v3p0/scope/${s}`)
     .join(' ');

@@ -54,7 +54,7 @@ describe.each(dialects)('the authorization server keeps only live state on %s', 
 
     const later = manualClock(new Date((client.client_secret_expires_at + 60) * 1000).toISOString());
     await pruneExpired(t.app.core.db, later);
-    expect(await t.app.services.obapi.provider().Client.find(client.client_id)).toBeUndefined();
+    expect(await (await t.app.services.obapi.provider()).Client.find(client.client_id)).toBeUndefined();
   });
 
   it('prunes expired rows a batch at a time and keeps live ones', async () => {

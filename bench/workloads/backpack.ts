@@ -87,7 +87,7 @@ export async function backpackWorkloads(
       (await app.services.backpack.signIn(await signInLink(app, EMAIL)))?.token ?? null,
     );
     if (!account) throw new Error('bench session missing');
-    const provider = app.services.obapi.provider();
+    const provider = await app.services.obapi.provider();
     const registered = await app.inject({
       method: 'POST',
       url: '/ims/ob/v3p0/oauth/register',

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { Core } from '../../core/context.js';
+import { loadedOnce } from '../../core/loaded-once.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { BackpackModule } from '../backpack/index.js';
 import type { ClrService } from '../clr/clr.service.js';
@@ -17,8 +18,9 @@ const PRUNE_INTERVAL_MS = 15 * 60_000;
 
 /**
  * The Open Badges 3.0 API: its authorization server (oidc-provider) and its resource endpoints.
- * The provider is built at first use: its keys come from the sealed key store's secret, which a
- * process that serves no OAuth request (the CLI, a worker) need not have.
+ * The provider is built at first use, its library imported then too: its keys come from the sealed
+ * key store's secret, which a process that serves no OAuth request (the CLI, a worker) need not
+ * have, and a replica that serves none does not hold the library in memory.
  */
 export function createObApiModule(
   core: Core,
@@ -29,21 +31,17 @@ export function createObApiModule(
     clr: Pick<ClrService, 'signedForAccount'>;
   },
 ) {
-  let built: { provider: Provider; callback: ReturnType<Provider['callback']> } | null = null;
+  const current = loadedOnce(async () => {
+    const provider = await createOauthProvider(core.config, core.db, core.clock, deps.backpack.secrets, service.writes);
+    return { provider, callback: provider.callback() };
+  });
   const service = createObApiService(core, {
     audit: deps.audit,
     vc: deps.vc,
     clr: deps.clr,
     imports: deps.backpack.imports,
-    provider: () => current().provider,
+    provider: async () => (await current()).provider,
   });
-  function current() {
-    if (!built) {
-      const provider = createOauthProvider(core.config, core.db, core.clock, deps.backpack.secrets, service.writes);
-      built = { provider, callback: provider.callback() };
-    }
-    return built;
-  }
   // The backpack as a client of other hosts' Open Badges APIs ("Send to another platform").
   const send = createSendService(core, {
     audit: deps.audit,
@@ -68,8 +66,9 @@ export function createObApiModule(
     ...service,
     send,
     jobs: [prune],
-    provider: () => current().provider,
-    callback: (request: IncomingMessage, response: ServerResponse) => current().callback(request, response),
+    provider: async (): Promise<Provider> => (await current()).provider,
+    callback: async (request: IncomingMessage, response: ServerResponse) =>
+      (await current()).callback(request, response),
   };
 }
 

@@ -1,5 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
-import Provider, { type Configuration, errors } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Configuration } from 'oidc-provider';
 import type { Config } from '../../config.js';
 import type { Clock } from '../../core/clock.js';
 import type { Db } from '../../db/database.js';
@@ -44,14 +45,17 @@ function redirectUrisAllowed(uris: unknown, allowPrivate: boolean): boolean {
  * registration without an initial access token, refresh tokens that rotate, RFC 7009 revocation and
  * the RFC 8414 metadata; its state in our database (kyselyAdapter), its keys derived from the
  * sealed key store. Access tokens are opaque, for the API as their one resource (RFC 8707).
+ * oidc-provider (with Koa beneath it, some 25 MiB resident) is imported here, at the first OAuth
+ * request, not when the server starts: most replicas' traffic is issuance and verification.
  */
-export function createOauthProvider(
+export async function createOauthProvider(
   config: Pick<Config, 'publicBaseUrl' | 'webhookAllowPrivate'>,
   database: Db,
   clock: Clock,
   secrets: BackpackSecrets,
   writes: OauthWrites,
-): Provider {
+): Promise<Provider> {
+  const { default: OidcProvider, errors } = await import('oidc-provider');
   const resource = `${config.publicBaseUrl}${OB_API}`;
   const configuration: Configuration = {
     adapter: kyselyAdapter(database, clock, writes),
@@ -138,7 +142,7 @@ export function createOauthProvider(
       ctx.body = out;
     },
   };
-  const provider = new Provider(config.publicBaseUrl, configuration);
+  const provider = new OidcProvider(config.publicBaseUrl, configuration);
   // Every URL it builds comes from the forwarded host and protocol, which the routes always set to
   // PUBLIC_BASE_URL's (never a client's): its endpoints are the public ones on every replica.
   provider.proxy = true;

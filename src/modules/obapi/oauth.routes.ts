@@ -112,7 +112,7 @@ export const oauthInteractionRoutes: FastifyPluginAsyncTypebox = async (app) => 
     request.raw.headers['x-forwarded-host'] = publicUrl.host;
     request.raw.headers['x-forwarded-proto'] = publicUrl.protocol.slice(0, -1);
     try {
-      return await provider().interactionDetails(request.raw, reply.raw);
+      return await (await provider()).interactionDetails(request.raw, reply.raw);
     } catch {
       return null;
     }
@@ -142,14 +142,14 @@ export const oauthInteractionRoutes: FastifyPluginAsyncTypebox = async (app) => 
       }
       if (interaction.prompt.name === 'login' || interaction.session?.accountId !== session.accountId) {
         reply.hijack();
-        return provider().interactionFinished(
+        return (await provider()).interactionFinished(
           request.raw,
           reply.raw,
           { login: { accountId: session.accountId } },
           { mergeWithLastSubmission: false },
         );
       }
-      const client = await provider().Client.find(String(interaction.params.client_id));
+      const client = await (await provider()).Client.find(String(interaction.params.client_id));
       if (!client) return expired(reply, request);
       const scopes = String(interaction.params.scope ?? '')
         .split(' ')
@@ -203,7 +203,7 @@ export const oauthInteractionRoutes: FastifyPluginAsyncTypebox = async (app) => 
       }
       if (request.body.decision === 'deny') {
         reply.hijack();
-        return provider().interactionFinished(
+        return (await provider()).interactionFinished(
           request.raw,
           reply.raw,
           { error: 'access_denied', error_description: 'The earner did not allow access.' },
@@ -212,8 +212,8 @@ export const oauthInteractionRoutes: FastifyPluginAsyncTypebox = async (app) => 
       }
       const clientId = String(interaction.params.client_id);
       const grant = interaction.grantId
-        ? await provider().Grant.find(interaction.grantId)
-        : new (provider().Grant)({ accountId, clientId });
+        ? await (await provider()).Grant.find(interaction.grantId)
+        : new (await provider()).Grant({ accountId, clientId });
       if (!grant) return expired(reply, request);
       const oidcScopes = (interaction.prompt.details.missingOIDCScope ?? []) as string[];
       if (oidcScopes.length > 0) grant.addOIDCScope(oidcScopes.join(' '));
@@ -222,7 +222,7 @@ export const oauthInteractionRoutes: FastifyPluginAsyncTypebox = async (app) => 
       const grantId = await grant.save();
       await obapi.consentGranted(session.accountId, grantId, clientId, Object.values(missing).flat());
       reply.hijack();
-      return provider().interactionFinished(
+      return (await provider()).interactionFinished(
         request.raw,
         reply.raw,
         { consent: { grantId } },

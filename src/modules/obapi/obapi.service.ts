@@ -106,7 +106,7 @@ export function createObApiService(
     vc: Pick<VcService, 'credential'>;
     clr: Pick<ClrService, 'signedForAccount'>;
     imports: Pick<ImportService, 'checkHeld'>;
-    provider: () => Provider;
+    provider: () => Promise<Provider>;
   },
 ) {
   const repo = createObApiRepository(core.db);
@@ -222,7 +222,7 @@ export function createObApiService(
     /** The grant an `Authorization: Bearer` access token carries, or null (unknown, expired, another resource's). */
     async grantOf(token: string | null): Promise<ApiGrant | null> {
       if (!token || token.length > 200) return null;
-      const found = await deps.provider().AccessToken.find(token);
+      const found = await (await deps.provider()).AccessToken.find(token);
       if (!found || found.isExpired || !found.accountId || found.aud !== resource) return null;
       return {
         accountId: found.accountId,
@@ -440,7 +440,7 @@ export function createObApiService(
      * account had granted the client nothing.
      */
     async revokeApp(accountId: string, clientId: string): Promise<boolean> {
-      const provider = deps.provider();
+      const provider = await deps.provider();
       const grants = (await repo.grants(accountId, isoNow(core.clock))).filter(
         (row) => (JSON.parse(row.payload) as { clientId?: string }).clientId === clientId,
       );
