@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtpServer } from '../scripts/reliability/lib/smtp-receiver.js';
 import { buildApp } from '../src/app.js';
 import { createDatabase, type Database } from '../src/db/database.js';
+import { RemoteRefusal, readServiceDescription } from '../src/modules/obapi/send.client.js';
 import { allowOverHttp, earnerSession, form, signInToBackpack } from './backpack.support.js';
 import { auth, createTestApp, dialects, type TestApp, type TestIssuer } from './helpers.js';
 import { freePort, launchChromium } from './verification.support.js';
@@ -48,6 +49,55 @@ async function remotePlatform() {
     },
   };
 }
+
+/** A Service Description Document as OB 3.0 §6.3 shapes it, its URLs on `base`. */
+function serviceDescription(base: string) {
+  return {
+    info: { title: 'Elsewhere' },
+    servers: [{ url: `${base}/ims/ob/v3p0` }],
+    components: {
+      securitySchemes: {
+        OAuth2ACG: {
+          type: 'oauth2',
+          'x-imssf-registrationUrl': `${base}/register`,
+          flows: {
+            authorizationCode: {
+              authorizationUrl: `${base}/authorize`,
+              tokenUrl: `${base}/token`,
+              scopes: { [UPSERT]: 'Add badges' },
+            },
+          },
+        },
+      },
+    },
+  };
+}
+
+describe('reading another platform’s Service Description Document', () => {
+  it('takes its https endpoints, and http ones only where loopback is allowed (WEBHOOK_ALLOW_PRIVATE)', () => {
+    expect(readServiceDescription('badges.example', serviceDescription('https://badges.example'), false)).toEqual({
+      name: 'Elsewhere',
+      apiBase: 'https://badges.example/ims/ob/v3p0',
+      registrationUrl: 'https://badges.example/register',
+      authorizationUrl: 'https://badges.example/authorize',
+      tokenUrl: 'https://badges.example/token',
+    });
+    const plain = serviceDescription('http://127.0.0.1:9');
+    expect(readServiceDescription('127.0.0.1:9', plain, true).authorizationUrl).toBe('http://127.0.0.1:9/authorize');
+    expect(() => readServiceDescription('127.0.0.1:9', plain, false)).toThrow(RemoteRefusal);
+  });
+
+  it('refuses a document whose sign-in page (opened by the earner’s browser, which no guard sees) is not https', () => {
+    const document = serviceDescription('https://badges.example');
+    document.components.securitySchemes.OAuth2ACG.flows.authorizationCode.authorizationUrl =
+      'http://badges.example/authorize';
+    expect(() => readServiceDescription('badges.example', document, false)).toThrow(
+      'badges.example does not describe an Open Badges 3.0 API that accepts badges (no https authorizationUrl and tokenUrl).',
+    );
+    document.components.securitySchemes.OAuth2ACG.flows.authorizationCode.authorizationUrl = 'javascript:alert(1)';
+    expect(() => readServiceDescription('badges.example', document, true)).toThrow(RemoteRefusal);
+  });
+});
 
 describe.each(dialects)('sending badges to another platform (OB 3.0 API as a consumer) on %s', (dialect) => {
   let t: TestApp;

@@ -55,11 +55,12 @@ export function discoveryUrlOf(address: string): string | null {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function httpUrl(value: unknown): string | null {
+/** An https URL, or an http one where `allowHttp` (WEBHOOK_ALLOW_PRIVATE, for loopback hosts). */
+function webUrl(value: unknown, allowHttp: boolean): string | null {
   if (typeof value !== 'string') return null;
   try {
     const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.toString() : null;
+    return url.protocol === 'https:' || (allowHttp && url.protocol === 'http:') ? url.toString() : null;
   } catch {
     return null;
   }
@@ -69,9 +70,11 @@ function httpUrl(value: unknown): string | null {
  * The parts of an SDD a send uses, or a refusal naming what is missing: OB 3.0 §6.3's
  * `components.securitySchemes.OAuth2ACG` (type oauth2) with `x-imssf-registrationUrl` and an
  * authorizationCode flow of `authorizationUrl`, `tokenUrl` and `scopes` that include
- * credential.upsert, and `servers[0].url`, the API's base.
+ * credential.upsert, and `servers[0].url`, the API's base. Each URL is https (RFC 6749 §3.1 and
+ * §3.2 require TLS), http only where `allowHttp`: the guard holds every fetch to https already, but
+ * the authorization URL is opened by the earner's browser, where no guard sees it.
  */
-export function readServiceDescription(host: string, document: unknown): RemoteService {
+export function readServiceDescription(host: string, document: unknown, allowHttp: boolean): RemoteService {
   const refuse = (what: string) =>
     new RemoteRefusal(`${host} does not describe an Open Badges 3.0 API that accepts badges (${what}).`);
   if (!isObject(document)) throw refuse('its discovery document is not a JSON object');
@@ -82,17 +85,17 @@ export function readServiceDescription(host: string, document: unknown): RemoteS
   if (!isObject(scheme) || scheme.type !== 'oauth2') throw refuse('no OAuth2ACG security scheme');
   const flow = isObject(scheme.flows) ? scheme.flows.authorizationCode : undefined;
   if (!isObject(flow)) throw refuse('no authorization code flow');
-  const registrationUrl = httpUrl(scheme['x-imssf-registrationUrl']);
-  const authorizationUrl = httpUrl(flow.authorizationUrl);
-  const tokenUrl = httpUrl(flow.tokenUrl);
-  if (!registrationUrl) throw refuse('no x-imssf-registrationUrl');
-  if (!authorizationUrl || !tokenUrl) throw refuse('no authorizationUrl or tokenUrl');
+  const registrationUrl = webUrl(scheme['x-imssf-registrationUrl'], allowHttp);
+  const authorizationUrl = webUrl(flow.authorizationUrl, allowHttp);
+  const tokenUrl = webUrl(flow.tokenUrl, allowHttp);
+  if (!registrationUrl) throw refuse('no https x-imssf-registrationUrl');
+  if (!authorizationUrl || !tokenUrl) throw refuse('no https authorizationUrl and tokenUrl');
   if (!isObject(flow.scopes) || !Object.hasOwn(flow.scopes, SCOPES.credentialUpsert)) {
     throw refuse('the scope credential.upsert is not offered');
   }
   const server = Array.isArray(document.servers) ? document.servers[0] : undefined;
-  const apiBase = isObject(server) ? httpUrl(server.url) : null;
-  if (!apiBase) throw refuse('no servers[0].url');
+  const apiBase = isObject(server) ? webUrl(server.url, allowHttp) : null;
+  if (!apiBase) throw refuse('no https servers[0].url');
   const info = isObject(document.info) ? document.info : {};
   const name = [scheme['x-imssf-name'], info.title].find((v): v is string => typeof v === 'string' && v.length > 0);
   return {
@@ -182,7 +185,8 @@ export async function composeServerMetadata(
     published.token_endpoint === service.tokenUrl
   ) {
     composed.issuer = published.issuer;
-    const revocation = httpUrl(published.revocation_endpoint);
+    // http only for a platform whose own endpoints are http, which readServiceDescription allowed.
+    const revocation = webUrl(published.revocation_endpoint, new URL(service.tokenUrl).protocol === 'http:');
     if (revocation) composed.revocation_endpoint = revocation;
     if (published.authorization_response_iss_parameter_supported === true) {
       composed.authorization_response_iss_parameter_supported = true;

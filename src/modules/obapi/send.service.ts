@@ -183,7 +183,7 @@ export function createSendService(
         `${host} has no Open Badges 3.0 discovery document at ${discoveryUrl} (HTTP ${discovered.status}).`,
       );
     }
-    const service = readServiceDescription(host, discovered.json);
+    const service = readServiceDescription(host, discovered.json, allowPrivate);
     const server = await composeServerMetadata(service, transport);
     // OB 3.0 §6 registration request: the client as the earner will see it on the consent page.
     const client = await registerClient(
