@@ -1,4 +1,4 @@
-import { html } from '../../core/html.js';
+import { html, type Markup } from '../../core/html.js';
 import { DEFAULT_LANGUAGE, fill, type Language } from '../../core/locale.js';
 import { backpackDocument, csrfField } from '../backpack/backpack.layout.js';
 import type { BackpackBadge } from '../backpack/backpack.service.js';
@@ -98,28 +98,32 @@ export function sentPage(
   );
 }
 
-/** A send that ended before any badge went: the reason, and the way back. */
-export function sendFailedPage(nonce: string, reason: string, language: Language = DEFAULT_LANGUAGE): string {
+/** A send that ended with no badge sent: a heading, what happened, and the way back. */
+function endedPage(nonce: string, title: string, message: Markup, language: Language): string {
   const words = backpackMessages(language).send;
   return backpackDocument(
-    words.failedTitle,
+    title,
     nonce,
-    html`<h1>${words.failedTitle}</h1>
-<p class="error" role="alert">${reason}</p>
+    html`<h1>${title}</h1>
+${message}
 <p class="links"><a href="/backpack/send">${words.again}</a> <a href="/backpack">${words.back}</a></p>`,
     language,
   );
 }
 
+/** A send that ended before any badge went: the reason, and the way back. */
+export function sendFailedPage(nonce: string, reason: string, language: Language = DEFAULT_LANGUAGE): string {
+  const words = backpackMessages(language).send;
+  return endedPage(nonce, words.failedTitle, html`<p class="error" role="alert">${reason}</p>`, language);
+}
+
 /** The earner pressed Deny at the other platform (RFC 6749 §4.1.2.1): nothing was sent, as they chose. */
 export function sendDeclinedPage(nonce: string, host: string, language: Language = DEFAULT_LANGUAGE): string {
   const words = backpackMessages(language).send;
-  return backpackDocument(
-    words.declinedTitle,
+  return endedPage(
     nonce,
-    html`<h1>${words.declinedTitle}</h1>
-<p role="status">${fill(words.declinedBody, { host })}</p>
-<p class="links"><a href="/backpack/send">${words.again}</a> <a href="/backpack">${words.back}</a></p>`,
+    words.declinedTitle,
+    html`<p role="status">${fill(words.declinedBody, { host })}</p>`,
     language,
   );
 }
