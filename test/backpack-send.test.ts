@@ -396,6 +396,39 @@ describe.each(dialects)('sending badges to another platform (OB 3.0 API as a con
       const capped = await post();
       expect(capped.statusCode).toBe(429);
       expect(capped.body).toContain('at most 10 sends an hour');
+
+      // The platform's own share: 60 starts an hour to one origin, whichever accounts make them.
+      // This account's 10 and 49 of others' leave one: the next start is counted, the one after refused.
+      const origin = new URL(remote.base).origin;
+      const now = new Date().toISOString();
+      for (let i = 0; i < 49; i++) {
+        await sql`insert into earner_send_attempts (account_id, origin, attempted_at) values (${`other-${i}`}, ${origin}, ${now})`.execute(
+          strict.database.db,
+        );
+      }
+      const secondIssued = await strict.app.inject({
+        method: 'POST',
+        url: '/api/v1/credentials',
+        headers: auth(strictIssuer.key),
+        payload: {
+          definitionId: definition.json().id,
+          recipientEmail: 'second.sender@example.test',
+          completionKey: 'strict:2',
+        },
+      });
+      const secondBadge = secondIssued.json().credentialId as string;
+      const second = await earnerSession(strict.app, 'second.sender@example.test');
+      const postSecond = () =>
+        strict.app.inject({
+          method: 'POST',
+          url: '/backpack/send',
+          headers: { ...form, cookie: second.cookie },
+          payload: second.form({ address: remote.base, credential: secondBadge }),
+        });
+      expect((await postSecond()).statusCode).toBe(502);
+      const full = await postSecond();
+      expect(full.statusCode).toBe(429);
+      expect(full.body).toContain(`Too many sends to ${new URL(remote.base).host} this hour`);
     } finally {
       await strict.close();
     }
