@@ -113,7 +113,7 @@ describe.each(dialects)('Certificate memory on %s', { timeout: TIMEOUT }, (diale
     }
   });
 
-  it("a batch's ZIP takes cached PDFs but leaves the ones it draws out of the cache", async () => {
+  it("a batch's ZIP takes cached PDFs but leaves the ones it draws out of the cache, and keeps no pool slab per entry", async () => {
     const csv = ['email,name,completion_key', ...NAMES.map((name, i) => `zip-${i}@example.org,${name},zip-${i}`)];
     const imported = await t.app.inject({
       method: 'POST',
@@ -150,6 +150,28 @@ describe.each(dialects)('Certificate memory on %s', { timeout: TIMEOUT }, (diale
     await certificates.pdf(a.id, rest[0] as string);
     expect(certificates.renderStats().drawn - after.drawn).toBe(1);
     expect(certificates.renderStats().cachedBytes).toBe(after.cachedBytes + second.length);
+
+    // yazl keeps every entry's file name until the central directory, the ZIP's end: each must own
+    // its few bytes, never a slice that keeps a 64 KB pool slab alive (about 48 MB for 1,000 entries).
+    const names = vi.spyOn(Buffer, 'from');
+    const pool = Buffer.poolSize;
+    try {
+      const again = await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/ingest/imports/${report.batchId}/certificates.zip`,
+        headers: auth(a.key),
+      });
+      expect(again.statusCode, again.body).toBe(200);
+      const kept = names.mock.calls.flatMap(([value], i) => {
+        const made = names.mock.results[i]?.value as Buffer;
+        return typeof value === 'string' && /^certificate-.+\.pdf$/.test(value) ? [made] : [];
+      });
+      expect(kept).toHaveLength(report.rows.length);
+      for (const name of kept) expect(name.buffer.byteLength).toBe(name.length);
+      expect(Buffer.poolSize).toBe(pool);
+    } finally {
+      names.mockRestore();
+    }
   });
 });
 
