@@ -139,6 +139,47 @@ describe('the SQLite reader thread', () => {
     }
   });
 
+  it('runs its thread only while there is work: none at start, one for reads and writes, none once idle', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'accolade-reader-'));
+    // This process's threads (Linux): a worker thread is one of them from `new Worker` to its end.
+    const threads = () => readdirSync('/proc/self/task').length;
+    const until = async (condition: () => boolean) => {
+      // Bounded for a loaded machine: the thread closes its connections and ends on its own.
+      const deadline = Date.now() + 20_000;
+      while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      return condition();
+    };
+    try {
+      const before = threads();
+      const database = createDatabase(
+        { dialect: 'sqlite', path: join(dir, 'idle.db'), synchronous: 'FULL', cacheMb: SQLITE_CACHE_MB_DEFAULT },
+        undefined,
+        { readerIdleMs: 50 },
+      );
+      try {
+        expect(threads()).toBe(before);
+        // Writes start the thread, which checkpoints them...
+        await migrateToLatest(database);
+        expect(threads()).toBe(before + 1);
+        // ...and which ends once it has had nothing to do,
+        expect(await until(() => threads() === before)).toBe(true);
+        // having checkpointed what was written into the database file (the WAL alone would hold it).
+        expect(statSync(join(dir, 'idle.db')).size).toBeGreaterThan(100_000);
+        // The next read starts it again, and sees what was written.
+        const { rows } = await sql<{
+          n: number;
+        }>`select count(*) as n from sqlite_master where name = 'credentials'`.execute(database.reader);
+        expect(Number(rows[0]?.n)).toBe(1);
+        expect(threads()).toBe(before + 1);
+      } finally {
+        await database.close();
+      }
+      expect(await until(() => threads() === before)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses writes and transactions, and reports SQL errors with their code', async () => {
     await expect(sql`delete from credentials`.execute(t.database.reader)).rejects.toThrow(/read-only/);
     await expect(t.database.reader.transaction().execute(async () => undefined)).rejects.toThrow(/read-only/);

@@ -48,7 +48,12 @@ pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
 const TRUNCATE_RETRY_FOR_MS = 1_000;
 const TRUNCATE_RETRY_MS = 25;
 
-export function createDatabase(config: DatabaseConfig, log?: Logger): Database {
+/** `readerIdleMs`: how long SQLite's reader thread stays without work (src/db/sqlite-reader.ts). */
+export function createDatabase(
+  config: DatabaseConfig,
+  log?: Logger,
+  options: { readerIdleMs?: number } = {},
+): Database {
   if (config.dialect === 'sqlite') {
     if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
     const handle = new SQLite(config.path);
@@ -58,16 +63,21 @@ export function createDatabase(config: DatabaseConfig, log?: Logger): Database {
     handle.pragma('foreign_keys = ON');
     handle.pragma('recursive_triggers = ON');
     handle.pragma('secure_delete = ON');
-    // The reader thread checkpoints every 250 ms; this threshold (40 MiB of WAL) is the backstop.
+    // The reader thread checkpoints every 250 ms while it runs; this threshold (40 MiB of WAL) is the backstop.
     handle.pragma(`wal_autocheckpoint = ${config.path === ':memory:' ? 1000 : 10_000}`);
     handle.pragma('journal_size_limit = 67108864');
     // A negative cache_size is in KiB (SQLite's default is 2 MiB).
     handle.pragma(`cache_size = -${config.cacheMb * 1024}`);
     registerSearchFold(handle);
-    const db = new Kysely<DB>({ dialect: new SqliteDialectKeepingErrors(handle) });
     // A private in-memory database has no file another connection could open.
     const readerDialect =
-      config.path === ':memory:' ? null : new SqliteReaderDialect(config.path, config.synchronous, config.cacheMb);
+      config.path === ':memory:'
+        ? null
+        : new SqliteReaderDialect(config.path, config.synchronous, config.cacheMb, options.readerIdleMs);
+    // Every write wakes the reader thread, which checkpoints the WAL it grows.
+    const db = new Kysely<DB>({
+      dialect: new SqliteDialectKeepingErrors(handle, readerDialect ? () => readerDialect.wrote() : undefined),
+    });
     const reader = readerDialect ? new Kysely<DB>({ dialect: readerDialect }) : db;
     return {
       db,

@@ -262,8 +262,11 @@ export function isUnavailable(err: unknown): boolean {
  * a full disk should answer 503). Roll back only what is still open.
  */
 class SqliteDriverKeepingErrors extends SqliteDriver {
-  constructor(private readonly handle: SQLite.Database) {
-    super({ database: withStatementCache(handle) });
+  constructor(
+    private readonly handle: SQLite.Database,
+    onWrite: () => void,
+  ) {
+    super({ database: withStatementCache(handle, onWrite) });
   }
 
   override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
@@ -277,34 +280,42 @@ const STATEMENT_CACHE_SIZE = 500;
  * Kysely prepares every query anew; compiling SQL is a measurable share of a request's CPU. The
  * same SQL text reuses its prepared statement (better-sqlite3 statements are reusable once a call
  * returns, and Kysely never streams here). Oldest statements leave first when the cache is full.
+ * `onWrite` hears of every statement that may change data (SQLite's `sqlite3_stmt_readonly` is false:
+ * an INSERT, UPDATE or DELETE, RETURNING or not; BEGIN, COMMIT and reads are read-only), before it runs.
  */
-function withStatementCache(handle: SQLite.Database): SqliteDatabase {
-  const cache = new Map<string, SQLite.Statement>();
+function withStatementCache(handle: SQLite.Database, onWrite: () => void): SqliteDatabase {
+  const cache = new Map<string, { statement: SQLite.Statement; writes: boolean }>();
   return {
     close: () => handle.close(),
     prepare(text: string) {
-      let statement = cache.get(text);
-      if (!statement) {
-        statement = handle.prepare(text);
+      let cached = cache.get(text);
+      if (!cached) {
+        const statement = handle.prepare(text);
+        cached = { statement, writes: !statement.readonly };
         if (cache.size >= STATEMENT_CACHE_SIZE) {
           const oldest = cache.keys().next().value;
           if (oldest !== undefined) cache.delete(oldest);
         }
-        cache.set(text, statement);
+        cache.set(text, cached);
       }
-      return statement;
+      if (cached.writes) onWrite();
+      return cached.statement;
     },
   };
 }
 
 /** Kysely's SQLite dialect on `handle`, keeping the error that ended a transaction. */
 export class SqliteDialectKeepingErrors extends SqliteDialect {
-  constructor(private readonly handle: SQLite.Database) {
+  /** `onWrite`: told before each statement that changes data runs (see withStatementCache). */
+  constructor(
+    private readonly handle: SQLite.Database,
+    private readonly onWrite: () => void = () => {},
+  ) {
     super({ database: handle });
   }
 
   override createDriver(): SqliteDriver {
-    return new SqliteDriverKeepingErrors(this.handle);
+    return new SqliteDriverKeepingErrors(this.handle, this.onWrite);
   }
 }
 
