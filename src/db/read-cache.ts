@@ -118,10 +118,13 @@ export function createReadCaches(feed: ChangeFeed | null, options: { maxEntries:
     gate: WriteGate,
     hear: Hearing<R>,
   ): FindOne<R> {
+    // Each row counts at least its share of the budget, so at most maxEntries rows fit, as with
+    // lru-cache's `max`, but without the room for all of them that `max` allocates at once
+    // (src/core/growing-lru.ts). The budget rounds up by less than one character per row.
+    const share = Math.ceil(CACHE_TEXT_BUDGET / options.maxEntries);
     const rows = new LRUCache<string, R>({
-      max: options.maxEntries,
-      maxSize: CACHE_TEXT_BUDGET,
-      sizeCalculation: rowWeight,
+      maxSize: share * options.maxEntries,
+      sizeCalculation: (row) => Math.max(share, rowWeight(row)),
     });
     sizes[name] = () => rows.size;
     let generation = 0;

@@ -3,6 +3,7 @@ import type { Configuration } from 'openid-client';
 import { isoNow } from '../../core/clock.js';
 import type { Core } from '../../core/context.js';
 import { errors } from '../../core/errors.js';
+import { growingLru } from '../../core/growing-lru.js';
 import { keyEncryptionKey, open, seal } from '../../core/kek.js';
 import { NAME_CONTROL_CHARACTER } from '../../core/schemas.js';
 import type { AuditService } from '../audit/audit.service.js';
@@ -142,11 +143,11 @@ export function createSsoService(
   };
   const configurations = new LRUCache<string, Promise<Configuration>>({ max: 200, ttl: DISCOVERY_TTL_MS });
   /** The states of flows whose callback has come (a replayed callback is refused before any request). */
-  const usedStates = new LRUCache<string, true>({ max: USED_FLOWS_MAX });
+  const usedStates = growingLru<string, true>(USED_FLOWS_MAX);
   /** Failed (or still running) token exchanges in the current minute, per address and per issuer. */
-  const failures = new LRUCache<string, { minute: number; used: number }>({ max: 50_000 });
+  const failures = growingLru<string, { minute: number; used: number }>(50_000);
   /** `issuer|address` pairs that signed someone in lately (exempt from the issuer-wide backstop). */
-  const trustedAddresses = new LRUCache<string, true>({ max: 50_000, ttl: TRUSTED_ADDRESS_MS });
+  const trustedAddresses = growingLru<string, true>(50_000, { ttl: TRUSTED_ADDRESS_MS });
   const failuresIn = (key: string, minute: number) => {
     const window = failures.get(key);
     return window && window.minute === minute ? window.used : 0;
