@@ -228,6 +228,18 @@ describe('Certificate fonts shared across documents', () => {
   });
 });
 
+describe('Certificate fonts for one document', () => {
+  it('shape with ccmp off unasked, so text options carry no features and pdfkit keeps each word laid out', async () => {
+    const fonts = await fontChains([])();
+    for (const face of [...fonts.title, ...fonts.strong, ...fonts.body]) {
+      // "ị" stays its one precomposed glyph: decomposed (ccmp), the plain "i" glyph would take its
+      // code point and every later "i" of the document would copy as "ị".
+      const run = face.forDocument().layout('Thị');
+      expect(run.glyphs.map((g) => g.codePoints)).toEqual([[0x54], [0x68], [0x1ecb]]);
+    }
+  });
+});
+
 describe('workSlots', () => {
   it('runs at most its size at once, the rest in the order they came, and frees a slot when work fails', async () => {
     const slots = workSlots(2);

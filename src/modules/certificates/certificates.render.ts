@@ -68,16 +68,10 @@ type Doc = PDFKit.PDFDocument;
 const fontSource = (font: Font) => font as unknown as string;
 
 /**
- * Text options of every line drawn or measured. `ccmp` is off: with it, fontkit decomposes a
- * precomposed letter (ị into i and a dot) and keeps the first code point it saw for each glyph, so
- * every later plain "i" of the document would copy as "ị"; the text is NFC and the fonts have the
- * precomposed glyphs. A fresh object each time: fontkit writes its defaults into the one it is given.
+ * Text options of every line drawn or measured. No `features`: the document's fonts shape with
+ * `ccmp` off themselves (documentView in certificates.fonts.ts), so pdfkit keeps each word's layout.
  */
-const lineOptions = (width: number): PDFKit.Mixins.TextOptions => ({
-  width,
-  align: 'center',
-  features: { ccmp: false } as unknown as PDFKit.Mixins.OpenTypeFeatures[],
-});
+const lineOptions = (width: number): PDFKit.Mixins.TextOptions => ({ width, align: 'center' });
 
 interface Block {
   role: FontRole;
