@@ -16,7 +16,7 @@ export function namesWithoutEmailsMigration() {
     async up(db: Kysely<unknown>): Promise<void> {
       const { rows } = await sql<{ id: string; display_name: string }>`
         select id, display_name from credentials
-        where display_name like '%@%' or display_name like '%＠%' or display_name like '%﹫%'
+        where display_name like '%@%' or display_name like '%\uff20%' or display_name like '%\ufe6b%'
           or display_name like '%40%'`.execute(db);
       const ids = rows.filter((row) => containsEmail(row.display_name)).map((row) => row.id);
       for (let start = 0; start < ids.length; start += CHUNK) {

@@ -20,7 +20,7 @@ export function createWebhookSecrets(config: Pick<Config, 'database' | 'signingK
   return {
     seal: (subscriptionId: string, secret: string) => seal(kekOnce(), secret, context(subscriptionId)),
     /**
-     * The secret to sign with. A stored value still in the clear (`whsec_…`) is one written before
+     * The secret to sign with. A stored value still in the clear (`whsec_...`) is one written before
      * sealing existed and not yet sealed at start-up (`sealStoredSecrets`), e.g. by an older replica
      * during a rolling upgrade: it is used as it is.
      */
