@@ -238,6 +238,26 @@ describe('Certificate fonts for one document', () => {
       expect(run.glyphs.map((g) => g.codePoints)).toEqual([[0x54], [0x68], [0x1ecb]]);
     }
   });
+
+  it('position marks only in a text that has one, which lays out as with every feature on', async () => {
+    const fonts = await fontChains([])();
+    const texts = ['Nguyễn Thị Thảo', 'Siân O\u2019Brien', 'Ζωή Παπαδοπούλου', 'Юлия Иванова', 'AVAWATo 1,000'];
+    // U+1EB9 U+0301 (a Yoruba e with a dot below and an acute): NFC has no one letter for it.
+    const marked = 'Ad\u1eb9\u0301 Ol\u00fa';
+    expect(marked.normalize('NFC')).toBe(marked);
+    for (const face of [...fonts.title, ...fonts.strong, ...fonts.body]) {
+      const view = face.forDocument();
+      const withEveryFeature = Object.getPrototypeOf(view) as fontkit.Font;
+      for (const text of [...texts, marked]) {
+        expect(view.layout(text).positions, `${face.key}: ${text}`).toEqual(
+          withEveryFeature.layout(text, { ccmp: false }).positions,
+        );
+      }
+      // The acute (glyph 3) is placed on the e: not where it lands with mark positioning off.
+      const unplaced = withEveryFeature.layout(marked, { ccmp: false, mark: false, mkmk: false }).positions[3];
+      expect(view.layout(marked).positions[3]).not.toEqual(unplaced);
+    }
+  });
 });
 
 describe('workSlots', () => {

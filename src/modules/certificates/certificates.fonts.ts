@@ -70,13 +70,27 @@ async function face(key: string, path: string): Promise<FontFace> {
  * run at each, which had to be a fresh copy every time (pdfkit scales a run's positions in place):
  * a render allocated 4.0 MB, now 3.3 MB (sampled, issue 44 memory). A fresh features object each
  * time: fontkit writes its defaults into the one it is given.
+ *
+ * Mark positioning (GPOS `mark` and `mkmk`) is asked for only when the text holds a combining mark.
+ * Those lookups place mark glyphs on their base and move nothing else, so a text without marks lays
+ * out the same without them; but fontkit parses a lookup the first time a layout asks for it and
+ * keeps it with the font, and the Noto faces' mark lookups are 3.7 MB of heap each, for as long as
+ * the process runs (11 MB over the three faces; issue 44, memory). NFC names in the scripts issue
+ * 44 names have precomposed letters; a mark NFC cannot compose (the acute on a Yoruba e with a dot
+ * below) is still placed on its letter.
  */
 function documentView(font: Font): Font {
   const view = Object.create(font, { _glyphs: { value: [], writable: true } }) as Font;
   const shape = font.layout;
   view.layout = (text: string, features?: unknown, ...rest: unknown[]): GlyphRun =>
-    Reflect.apply(shape, view, [text, features ?? { ccmp: false }, ...rest]);
+    Reflect.apply(shape, view, [text, features ?? shaping(text), ...rest]);
   return view;
+}
+
+const COMBINING_MARK = /\p{M}/u;
+
+function shaping(text: string): Record<string, boolean> {
+  return COMBINING_MARK.test(text) ? { ccmp: false } : { ccmp: false, mark: false, mkmk: false };
 }
 
 /**
