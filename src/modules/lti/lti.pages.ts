@@ -182,13 +182,13 @@ ${
       return layout(
         words.progress.title,
         nonce,
-        html`<h1>\u201c${badge}\u201d</h1><p>${fill(words.progress.rule, { score: percent(language, view.minScore) })}</p>
+        html`<h1>“${badge}”</h1><p>${fill(words.progress.rule, { score: percent(language, view.minScore) })}</p>
 <p>${view.percent === null ? words.progress.none : fill(words.progress.soFar, { score: percent(language, view.percent) })}</p>`,
         null,
         language,
       );
     case 'no_email':
-      return messagePage(`\u201c${badge}\u201d`, words.noEmail, nonce, language);
+      return messagePage(`“${badge}”`, words.noEmail, nonce, language);
     case 'nothing':
       return messagePage('Accolade', words.nothing[view.reason], nonce, language);
     case 'instructor': {
